@@ -1,0 +1,63 @@
+# dpnotes: two commands on a fresh machine.
+#   make book   build the website into _build/html
+#   make test   run every test: unit tests, doctests, every chapter (nbval),
+#               the -W -n book build and the headless-browser check of the site
+# Both create .venv from requirements.txt first (once; again when it changes).
+
+PYTHON  ?= python3
+VENV    := .venv
+BIN     := $(VENV)/bin
+STAMP   := $(VENV)/.requirements-installed
+# MathJax 3 for the offline browser check (the site itself loads it from a CDN).
+MATHJAX_VERSION := 3.2.2
+MATHJAX := .cache/mathjax/node_modules/mathjax
+PORT    ?= 8000
+
+.PHONY: book test serve clean bench test-quick help
+
+help:
+	@echo "make book    build the website into _build/html"
+	@echo "make test    run all tests (units, notebooks, -W -n build, browser check)"
+	@echo "make test-quick  units, doctests and notebooks only (no build, no browser)"
+	@echo "make serve   serve _build/html on http://127.0.0.1:$(PORT)"
+	@echo "make bench   timing report: cold build, each notebook, test suite, dpnotes benchmarks"
+	@echo "make clean   remove _build, caches and .venv"
+
+$(STAMP): requirements.txt pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -r requirements.txt
+	touch $@
+
+# The execution cache hashes only code cells, so a change to dpnotes/ would not
+# re-run the notebooks: drop the cache when any package file is newer.
+_build/.dpnotes-stamp: $(wildcard dpnotes/*.py) | $(STAMP)
+	rm -rf _build/.jupyter_cache
+	mkdir -p _build && touch $@
+
+book: $(STAMP) _build/.dpnotes-stamp
+	$(BIN)/jupyter-book build . -W -n --keep-going
+	@echo
+	@echo "The website is in $(CURDIR)/_build/html (start page: _build/html/index.html)."
+	@echo "Serve it with:  make serve   (then open http://127.0.0.1:$(PORT))"
+
+$(MATHJAX)/es5/tex-mml-chtml.js:
+	mkdir -p .cache/mathjax
+	cd .cache/mathjax && npm install --no-save --no-audit --no-fund --silent mathjax@$(MATHJAX_VERSION)
+
+test: $(STAMP) $(MATHJAX)/es5/tex-mml-chtml.js
+	DPNOTES_MATHJAX_DIR=$(CURDIR)/$(MATHJAX)/es5 $(BIN)/python -m pytest
+
+test-quick: $(STAMP)
+	$(BIN)/python -m pytest -m "not site"
+
+serve:
+	@test -f _build/html/index.html || { echo "no site yet: run make book first"; exit 1; }
+	$(BIN)/python -m http.server --directory _build/html --bind 127.0.0.1 $(PORT)
+
+bench: $(STAMP) $(MATHJAX)/es5/tex-mml-chtml.js
+	DPNOTES_MATHJAX_DIR=$(CURDIR)/$(MATHJAX)/es5 $(BIN)/python scripts/bench.py
+
+clean:
+	rm -rf _build .cache $(VENV) dpnotes.egg-info
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +

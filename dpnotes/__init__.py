@@ -1,0 +1,41 @@
+"""dpnotes: the tested helper package of the *dpnotes* textbook on differential privacy.
+
+Every figure and every number in the book is produced by this package, and every
+function in it is unit-tested, so the text and the code cannot disagree.
+
+Conventions (used by every module, stated once here)
+---------------------------------------------------
+Logarithms
+    ``log`` is the natural logarithm; ``epsilon`` is measured in nats, so a
+    probability ratio bounded by ``exp(epsilon)`` means ``epsilon``-DP.
+Neighbouring data sets
+    Two data sets ``x`` and ``x'`` of the same size ``n`` are *neighbours* when
+    they differ in exactly one record (the *replace-one*, or bounded, relation).
+    Under the add/remove relation a replacement is two steps, so an
+    ``epsilon``-DP guarantee for add/remove gives ``2*epsilon`` for replace-one.
+    Group privacy counts distance in the same replace-one (Hamming) metric.
+Privacy parameters
+    ``epsilon`` is a float ``> 0`` unless a function says it accepts ``0``;
+    ``delta`` lies in ``[0, 1)``; ``sensitivity`` is ``> 0``.
+Randomness
+    Every random function takes ``rng``, a :class:`numpy.random.Generator`
+    (``numpy.random.default_rng(seed)``); nothing draws from global state.
+Errors
+    Bad input raises :class:`ValueError` whose message names the parameter, the
+    allowed range and the value received, e.g.
+    ``ValueError("epsilon must be > 0, got -1")``.
+
+Importing the package has no side effects: the figure style is applied only by
+an explicit call to :func:`dpnotes.plotting.use_style`.
+
+Modules
+-------
+``mechanisms``   randomized response and other mechanisms (exact output laws, samplers)
+``divergences``  divergences between output distributions (max divergence, ...)
+``tradeoff``     the hypothesis-testing view: error pairs of tests, the privacy region
+``plotting``     the book's single figure style
+"""
+
+__version__ = "0.1.0"
+
+__all__ = ["__version__"]

@@ -1,0 +1,177 @@
+"""Input validation shared by every public function of :mod:`dpnotes`.
+
+Each checker returns the validated value (converted to a plain ``float``,
+``int`` or ``numpy`` array) or raises :class:`ValueError` with a message that
+names the parameter, states the allowed range and shows the value received.
+Keeping the wording in one place keeps every error message of the book alike.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+__all__ = [
+    "check_real",
+    "check_positive",
+    "check_nonnegative",
+    "check_in_range",
+    "check_probability",
+    "check_delta",
+    "check_integer",
+    "check_distribution",
+    "check_rng",
+]
+
+
+def _real(name: str, value) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be a real number, got {value!r}")
+    value = float(value)
+    if math.isnan(value):
+        raise ValueError(f"{name} must be a real number, got nan")
+    return value
+
+
+def check_real(name: str, value, *, allow_inf: bool = False) -> float:
+    """Return ``value`` as a float; reject non-numbers, nan and (unless allowed) infinities."""
+    value = _real(name, value)
+    if not allow_inf and math.isinf(value):
+        raise ValueError(f"{name} must be finite, got {value!r}")
+    return value
+
+
+def check_in_range(
+    name: str,
+    value,
+    low: float = -math.inf,
+    high: float = math.inf,
+    *,
+    low_inclusive: bool = True,
+    high_inclusive: bool = True,
+) -> float:
+    """Return ``value`` as a float if it lies in the interval between ``low`` and ``high``.
+
+    >>> check_in_range("delta", 0.5, 0, 1, high_inclusive=False)
+    0.5
+    >>> check_in_range("delta", 1, 0, 1, high_inclusive=False)
+    Traceback (most recent call last):
+    ...
+    ValueError: delta must be in [0, 1), got 1
+    """
+    value = check_real(name, value, allow_inf=math.isinf(high) or math.isinf(low))
+    ok_low = value >= low if low_inclusive else value > low
+    ok_high = value <= high if high_inclusive else value < high
+    if not (ok_low and ok_high):
+        if math.isinf(high) and not math.isinf(low):
+            rule = f"{'>=' if low_inclusive else '>'} {_fmt(low)}"
+        elif math.isinf(low) and not math.isinf(high):
+            rule = f"{'<=' if high_inclusive else '<'} {_fmt(high)}"
+        else:
+            rule = (
+                f"in {'[' if low_inclusive else '('}{_fmt(low)}, "
+                f"{_fmt(high)}{']' if high_inclusive else ')'}"
+            )
+        raise ValueError(f"{name} must be {rule}, got {_fmt(value)}")
+    if math.isinf(value):
+        raise ValueError(f"{name} must be finite, got {value!r}")
+    return value
+
+
+def _fmt(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else repr(float(x))
+
+
+def check_positive(name: str, value) -> float:
+    """Return ``value`` as a float if it is finite and ``> 0``.
+
+    >>> check_positive("epsilon", -1)
+    Traceback (most recent call last):
+    ...
+    ValueError: epsilon must be > 0, got -1
+    """
+    return check_in_range(name, value, 0.0, math.inf, low_inclusive=False)
+
+
+def check_nonnegative(name: str, value) -> float:
+    """Return ``value`` as a float if it is finite and ``>= 0``."""
+    return check_in_range(name, value, 0.0, math.inf)
+
+
+def check_probability(name: str, value) -> float:
+    """Return ``value`` as a float if it lies in ``[0, 1]``."""
+    return check_in_range(name, value, 0.0, 1.0)
+
+
+def check_delta(name: str, value) -> float:
+    """Return ``value`` as a float if it lies in ``[0, 1)``, the range of the DP parameter delta."""
+    return check_in_range(name, value, 0.0, 1.0, high_inclusive=False)
+
+
+def check_integer(name: str, value, low: int | None = None, high: int | None = None) -> int:
+    """Return ``value`` as an int if it is an integer (``3`` or ``3.0``) within ``[low, high]``.
+
+    >>> check_integer("k", 2.5, low=1)
+    Traceback (most recent call last):
+    ...
+    ValueError: k must be an integer >= 1, got 2.5
+    """
+    rule = "an integer"
+    if low is not None and high is not None:
+        rule += f" in [{low}, {high}]"
+    elif low is not None:
+        rule += f" >= {low}"
+    elif high is not None:
+        rule += f" <= {high}"
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be {rule}, got {value!r}")
+    if isinstance(value, numbers.Integral):
+        ivalue = int(value)
+    else:
+        fvalue = float(value)
+        if not math.isfinite(fvalue) or not fvalue.is_integer():
+            raise ValueError(f"{name} must be {rule}, got {value!r}")
+        ivalue = int(fvalue)
+    if (low is not None and ivalue < low) or (high is not None and ivalue > high):
+        raise ValueError(f"{name} must be {rule}, got {ivalue}")
+    return ivalue
+
+
+def check_distribution(name: str, p, *, atol: float = 1e-9) -> np.ndarray:
+    """Return ``p`` as a 1-D float array if it is a probability vector.
+
+    Entries must be finite and non-negative and sum to 1 within ``atol``.
+
+    >>> check_distribution("p", [0.5, 0.6])
+    Traceback (most recent call last):
+    ...
+    ValueError: p must sum to 1, got sum 1.1
+    """
+    arr = np.asarray(p, dtype=float)
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"{name} must be a non-empty 1-D probability vector, got shape {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must have finite entries, got {arr.tolist()}")
+    if np.any(arr < 0):
+        raise ValueError(f"{name} must have entries >= 0, got min {arr.min()!r}")
+    total = float(arr.sum())
+    if abs(total - 1.0) > atol:
+        raise ValueError(f"{name} must sum to 1, got sum {total:.6g}")
+    return arr
+
+
+def check_rng(name: str, rng) -> np.random.Generator:
+    """Return ``rng`` if it is a :class:`numpy.random.Generator`.
+
+    Global-state generators and integer seeds are refused on purpose: a caller
+    passes ``numpy.random.default_rng(seed)`` so every draw in the book is seeded
+    in one visible place.
+    """
+    if not isinstance(rng, np.random.Generator):
+        raise ValueError(
+            f"{name} must be a numpy.random.Generator (use numpy.random.default_rng(seed)), "
+            f"got {type(rng).__name__}"
+        )
+    return rng

@@ -1,0 +1,120 @@
+"""The test harness can fail: a wrong claim in a notebook, a broken reference,
+unrendered math and a broken link are each caught.
+
+These tests build throw-away notebooks and books in temporary folders.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import sitecheck
+
+ROOT = Path(__file__).resolve().parents[1]
+JB = Path(sys.executable).with_name("jupyter-book")
+
+FRONT = textwrap.dedent("""\
+    ---
+    jupytext:
+      text_representation:
+        extension: .md
+        format_name: myst
+        format_version: 0.13
+    kernelspec:
+      display_name: Python 3
+      language: python
+      name: python3
+    ---
+    """)
+
+
+def run_pytest(path: Path) -> subprocess.CompletedProcess:
+    # the root conftest.py is loaded as a plugin, since the notebook lies outside the repository
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "conftest", "--nbval-lax", "--nbval-current-env",
+         "-p", "no:cacheprovider", "--rootdir", str(path.parent), str(path)],
+        capture_output=True, text=True, cwd=ROOT, timeout=300,
+    )
+
+
+def test_a_false_claim_in_a_notebook_fails_and_names_its_line(tmp_path):
+    nb = tmp_path / "wrong.md"
+    nb.write_text(FRONT + "\n# A page\n\n```{code-cell} ipython3\nimport math\n```\n\nText.\n\n"
+                  "```{code-cell} ipython3\nassert math.exp(math.log(3)) == 4, 'e^(log 3) is 3, not 4'\n```\n")
+    result = run_pytest(nb)
+    out = result.stdout + result.stderr
+    assert result.returncode != 0, out
+    assert "1 failed, 1 passed" in out, out
+    assert "e^(log 3) is 3, not 4" in out
+    fence = nb.read_text().splitlines().index("assert math.exp(math.log(3)) == 4, 'e^(log 3) is 3, not 4'")
+    assert f"wrong.md:{fence}" in out  # 1-based line of the fence = 0-based index of the line after it
+
+
+def test_a_true_claim_passes(tmp_path):
+    nb = tmp_path / "right.md"
+    nb.write_text(FRONT + "\n# A page\n\n```{code-cell} ipython3\nimport math\nassert abs(math.exp(math.log(3)) - 3) < 1e-12\n```\n")
+    result = run_pytest(nb)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "1 passed" in result.stdout
+
+
+def _tiny_book(tmp_path: Path, page: str) -> Path:
+    (tmp_path / "_config.yml").write_text(textwrap.dedent("""\
+        title: tiny
+        only_build_toc_files: true
+        execute:
+          execute_notebooks: "off"
+        parse:
+          myst_enable_extensions: [amsmath, dollarmath, colon_fence]
+        sphinx:
+          extra_extensions: [sphinx_proof]
+        """))
+    (tmp_path / "_toc.yml").write_text("format: jb-book\nroot: index\n")
+    (tmp_path / "index.md").write_text(page)
+    return tmp_path
+
+
+def _build(book: Path):
+    return subprocess.run([str(JB), "build", str(book), "-W", "-n", "--keep-going"],
+                          capture_output=True, text=True, timeout=600)
+
+
+@pytest.mark.site
+def test_a_broken_reference_fails_the_build(tmp_path):
+    book = _tiny_book(tmp_path, "# Tiny\n\nSee {prf:ref}`thm-that-does-not-exist`.\n")
+    result = _build(book)
+    assert result.returncode != 0
+    assert "thm-that-does-not-exist" in result.stdout + result.stderr
+
+
+@pytest.mark.site
+def test_unparsed_math_passes_w_but_is_caught_in_the_browser(tmp_path):
+    # No blank line before $$: MyST leaves the dollars as text and -W says nothing.
+    page = "# Tiny\n\nInline $a^2$ is fine.\nBut this display\n$$\nx^2\n$$\nis not.\n"
+    book = _tiny_book(tmp_path, page)
+    result = _build(book)
+    assert result.returncode == 0, result.stdout[-2000:]
+    chromium, mathjax = sitecheck.find_chromium(), sitecheck.find_mathjax()
+    assert chromium and mathjax, "the browser check needs chromium and a local MathJax (run make test)"
+    site = book / "_build" / "html"
+    results = sitecheck.browser_check(site, [site / "index.html"], chromium=chromium, mathjax_dir=mathjax)
+    problems = results["index.html"]
+    assert any("stray '$'" in p for p in problems), problems
+    assert not any("not typeset" in p for p in problems), problems  # the inline math did render
+
+
+def test_link_checker_reports_missing_files_and_fragments(tmp_path):
+    (tmp_path / "a.html").write_text('<p id="top"><a href="b.html#nowhere">x</a> <a href="c.html">y</a>'
+                                     '<a href="#top">z</a> <img src="fig.png"> <a href="https://example.org/">ext</a></p>')
+    (tmp_path / "b.html").write_text('<h1 id="here">b</h1>')
+    problems = sitecheck.check_links(tmp_path)
+    assert any("b.html#nowhere" in p and "no element with id 'nowhere'" in p for p in problems)
+    assert any("c.html" in p and "missing file" in p for p in problems)
+    assert any("fig.png" in p for p in problems)
+    assert not any("#top" in p or "example.org" in p for p in problems)
+    assert len(problems) == 3

@@ -1,0 +1,107 @@
+r"""Exact privacy of mechanisms with finitely many inputs and outputs, by enumeration.
+
+A mechanism on a finite set of data sets with finitely many outputs is a table
+``table[i, j] = Pr[M(x_i) = y_j]``. Its exact :math:`\varepsilon` over a set of pairs
+of data sets is the largest max divergence between two rows of a pair
+(:func:`dpnotes.divergences.pure_epsilon`), because for discrete laws the supremum
+over events is attained at a single outcome. Enumeration is the book's
+reference computation: slow, but independent of any theorem.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._validate import check_integer
+
+__all__ = ["binary_datasets", "pairs_at_distance", "epsilon_over_pairs", "epsilon_by_distance"]
+
+_MAX_RECORDS = 16
+
+
+def binary_datasets(n) -> np.ndarray:
+    """All ``2**n`` data sets of ``n`` binary records, one per row (row ``i`` is the binary expansion of ``i``).
+
+    Examples
+    --------
+    >>> binary_datasets(2).tolist()
+    [[0, 0], [1, 0], [0, 1], [1, 1]]
+    """
+    n = check_integer("n", n, low=1, high=_MAX_RECORDS)
+    return ((np.arange(2**n)[:, None] >> np.arange(n)[None, :]) & 1).astype(np.int8)
+
+
+def pairs_at_distance(datasets, k) -> np.ndarray:
+    """Index pairs ``(i, j)``, ``i < j``, of rows of ``datasets`` that differ in exactly ``k`` records.
+
+    ``k = 1`` gives the neighbouring pairs of the replace-one relation.
+
+    Examples
+    --------
+    >>> pairs_at_distance(binary_datasets(2), 2).tolist()
+    [[0, 3], [1, 2]]
+    """
+    d = np.asarray(datasets)
+    if d.ndim != 2:
+        raise ValueError(f"datasets must be a 2-D array (one data set per row), got shape {d.shape}")
+    k = check_integer("k", k, low=1, high=d.shape[1])
+    dist = (d[:, None, :] != d[None, :, :]).sum(axis=-1)
+    i, j = np.nonzero(np.triu(dist == k, 1))
+    return np.column_stack([i, j])
+
+
+def _table(table) -> np.ndarray:
+    t = np.asarray(table, dtype=float)
+    if t.ndim != 2:
+        raise ValueError(f"table must be 2-D (data sets x outputs), got shape {t.shape}")
+    if np.any(t < 0) or not np.allclose(t.sum(axis=1), 1.0, atol=1e-9):
+        raise ValueError("table must have non-negative rows that each sum to 1")
+    return t
+
+
+def epsilon_over_pairs(table, pairs) -> float:
+    r"""Exact :math:`\varepsilon`: the largest :math:`|\log(P[M(x_i)=y]/P[M(x_j)=y])|` over the given pairs and all outputs.
+
+    Returns ``inf`` if some output is possible on one data set of a pair and impossible on the other.
+
+    Examples
+    --------
+    >>> import math
+    >>> t = [[0.75, 0.25], [0.25, 0.75]]
+    >>> round(epsilon_over_pairs(t, [(0, 1)]), 12) == round(math.log(3), 12)
+    True
+    """
+    t = _table(table)
+    p = np.asarray(pairs, dtype=int).reshape(-1, 2)
+    if p.size == 0:
+        raise ValueError("pairs must contain at least one pair")
+    if p.min() < 0 or p.max() >= t.shape[0]:
+        raise ValueError(f"pairs must index rows 0..{t.shape[0] - 1} of table")
+    a, b = t[p[:, 0]], t[p[:, 1]]
+    if np.any((a > 0) != (b > 0)):
+        return float("inf")
+    both = (a > 0) & (b > 0)
+    with np.errstate(divide="ignore"):
+        ratio = np.abs(np.log(np.where(both, a, 1.0)) - np.log(np.where(both, b, 1.0)))
+    return float(ratio.max())
+
+
+def epsilon_by_distance(table, datasets) -> np.ndarray:
+    r"""Exact :math:`\varepsilon_k` for every distance ``k = 1, ..., n``: the largest log-ratio over pairs at distance ``k``.
+
+    Group privacy (:prf:ref:`thm-group-privacy`) says :math:`\varepsilon_k \le k\,\varepsilon_1`.
+
+    Examples
+    --------
+    >>> from dpnotes.mechanisms import randomized_response_log_pmf
+    >>> import math
+    >>> d = binary_datasets(2)
+    >>> table = np.exp([randomized_response_log_pmf(d, x, math.log(3)) for x in d])
+    >>> (epsilon_by_distance(table, d) / math.log(3)).round(12).tolist()
+    [1.0, 2.0]
+    """
+    d = np.asarray(datasets)
+    t = _table(table)
+    if d.ndim != 2 or d.shape[0] != t.shape[0]:
+        raise ValueError(f"datasets must have one row per row of table ({t.shape[0]}), got shape {d.shape}")
+    return np.array([epsilon_over_pairs(t, pairs_at_distance(d, k)) for k in range(1, d.shape[1] + 1)])

@@ -1,0 +1,147 @@
+r"""The hypothesis-testing view of differential privacy.
+
+An adversary who sees the output of :math:`M` tests :math:`H_0`: the data set is
+:math:`x` against :math:`H_1`: it is :math:`x'`. A test rejects :math:`H_0` on an
+event :math:`R` of outputs (or with a probability :math:`\phi(y)` at each output,
+for a randomized test). Its errors are
+
+* false positive (type I) :math:`\alpha = \Pr[M(x) \in R]` (reject a true :math:`H_0`);
+* false negative (type II) :math:`\beta = \Pr[M(x') \notin R]` (keep a false :math:`H_0`).
+
+:math:`\varepsilon`-DP holds exactly when every test's pair obeys
+:math:`e^{\varepsilon}\alpha + \beta \ge 1` and :math:`\alpha + e^{\varepsilon}\beta \ge 1`
+(:cite:`wasserman2010statistical`, :cite:`kairouz2015composition`).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ._validate import check_delta, check_distribution, check_in_range
+
+__all__ = ["error_pairs", "optimal_tradeoff", "region_lower_boundary", "in_privacy_region"]
+
+_MAX_OUTCOMES = 20
+
+
+def _pair(p, q):
+    p = check_distribution("p", p)
+    q = check_distribution("q", q)
+    if p.shape != q.shape:
+        raise ValueError(f"p and q must have the same length, got {p.size} and {q.size}")
+    return p, q
+
+
+def error_pairs(p, q) -> np.ndarray:
+    r"""Error pairs :math:`(\alpha, \beta)` of **every** deterministic test between two discrete laws.
+
+    Enumerates all :math:`2^m` rejection regions :math:`R \subseteq \{0,\dots,m-1\}`.
+    This is the brute-force reference that :func:`optimal_tradeoff` is checked against.
+
+    Parameters
+    ----------
+    p : array_like, length m <= 20
+        Output law under :math:`H_0` (data set :math:`x`).
+    q : array_like, length m
+        Output law under :math:`H_1` (data set :math:`x'`).
+
+    Returns
+    -------
+    numpy.ndarray, shape (2**m, 2)
+        Row ``r`` holds :math:`(\alpha, \beta)` for the region whose indicator is the
+        binary expansion of ``r`` (bit ``i`` set: outcome ``i`` rejects :math:`H_0`).
+
+    Examples
+    --------
+    >>> error_pairs([0.75, 0.25], [0.25, 0.75]).tolist()
+    [[0.0, 1.0], [0.75, 0.75], [0.25, 0.25], [1.0, 0.0]]
+    """
+    p, q = _pair(p, q)
+    m = p.size
+    if m > _MAX_OUTCOMES:
+        raise ValueError(f"p must have at most {_MAX_OUTCOMES} outcomes for enumeration, got {m}")
+    regions = (np.arange(2**m)[:, None] >> np.arange(m)[None, :]) & 1
+    alpha = regions @ p
+    beta = 1.0 - regions @ q
+    return np.column_stack([alpha, np.clip(beta, 0.0, 1.0)])
+
+
+def optimal_tradeoff(p, q) -> tuple[np.ndarray, np.ndarray]:
+    r"""Vertices of the smallest achievable :math:`\beta` as a function of :math:`\alpha` (Neyman–Pearson).
+
+    By the Neyman–Pearson lemma the most powerful test at each level rejects the
+    outcomes with the largest likelihood ratio :math:`q_i/p_i` first, randomizing on
+    the outcome at the boundary. The optimal trade-off curve is therefore the
+    piecewise-linear curve through the points obtained by rejecting the ``j``
+    outcomes with the largest ratios, ``j = 0, ..., m`` (ties merged). Randomized
+    tests realise every point on the segments between vertices.
+
+    Returns
+    -------
+    alpha, beta : numpy.ndarray
+        Vertex coordinates, ``alpha`` increasing from 0 to 1, ``beta`` decreasing.
+
+    Examples
+    --------
+    >>> a, b = optimal_tradeoff([0.75, 0.25], [0.25, 0.75])
+    >>> a.tolist(), b.tolist()
+    ([0.0, 0.25, 1.0], [1.0, 0.25, 0.0])
+    """
+    p, q = _pair(p, q)
+    keep = (p > 0) | (q > 0)
+    p, q = p[keep], q[keep]
+    # order by likelihood ratio q/p, descending; outcomes with p = 0 first (ratio +inf)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(p > 0, q / np.where(p > 0, p, 1.0), np.inf)
+    order = np.argsort(-ratio, kind="stable")
+    ratio, p, q = ratio[order], p[order], q[order]
+    # merge ties: only the last outcome of each group of equal ratios is a vertex
+    last_of_group = np.append(ratio[1:] != ratio[:-1], True)
+    alpha = np.concatenate([[0.0], np.cumsum(p)[last_of_group]])
+    beta = np.concatenate([[1.0], 1.0 - np.cumsum(q)[last_of_group]])
+    return np.clip(alpha, 0.0, 1.0), np.clip(beta, 0.0, 1.0)
+
+
+def region_lower_boundary(alpha, epsilon, delta=0.0) -> np.ndarray:
+    r"""Smallest false-negative rate :math:`\beta` that :math:`(\varepsilon,\delta)`-DP allows at level :math:`\alpha`.
+
+    From :math:`e^{\varepsilon}\alpha + \beta \ge 1-\delta` and
+    :math:`\alpha + e^{\varepsilon}\beta \ge 1-\delta`:
+
+    .. math:: \beta_{\min}(\alpha) = \max\bigl(0,\; 1-\delta-e^{\varepsilon}\alpha,\; e^{-\varepsilon}(1-\delta-\alpha)\bigr).
+
+    Examples
+    --------
+    >>> region_lower_boundary([0.0, 0.25, 1.0], math.log(3)).round(12).tolist()
+    [1.0, 0.25, 0.0]
+    """
+    epsilon = check_in_range("epsilon", epsilon, 0.0)
+    delta = check_delta("delta", delta)
+    a = np.asarray(alpha, dtype=float)
+    if np.any((a < 0) | (a > 1)) or not np.all(np.isfinite(a)):
+        raise ValueError("alpha must lie in [0, 1]")
+    e = math.exp(epsilon)
+    return np.maximum.reduce([np.zeros_like(a), 1.0 - delta - e * a, (1.0 - delta - a) / e])
+
+
+def in_privacy_region(alpha, beta, epsilon, delta=0.0, *, tol=1e-12) -> np.ndarray:
+    r"""Whether error pairs satisfy both :math:`(\varepsilon,\delta)`-DP testing inequalities.
+
+    Returns a boolean array: ``True`` where :math:`e^{\varepsilon}\alpha+\beta \ge 1-\delta`
+    and :math:`\alpha+e^{\varepsilon}\beta \ge 1-\delta` hold (up to ``tol``, for rounding).
+
+    Examples
+    --------
+    >>> in_privacy_region([0.25, 0.1], [0.25, 0.1], math.log(3)).tolist()
+    [True, False]
+    """
+    epsilon = check_in_range("epsilon", epsilon, 0.0)
+    delta = check_delta("delta", delta)
+    a = np.asarray(alpha, dtype=float)
+    b = np.asarray(beta, dtype=float)
+    if a.shape != b.shape:
+        raise ValueError(f"alpha and beta must have the same shape, got {a.shape} and {b.shape}")
+    e = math.exp(epsilon)
+    return (e * a + b >= 1.0 - delta - tol) & (a + e * b >= 1.0 - delta - tol)

@@ -1,0 +1,70 @@
+"""Unit tests of dpnotes.finite."""
+
+import itertools
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from dpnotes import finite, mechanisms
+
+
+def test_binary_datasets_are_all_distinct_bit_vectors():
+    d = finite.binary_datasets(4)
+    assert d.shape == (16, 4)
+    assert {tuple(r) for r in d} == set(itertools.product((0, 1), repeat=4))
+
+
+@pytest.mark.parametrize("n, k", [(3, 1), (4, 2), (5, 3), (4, 4)])
+def test_pairs_at_distance_count(n, k):
+    # unordered pairs at Hamming distance k: 2^n * C(n, k) / 2
+    pairs = finite.pairs_at_distance(finite.binary_datasets(n), k)
+    assert len(pairs) == 2**n * math.comb(n, k) // 2
+    d = finite.binary_datasets(n)
+    assert all((d[i] != d[j]).sum() == k for i, j in pairs)
+
+
+def test_epsilon_over_pairs_matches_exact_fractions():
+    # record-wise RR with p = 2/3 (eps = log 2) on 2 records, computed independently with fractions
+    p = Fraction(2, 3)
+    outs = list(itertools.product((0, 1), repeat=2))
+    exact = max(
+        max(a / b, b / a)
+        for x in outs for x2 in outs if sum(u != v for u, v in zip(x, x2)) == 1
+        for y in outs
+        for a, b in [(math.prod(p if yi == xi else 1 - p for yi, xi in zip(y, x)),
+                      math.prod(p if yi == xi else 1 - p for yi, xi in zip(y, x2)))]
+    )
+    d = finite.binary_datasets(2)
+    table = np.exp([mechanisms.randomized_response_log_pmf(d, x, math.log(2)) for x in d])
+    assert finite.epsilon_over_pairs(table, finite.pairs_at_distance(d, 1)) == pytest.approx(math.log(exact))
+    assert exact == 2
+
+
+def test_epsilon_over_pairs_infinite_on_disjoint_support():
+    assert finite.epsilon_over_pairs([[1.0, 0.0], [0.5, 0.5]], [(0, 1)]) == math.inf
+
+
+def test_epsilon_by_distance_of_a_data_independent_mechanism_is_zero():
+    d = finite.binary_datasets(3)
+    table = np.full((8, 3), 1 / 3)
+    assert np.all(finite.epsilon_by_distance(table, d) == 0.0)
+
+
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (lambda: finite.binary_datasets(0), r"n must be an integer in \[1, 16\]"),
+        (lambda: finite.binary_datasets(17), r"n must be an integer in \[1, 16\]"),
+        (lambda: finite.pairs_at_distance(np.zeros(3), 1), "datasets must be a 2-D array"),
+        (lambda: finite.pairs_at_distance(finite.binary_datasets(2), 3), r"k must be an integer in \[1, 2\]"),
+        (lambda: finite.epsilon_over_pairs([[0.5, 0.6], [0.5, 0.5]], [(0, 1)]), "rows that each sum to 1"),
+        (lambda: finite.epsilon_over_pairs([[1.0], [1.0]], [(0, 2)]), "pairs must index rows"),
+        (lambda: finite.epsilon_over_pairs([[1.0], [1.0]], []), "at least one pair"),
+        (lambda: finite.epsilon_by_distance(np.full((4, 2), 0.5), finite.binary_datasets(3)), "one row per row"),
+    ],
+)
+def test_bad_inputs(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()

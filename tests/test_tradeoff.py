@@ -1,0 +1,87 @@
+"""Unit tests of dpnotes.tradeoff."""
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from dpnotes import tradeoff
+
+
+def test_error_pairs_by_hand():
+    # outcomes 0, 1, 2; region {1, 2}: alpha = p1 + p2, beta = q0
+    p, q = [0.5, 0.3, 0.2], [0.1, 0.3, 0.6]
+    pairs = tradeoff.error_pairs(p, q)
+    assert pairs.shape == (8, 2)
+    region_12 = 0b110
+    assert pairs[region_12] == pytest.approx([0.5, 0.1])
+    assert pairs[0] == pytest.approx([0.0, 1.0]) and pairs[7] == pytest.approx([1.0, 0.0])
+
+
+def test_optimal_tradeoff_is_the_lower_envelope_of_all_tests():
+    """Neyman-Pearson: no deterministic test lies below the piecewise-linear optimal curve,
+    and every vertex is attained by some deterministic test."""
+    rng = np.random.default_rng(0)
+    for _ in range(100):
+        m = rng.integers(2, 7)
+        p, q = rng.dirichlet(np.ones(m)), rng.dirichlet(np.ones(m))
+        a, b = tradeoff.optimal_tradeoff(p, q)
+        assert np.all(np.diff(a) >= 0) and np.all(np.diff(b) <= 0)
+        pairs = tradeoff.error_pairs(p, q)
+        assert np.all(pairs[:, 1] >= np.interp(pairs[:, 0], a, b) - 1e-12)
+        for va, vb in zip(a, b):
+            assert np.min(np.hypot(pairs[:, 0] - va, pairs[:, 1] - vb)) < 1e-12
+
+
+def test_optimal_tradeoff_handles_ties_and_disjoint_support():
+    a, b = tradeoff.optimal_tradeoff([0.5, 0.5, 0.0], [0.0, 0.0, 1.0])
+    assert a.tolist() == [0.0, 0.0, 1.0] and b.tolist() == [1.0, 0.0, 0.0]
+    a, b = tradeoff.optimal_tradeoff([0.25, 0.25, 0.5], [0.25, 0.25, 0.5])  # identical: diagonal
+    assert a.tolist() == [0.0, 1.0] and b.tolist() == [1.0, 0.0]
+
+
+def test_region_boundary_closed_form_points():
+    eps = math.log(3)
+    # corner at alpha = beta = 1/(1+e^eps) = 1/4
+    assert tradeoff.region_lower_boundary([0.25], eps)[0] == pytest.approx(0.25)
+    assert tradeoff.region_lower_boundary([0.0, 1.0], eps).tolist() == pytest.approx([1.0, 0.0])
+    # with delta the intercepts move to 1 - delta
+    assert tradeoff.region_lower_boundary([0.0], eps, 0.1)[0] == pytest.approx(0.9)
+    # eps = 0: the diagonal
+    grid = np.linspace(0, 1, 11)
+    assert np.allclose(tradeoff.region_lower_boundary(grid, 0.0), 1 - grid)
+
+
+def test_in_privacy_region_both_inequalities_matter():
+    eps = math.log(2)
+    assert tradeoff.in_privacy_region([0.4], [0.3], eps)[0]          # 0.8+0.3 >= 1, 0.4+0.6 >= 1
+    assert not tradeoff.in_privacy_region([0.1], [0.7], eps)[0]      # 0.2+0.7 < 1
+    assert not tradeoff.in_privacy_region([0.7], [0.1], eps)[0]      # 0.7+0.2 < 1
+
+
+def test_region_contains_exactly_the_tests_of_an_eps_dp_pair():
+    rng = np.random.default_rng(1)
+    for _ in range(50):
+        p, q = rng.dirichlet(np.ones(4), size=2)
+        eps = max(abs(math.log(x / y)) for x, y in zip(p, q))
+        pairs = np.vstack([tradeoff.error_pairs(p, q), tradeoff.error_pairs(q, p)])
+        assert tradeoff.in_privacy_region(pairs[:, 0], pairs[:, 1], eps).all()
+        assert not tradeoff.in_privacy_region(pairs[:, 0], pairs[:, 1], 0.99 * eps, tol=0).all()
+
+
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (lambda: tradeoff.error_pairs([0.5, 0.5], [1.0]), "same length"),
+        (lambda: tradeoff.error_pairs(np.full(21, 1 / 21), np.full(21, 1 / 21)), "at most 20 outcomes"),
+        (lambda: tradeoff.optimal_tradeoff([0.5, 0.6], [0.5, 0.5]), "p must sum to 1"),
+        (lambda: tradeoff.region_lower_boundary([0.5], -1.0), "epsilon must be >= 0"),
+        (lambda: tradeoff.region_lower_boundary([0.5], 1.0, 1.0), r"delta must be in \[0, 1\)"),
+        (lambda: tradeoff.region_lower_boundary([1.5], 1.0), r"alpha must lie in \[0, 1\]"),
+        (lambda: tradeoff.in_privacy_region([0.1, 0.2], [0.1], 1.0), "same shape"),
+    ],
+)
+def test_bad_inputs(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()

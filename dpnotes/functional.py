@@ -1,0 +1,495 @@
+r"""Differential privacy for functions: Gaussian kernels, Gaussian-process noise, private KDE.
+
+The chapters "function-space" and "rkhs-kde" follow :cite:`hall2013differential`.
+A function :math:`f_D` computed from a data set is released as
+
+.. math:: \tilde f_D = f_D + \sigma\, G, \qquad G \sim \mathrm{GP}(0, K),
+
+with :math:`\sigma = \Delta\, c(\delta)/\varepsilon` from
+:func:`dpnotes.mechanisms.gaussian_sigma`. For every finite set of points
+:math:`x_1, \dots, x_m` the released vector is the finite-dimensional Gaussian
+mechanism with covariance the Gram matrix :math:`M = (K(x_i, x_j))`, so the
+sensitivity that matters is the Mahalanobis norm
+:math:`\lVert M^{-1/2} (f_D - f_{D'})(x_{1:m}) \rVert_2`, which is at most the RKHS
+norm :math:`\lVert f_D - f_{D'} \rVert_{H_K}`.
+
+Kernel used throughout: the *unnormalised* Gaussian kernel
+
+.. math:: K_h(x, y) = \exp\bigl(-\lVert x - y \rVert_2^2 / (2 h^2)\bigr),
+
+whose RKHS is the one in which the KDE sensitivity :func:`rkhs_sensitivity` is
+computed. The noise process must use this same kernel, with the same bandwidth.
+
+Points are arrays of shape ``(m,)`` (one dimension) or ``(m, d)``.
+Neighbouring data sets differ by replacing one record (package convention).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import linalg
+from scipy.stats import norm
+
+from ._validate import check_delta, check_integer, check_positive, check_rng
+from .mechanisms import gaussian_sigma
+
+__all__ = [
+    "as_points",
+    "gaussian_kernel",
+    "mahalanobis_norm",
+    "rkhs_norm",
+    "gp_cholesky",
+    "sample_gp",
+    "kde",
+    "kde_difference_rkhs_norm",
+    "rkhs_sensitivity",
+    "private_kde",
+    "normal_reference_bandwidth",
+    "normal_kde_mise",
+    "kde_ise_normal",
+    "lscv",
+    "lscv_sensitivity",
+]
+
+#: Elements of the largest temporary array (points x data) that :func:`kde` builds at once.
+_CHUNK = 2_000_000
+
+
+def as_points(name: str, x, d: int | None = None) -> np.ndarray:
+    """Return ``x`` as a finite float array of shape ``(m, d)``.
+
+    A 1-D array of length ``m`` is read as ``m`` points of dimension 1. If ``d`` is
+    given, the dimension must equal it.
+
+    >>> as_points("grid", [0.0, 1.0]).shape
+    (2, 1)
+    >>> as_points("grid", [[0.0, 1.0]], d=1)
+    Traceback (most recent call last):
+    ...
+    ValueError: grid must have points of dimension 1, got shape (1, 2)
+    """
+    try:
+        arr = np.asarray(x, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be an array of real numbers, got {x!r}") from None
+    if arr.ndim == 1:
+        arr = arr[:, None]
+    if arr.ndim != 2 or arr.shape[0] == 0 or arr.shape[1] == 0:
+        raise ValueError(f"{name} must have shape (m,) or (m, d) with m, d >= 1, got shape {np.shape(x)}")
+    if d is not None and arr.shape[1] != d:
+        raise ValueError(f"{name} must have points of dimension {d}, got shape {np.shape(x)}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must have finite entries")
+    return arr
+
+
+def _sqdist(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Squared Euclidean distances between the rows of ``x`` and ``y``, shape ``(len(x), len(y))``."""
+    if x.shape[1] == 1:  # exact and fast in one dimension
+        return (x[:, 0][:, None] - y[:, 0][None, :]) ** 2
+    d2 = (x**2).sum(1)[:, None] + (y**2).sum(1)[None, :] - 2.0 * x @ y.T
+    return np.maximum(d2, 0.0)
+
+
+def gaussian_kernel(x, y, bandwidth, *, normalized: bool = False) -> np.ndarray:
+    r"""Gram matrix of the Gaussian kernel between two sets of points.
+
+    :math:`K_h(x, y) = \exp(-\lVert x-y\rVert^2/(2h^2))`, or, with ``normalized=True``,
+    the density :math:`(2\pi h^2)^{-d/2} K_h(x, y)` of :math:`N(y, h^2 I_d)` at :math:`x`.
+
+    Parameters
+    ----------
+    x, y : array_like, shape (m,) or (m, d), and (k,) or (k, d)
+        Points.
+    bandwidth : float
+        :math:`h > 0`.
+    normalized : bool
+        Multiply by :math:`(2\pi h^2)^{-d/2}`.
+
+    Returns
+    -------
+    numpy.ndarray, shape (m, k)
+
+    Examples
+    --------
+    >>> gaussian_kernel([0.0], [0.0, 2.0], 2.0).round(6).tolist()
+    [[1.0, 0.606531]]
+    """
+    h = check_positive("bandwidth", bandwidth)
+    x = as_points("x", x)
+    y = as_points("y", y, d=x.shape[1])
+    k = np.exp(-_sqdist(x, y) / (2.0 * h * h))
+    if normalized:
+        k *= (2.0 * math.pi * h * h) ** (-x.shape[1] / 2.0)
+    return k
+
+
+def mahalanobis_norm(v, gram) -> float:
+    r"""The Mahalanobis norm :math:`\lVert M^{-1/2} v \rVert_2 = \sqrt{v^\top M^{-1} v}`.
+
+    Any square root of :math:`M` gives the same value, so the norm is computed by
+    a Cholesky solve (no matrix square root is formed).
+
+    Parameters
+    ----------
+    v : array_like, shape (m,)
+    gram : array_like, shape (m, m)
+        Symmetric positive definite :math:`M`.
+
+    Examples
+    --------
+    >>> mahalanobis_norm([3.0, 4.0], [[1.0, 0.0], [0.0, 4.0]])
+    3.605551275463989
+    """
+    v = np.asarray(v, dtype=float)
+    m = np.asarray(gram, dtype=float)
+    if v.ndim != 1 or m.shape != (v.size, v.size):
+        raise ValueError(f"gram must have shape ({v.size}, {v.size}) to match v, got shape {m.shape}")
+    try:
+        c = linalg.cho_factor(m, lower=True)
+    except linalg.LinAlgError:
+        raise ValueError("gram must be positive definite (Cholesky failed)") from None
+    return float(math.sqrt(max(v @ linalg.cho_solve(c, v), 0.0)))
+
+
+def rkhs_norm(coef, centers, bandwidth) -> float:
+    r"""RKHS norm of :math:`f = \sum_j a_j K_h(\cdot, z_j)`: :math:`\sqrt{a^\top K a}`.
+
+    This is exact (the reproducing property gives
+    :math:`\langle K(\cdot, z_i), K(\cdot, z_j)\rangle_H = K(z_i, z_j)`).
+
+    Examples
+    --------
+    >>> round(rkhs_norm([1.0, -1.0], [0.0, 100.0], 1.0) ** 2, 12)  # far apart: 1 + 1
+    2.0
+    """
+    a = np.asarray(coef, dtype=float)
+    z = as_points("centers", centers)
+    if a.ndim != 1 or a.size != z.shape[0]:
+        raise ValueError(f"coef must have one entry per centre ({z.shape[0]}), got shape {a.shape}")
+    q = float(a @ gaussian_kernel(z, z, bandwidth) @ a)
+    return math.sqrt(max(q, 0.0))
+
+
+def gp_cholesky(points, bandwidth, *, jitter: float = 1e-10, max_jitter: float = 1e-4):
+    r"""Lower Cholesky factor of :math:`M + \tau I`, :math:`M` the Gaussian-kernel Gram matrix.
+
+    Gram matrices of the Gaussian kernel on a fine grid are positive definite in
+    exact arithmetic but numerically singular (their eigenvalues decay faster
+    than exponentially), so Cholesky needs a *jitter* :math:`\tau`. It starts at
+    ``jitter`` and is multiplied by 10 until the factorisation succeeds (at most
+    ``max_jitter``). The jitter is safe for privacy: noise with covariance
+    :math:`M + \tau I \succeq M` has Mahalanobis sensitivity
+    :math:`\lVert (M+\tau I)^{-1/2} v\rVert \le \lVert M^{-1/2} v \rVert`, i.e. it
+    is the exact GP noise plus independent white noise of variance :math:`\tau`.
+
+    Returns
+    -------
+    (L, tau) : (numpy.ndarray of shape (m, m), float)
+
+    Examples
+    --------
+    >>> L, tau = gp_cholesky([0.0, 1.0], 1.0)
+    >>> np.allclose(L @ L.T, gaussian_kernel([0.0, 1.0], [0.0, 1.0], 1.0) + tau * np.eye(2))
+    True
+    """
+    tau = check_positive("jitter", jitter)
+    cap = check_positive("max_jitter", max_jitter)
+    m = gaussian_kernel(points, points, bandwidth)
+    eye = np.eye(m.shape[0])
+    while True:
+        try:
+            return linalg.cholesky(m + tau * eye, lower=True), tau
+        except linalg.LinAlgError:
+            if tau * 10.0 > cap:
+                raise ValueError(f"jitter must be raised: Cholesky failed up to {tau!r}") from None
+            tau *= 10.0
+
+
+def sample_gp(points, bandwidth, rng, size: int = 1, *, jitter: float = 1e-10) -> np.ndarray:
+    r"""Draw ``size`` sample paths of :math:`\mathrm{GP}(0, K_h)` at the given points.
+
+    A GP restricted to finitely many points is :math:`N(0, M)`; a draw is
+    :math:`L z` with :math:`L L^\top = M + \tau I` (see :func:`gp_cholesky`) and
+    :math:`z` standard normal; all paths come from one matrix product.
+
+    Returns
+    -------
+    numpy.ndarray, shape (size, m)
+
+    Examples
+    --------
+    >>> g = sample_gp(np.linspace(0, 1, 5), 0.3, np.random.default_rng(0), size=2)
+    >>> g.shape
+    (2, 5)
+    """
+    rng = check_rng("rng", rng)
+    size = check_integer("size", size, low=1)
+    lower, _ = gp_cholesky(points, bandwidth, jitter=jitter)
+    z = rng.standard_normal((lower.shape[0], size))
+    return (lower @ z).T
+
+
+def kde(data, grid, bandwidth) -> np.ndarray:
+    r"""Gaussian kernel density estimate on a grid.
+
+    :math:`f_D(x) = \frac{1}{n (2\pi h^2)^{d/2}} \sum_{i=1}^n \exp(-\lVert x - x_i\rVert^2/(2h^2))`,
+    evaluated in blocks so the temporary array stays small.
+
+    Parameters
+    ----------
+    data : array_like, shape (n,) or (n, d)
+    grid : array_like, shape (m,) or (m, d)
+    bandwidth : float
+
+    Returns
+    -------
+    numpy.ndarray, shape (m,)
+
+    Examples
+    --------
+    >>> round(float(kde([0.0], [0.0], 1.0)[0]), 6)  # 1/sqrt(2 pi)
+    0.398942
+    """
+    h = check_positive("bandwidth", bandwidth)
+    x = as_points("data", data)
+    g = as_points("grid", grid, d=x.shape[1])
+    n, d = x.shape
+    out = np.empty(g.shape[0])
+    step = max(1, _CHUNK // n)
+    for start in range(0, g.shape[0], step):
+        block = g[start : start + step]
+        out[start : start + step] = np.exp(-_sqdist(block, x) / (2.0 * h * h)).sum(axis=1)
+    return out / (n * (2.0 * math.pi * h * h) ** (d / 2.0))
+
+
+def kde_difference_rkhs_norm(x, x_prime, n, bandwidth) -> np.ndarray:
+    r"""Exact :math:`\lVert f_D - f_{D'}\rVert_{H}` when record ``x`` is replaced by ``x_prime``.
+
+    :math:`f_D - f_{D'} = c\,(K_h(\cdot, x) - K_h(\cdot, x'))` with
+    :math:`c = 1/(n (2\pi h^2)^{d/2})`, so by the reproducing property the norm in the
+    RKHS of the unnormalised kernel :math:`K_h` is
+    :math:`c\sqrt{2 - 2\exp(-\lVert x-x'\rVert^2/(2h^2))}`.
+
+    ``x`` and ``x_prime`` are single points or rows of points (paired row by row).
+
+    Examples
+    --------
+    >>> float(kde_difference_rkhs_norm(0.0, 0.0, 10, 1.0)[0])
+    0.0
+    """
+    n = check_integer("n", n, low=1)
+    h = check_positive("bandwidth", bandwidth)
+    a = as_points("x", np.atleast_1d(np.asarray(x, dtype=float)))
+    b = as_points("x_prime", np.atleast_1d(np.asarray(x_prime, dtype=float)), d=a.shape[1])
+    if a.shape != b.shape:
+        raise ValueError(f"x_prime must have the shape of x {a.shape}, got shape {b.shape}")
+    d = a.shape[1]
+    c = 1.0 / (n * (2.0 * math.pi * h * h) ** (d / 2.0))
+    k = np.exp(-((a - b) ** 2).sum(axis=1) / (2.0 * h * h))
+    return c * np.sqrt(np.maximum(2.0 - 2.0 * k, 0.0))
+
+
+def rkhs_sensitivity(n, bandwidth, d: int = 1) -> float:
+    r"""RKHS sensitivity of the Gaussian KDE: :math:`\Delta = \sqrt{2}/(n (2\pi h^2)^{d/2})`.
+
+    The supremum over one replaced record of :func:`kde_difference_rkhs_norm`,
+    approached as the two records move apart (:cite:`hall2013differential`,
+    Section 4.1). It is measured in the RKHS of the *unnormalised* kernel
+    :math:`K_h(x,y) = \exp(-\lVert x-y\rVert^2/(2h^2))` with the KDE's own ``h``,
+    so the noise must be :math:`\mathrm{GP}(0, K_h)`.
+
+    Examples
+    --------
+    >>> round(rkhs_sensitivity(1, 1 / math.sqrt(2 * math.pi)), 12) == round(math.sqrt(2), 12)
+    True
+    """
+    n = check_integer("n", n, low=1)
+    h = check_positive("bandwidth", bandwidth)
+    d = check_integer("d", d, low=1)
+    return math.sqrt(2.0) / (n * (2.0 * math.pi * h * h) ** (d / 2.0))
+
+
+def private_kde(data, grid, epsilon, delta, bandwidth, rng, *, method: str = "hrw", jitter: float = 1e-10):
+    r"""Release a Gaussian KDE on a grid with Gaussian-process noise.
+
+    :math:`\tilde f_D = f_D + \sigma G` on the grid, :math:`G\sim\mathrm{GP}(0, K_h)`,
+    :math:`\sigma` = :func:`dpnotes.mechanisms.gaussian_sigma` with sensitivity
+    :func:`rkhs_sensitivity`; (epsilon, delta)-DP for the replace-one relation on
+    every finite set of evaluation points (:cite:`hall2013differential`,
+    Corollary 9 and Section 4.1). The bandwidth must not depend on the data
+    (or must be chosen privately). The ``"hrw"`` calibration is proved for
+    :math:`\varepsilon \le 1` (the chapter shows where it fails).
+
+    Parameters
+    ----------
+    data : array_like, shape (n,) or (n, d)
+    grid : array_like, shape (m,) or (m, d)
+    epsilon, delta : float
+        Privacy parameters, ``epsilon > 0``, ``0 < delta < 1``.
+    bandwidth : float
+        :math:`h > 0`, used by both the KDE and the noise kernel.
+    rng : numpy.random.Generator
+    method : str
+        Calibration passed to :func:`dpnotes.mechanisms.gaussian_sigma`.
+    jitter : float
+        Starting jitter of :func:`gp_cholesky` (only ever increases the noise).
+
+    Returns
+    -------
+    numpy.ndarray, shape (m,)
+        The released values on the grid.
+
+    Examples
+    --------
+    >>> out = private_kde([0.1, 0.5], np.linspace(-1, 1, 7), 1.0, 1e-3, 0.5, np.random.default_rng(0))
+    >>> out.shape
+    (7,)
+    """
+    epsilon = check_positive("epsilon", epsilon)
+    delta = check_delta("delta", delta)
+    h = check_positive("bandwidth", bandwidth)
+    rng = check_rng("rng", rng)
+    x = as_points("data", data)
+    g = as_points("grid", grid, d=x.shape[1])
+    n, d = x.shape
+    sigma = gaussian_sigma(epsilon, delta, rkhs_sensitivity(n, h, d), method=method)
+    return kde(x, g, h) + sigma * sample_gp(g, h, rng, size=1, jitter=jitter)[0]
+
+
+def normal_reference_bandwidth(data, *, scale: str = "iqr") -> np.ndarray:
+    r"""Normal-reference ("rule of thumb") bandwidth for each coordinate.
+
+    :math:`h_j = \bigl(4/((d+2)n)\bigr)^{1/(d+4)} s_j`, the minimiser of the
+    asymptotic MISE of a Gaussian-kernel KDE when the data are
+    :math:`N(0, \mathrm{diag}(s_j^2))` (Silverman 1986, eq. 4.14); :math:`s_j` is
+    the sample standard deviation (``scale="sd"``) or the interquartile range
+    divided by :math:`2\Phi^{-1}(3/4) \approx 1.349` (``scale="iqr"``).
+    It is a function of the data: using it in a private release costs privacy.
+
+    Examples
+    --------
+    >>> x = np.array([-1.0, 1.0] * 50)
+    >>> h = float(normal_reference_bandwidth(x, scale="sd")[0])
+    >>> math.isclose(h, (4 / 300) ** 0.2 * math.sqrt(100 / 99))  # sd = sqrt(100/99)
+    True
+    """
+    x = as_points("data", data)
+    n, d = x.shape
+    if n < 2:
+        raise ValueError(f"data must have at least 2 points, got {n}")
+    if scale == "iqr":
+        q75, q25 = np.percentile(x, [75, 25], axis=0)
+        s = (q75 - q25) / (2.0 * norm.ppf(0.75))
+    elif scale == "sd":
+        s = x.std(axis=0, ddof=1)
+    else:
+        raise ValueError(f"scale must be one of 'iqr', 'sd', got {scale!r}")
+    return (4.0 / ((d + 2.0) * n)) ** (1.0 / (d + 4.0)) * s
+
+
+def normal_kde_mise(n, bandwidth) -> float:
+    r"""Exact mean integrated squared error of the Gaussian KDE for :math:`N(0,1)` data.
+
+    With :math:`\phi_s` the :math:`N(0,s^2)` density and :math:`s=\sqrt{1+h^2}`,
+    :math:`E f_D = \phi_s`, and integrating bias squared and variance over the line
+    gives (Marron and Wand 1992)
+
+    .. math::
+        \frac{1}{2\sqrt\pi}\Bigl(\frac{1}{nh} + \bigl(1-\tfrac1n\bigr)\frac{1}{s} + 1
+        - \frac{2\sqrt2}{\sqrt{2+h^2}}\Bigr).
+
+    Examples
+    --------
+    >>> round(normal_kde_mise(1, 1.0) * 2 * math.sqrt(math.pi), 6)  # 1 + 1 - 2 sqrt(2/3)
+    0.367007
+    """
+    n = check_integer("n", n, low=1)
+    h = check_positive("bandwidth", bandwidth)
+    s = math.sqrt(1.0 + h * h)
+    return (1.0 / (n * h) + (1.0 - 1.0 / n) / s + 1.0 - 2.0 * math.sqrt(2.0) / math.sqrt(2.0 + h * h)) / (
+        2.0 * math.sqrt(math.pi)
+    )
+
+
+def kde_ise_normal(n, bandwidth, grid, rng, *, reps: int = 10, epsilon=None, delta=None, method: str = "hrw"):
+    r"""Integrated squared errors of the KDE (and of its private release) for :math:`N(0,1)` data.
+
+    For each of ``reps`` seeded samples of size ``n`` the KDE is computed on ``grid``
+    (1-D, increasing) and :math:`\int_T (f_D - \phi)^2` is taken by the trapezoid rule
+    over :math:`T = [\text{grid}_0, \text{grid}_{-1}]`. If ``epsilon`` and ``delta`` are
+    given, the same KDEs plus the noise of :func:`private_kde` are scored too.
+
+    Returns
+    -------
+    (ise, ise_private) : numpy.ndarray of shape (reps,), and the same or ``None``
+
+    Examples
+    --------
+    >>> ise, _ = kde_ise_normal(50, 0.5, np.linspace(-5, 5, 101), np.random.default_rng(0), reps=3)
+    >>> ise.shape
+    (3,)
+    """
+    n = check_integer("n", n, low=1)
+    h = check_positive("bandwidth", bandwidth)
+    rng = check_rng("rng", rng)
+    reps = check_integer("reps", reps, low=1)
+    g = as_points("grid", grid, d=1)[:, 0]
+    if g.size < 2 or np.any(np.diff(g) <= 0):
+        raise ValueError("grid must be increasing with at least 2 points")
+    truth = norm.pdf(g)
+    est = np.stack([kde(rng.standard_normal(n), g, h) for _ in range(reps)])
+    ise = np.trapezoid((est - truth) ** 2, g, axis=1)
+    if epsilon is None and delta is None:
+        return ise, None
+    sigma = gaussian_sigma(epsilon, delta, rkhs_sensitivity(n, h, 1), method=method)
+    noisy = est + sigma * sample_gp(g[:, None], h, rng, size=reps)
+    return ise, np.trapezoid((noisy - truth) ** 2, g, axis=1)
+
+
+def lscv(data, bandwidth) -> float:
+    r"""Least-squares (leave-one-out) cross-validation score of the Gaussian KDE.
+
+    :math:`\mathrm{LSCV}(h) = \int f_D^2 - \frac{2}{n}\sum_i f_{D,-i}(x_i)`, an unbiased estimate of
+    :math:`\mathrm{MISE}(h) - \int f^2`; with :math:`\phi_s` the :math:`N(0, s^2 I_d)` density,
+    :math:`\int f_D^2 = n^{-2}\sum_{i,j}\phi_{\sqrt2 h}(x_i-x_j)` and
+    :math:`f_{D,-i}(x_i) = (n-1)^{-1}\sum_{j\ne i}\phi_h(x_i - x_j)`.
+
+    Examples
+    --------
+    >>> round(lscv([0.0, 100.0], 1.0) * 4 * math.sqrt(math.pi), 12)  # far apart: 2 phi_{sqrt2}(0)/4
+    1.0
+    """
+    h = check_positive("bandwidth", bandwidth)
+    x = as_points("data", data)
+    n, d = x.shape
+    if n < 2:
+        raise ValueError(f"data must have at least 2 points, got {n}")
+    d2 = _sqdist(x, x)
+    both = np.exp(-d2 / (4.0 * h * h)).sum() / (4.0 * math.pi * h * h) ** (d / 2.0) / n**2
+    k = np.exp(-d2 / (2.0 * h * h))
+    loo = (k.sum() - n) / (2.0 * math.pi * h * h) ** (d / 2.0) / (n - 1)
+    return float(both - 2.0 * loo / n)
+
+
+def lscv_sensitivity(n, bandwidth, d: int = 1) -> float:
+    r"""A bound on how much :func:`lscv` can change when one record is replaced.
+
+    Replacing :math:`x_n` changes :math:`2(n-1)` terms of each double sum in :func:`lscv`, each
+    lying in :math:`[0, \phi(0)]`, so the change is at most
+    :math:`\frac{2(n-1)}{n^2}\phi_{\sqrt2 h}(0) + \frac{4}{n}\phi_h(0)`, with
+    :math:`\phi_s(0) = (2\pi s^2)^{-d/2}`. It is of order :math:`1/(n h^d)`.
+
+    Examples
+    --------
+    >>> math.isclose(lscv_sensitivity(10, 1.0), 0.18 / (2 * math.sqrt(math.pi)) + 0.4 / math.sqrt(2 * math.pi))
+    True
+    """
+    n = check_integer("n", n, low=2)
+    h = check_positive("bandwidth", bandwidth)
+    d = check_integer("d", d, low=1)
+    phi2 = (4.0 * math.pi * h * h) ** (-d / 2.0)
+    phi1 = (2.0 * math.pi * h * h) ** (-d / 2.0)
+    return 2.0 * (n - 1) / n**2 * phi2 + 4.0 / n * phi1

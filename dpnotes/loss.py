@@ -1,0 +1,404 @@
+r"""Privacy loss distributions and privacy profiles (hockey-stick divergences).
+
+For output laws :math:`P` (on a data set) and :math:`Q` (on a neighbour) the
+*privacy loss* of an outcome :math:`y` is :math:`\log(p(y)/q(y))`; drawn with
+:math:`y \sim P` it is the privacy loss random variable :math:`L = L_{P\Vert Q}`
+(:math:`+\infty` on outcomes that :math:`Q` never produces). The *hockey-stick
+divergence*
+
+.. math:: \delta_{P\Vert Q}(\varepsilon) = \sup_S\, P(S) - e^{\varepsilon} Q(S)
+          = \sum_y (p(y) - e^{\varepsilon} q(y))_+
+          = \mathbb{E}_{L}\big[(1 - e^{\varepsilon - L})_+\big]
+
+is the smallest :math:`\delta` for which the pair satisfies the
+:math:`(\varepsilon,\delta)` inequality; as a function of :math:`\varepsilon` it is the
+*privacy profile* (:cite:`balle2018improving`). This module computes it for any
+pair of discrete laws, from a loss distribution, and in closed form for
+randomized response, the Laplace and the Gaussian mechanism, where the
+mechanism's parameter is ``mu`` = sensitivity / noise scale.
+
+All profile functions are vectorized over ``epsilon`` (``>= 0``) and return a
+float for a scalar input.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ._validate import check_delta, check_distribution, check_in_range, check_positive
+
+__all__ = [
+    "privacy_loss",
+    "hockey_stick",
+    "hockey_stick_from_loss",
+    "loss_tail",
+    "tail_bound_from_dp",
+    "rr_delta",
+    "laplace_delta",
+    "laplace_loss_cdf",
+    "laplace_loss_tail",
+    "gaussian_delta",
+    "gaussian_epsilon",
+    "gaussian_loss",
+    "gaussian_loss_tail",
+    "gaussian_test_power",
+]
+
+
+def _array(name: str, value, low: float = 0.0, *, low_inclusive: bool = True):
+    """Validate a scalar or array argument elementwise; return (float array, was_scalar)."""
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a real number or an array of them, got {value!r}") from None
+    if arr.size == 0:
+        raise ValueError(f"{name} must not be empty")
+    if isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be a real number, got {value!r}")
+    # nan propagates through min/max, so checking the two extremes checks every entry
+    for extreme in (np.min(arr), np.max(arr)):
+        check_in_range(name, float(extreme), low, math.inf, low_inclusive=low_inclusive)
+    return arr, arr.ndim == 0
+
+
+def _out(arr, scalar):
+    return float(arr) if scalar else arr
+
+
+# ---------------------------------------------------------------- discrete laws
+def _pair(p, q):
+    p = check_distribution("p", p)
+    q = check_distribution("q", q)
+    if p.shape != q.shape:
+        raise ValueError(f"p and q must have the same length, got {p.size} and {q.size}")
+    return p, q
+
+
+def privacy_loss(p, q) -> tuple[np.ndarray, np.ndarray]:
+    r"""The law of the privacy loss :math:`L_{P\Vert Q} = \log(p(y)/q(y))`, :math:`y \sim P`, for discrete laws.
+
+    Parameters
+    ----------
+    p, q : array_like
+        Probability vectors over the same outcomes.
+
+    Returns
+    -------
+    loss, prob : numpy.ndarray
+        The loss of every outcome with :math:`p(y) > 0` (``inf`` where :math:`q(y) = 0`)
+        and its probability under :math:`P`. Outcomes that only :math:`Q` produces
+        are never drawn and do not appear.
+
+    Examples
+    --------
+    >>> loss, prob = privacy_loss([0.75, 0.25], [0.25, 0.75])
+    >>> np.round(loss, 6).tolist(), prob.tolist()
+    ([1.098612, -1.098612], [0.75, 0.25])
+    """
+    p, q = _pair(p, q)
+    keep = p > 0
+    pk, qk = p[keep], q[keep]
+    with np.errstate(divide="ignore"):
+        loss = np.where(qk > 0, np.log(pk) - np.log(np.where(qk > 0, qk, 1.0)), np.inf)
+    return loss, pk
+
+
+def hockey_stick(p, q, epsilon):
+    r"""Hockey-stick divergence :math:`\delta_{P\Vert Q}(\varepsilon) = \sum_y (p(y) - e^{\varepsilon} q(y))_+` of discrete laws.
+
+    It equals :math:`\sup_S P(S) - e^{\varepsilon}Q(S)`: the supremum is attained by
+    the event :math:`S^* = \{y : p(y) > e^{\varepsilon} q(y)\}`, because adding an
+    outcome to :math:`S` changes the objective by :math:`p(y) - e^{\varepsilon}q(y)`.
+    A mechanism is :math:`(\varepsilon,\delta)`-DP exactly when this is
+    :math:`\le \delta` for the output laws of every ordered pair of neighbours.
+
+    Parameters
+    ----------
+    p, q : array_like
+        Probability vectors over the same outcomes.
+    epsilon : float or array_like
+        ``>= 0``.
+
+    Examples
+    --------
+    >>> round(hockey_stick([0.75, 0.25], [0.25, 0.75], 0.0), 12)   # total variation
+    0.5
+    >>> hockey_stick([0.75, 0.25], [0.25, 0.75], math.log(3))      # RR is log(3)-DP
+    0.0
+    """
+    p, q = _pair(p, q)
+    eps, scalar = _array("epsilon", epsilon)
+    with np.errstate(over="ignore", invalid="ignore"):
+        scale = np.exp(eps)[..., None]
+        terms = np.where(q > 0, p - scale * q, p)
+    return _out(np.maximum(terms, 0.0).sum(axis=-1), scalar)
+
+
+def hockey_stick_from_loss(loss, prob, epsilon):
+    r"""The hockey-stick divergence as :math:`\mathbb{E}[(1 - e^{\varepsilon - L})_+]` over a discrete loss law.
+
+    Identity: :math:`\sum_y p(y)(1 - e^{\varepsilon} q(y)/p(y))_+ = \sum_y (p(y) - e^{\varepsilon}q(y))_+`,
+    with :math:`L = +\infty` contributing its full probability.
+
+    Parameters
+    ----------
+    loss : array_like
+        Values of the loss (``inf`` allowed).
+    prob : array_like
+        Their probabilities (a probability vector).
+    epsilon : float or array_like
+        ``>= 0``.
+
+    Examples
+    --------
+    >>> hockey_stick_from_loss([math.inf, 0.0], [0.01, 0.99], 5.0)
+    0.01
+    """
+    prob = check_distribution("prob", prob)
+    loss = np.asarray(loss, dtype=float)
+    if loss.shape != prob.shape or np.any(np.isnan(loss)):
+        raise ValueError(f"loss must be a vector of {prob.size} numbers (inf allowed), got {loss.tolist()}")
+    eps, scalar = _array("epsilon", epsilon)
+    with np.errstate(over="ignore"):
+        factor = -np.expm1(np.minimum(eps[..., None] - loss, 0.0))   # (1 - e^{eps - L})_+
+    return _out((prob * factor).sum(axis=-1), scalar)
+
+
+def loss_tail(loss, prob, epsilon, *, strict=True):
+    r""":math:`\Pr[L > \varepsilon]` (``strict=True``) or :math:`\Pr[L \ge \varepsilon]` of a discrete loss law.
+
+    Examples
+    --------
+    >>> loss_tail([1.0, -1.0], [0.75, 0.25], 1.0), loss_tail([1.0, -1.0], [0.75, 0.25], 1.0, strict=False)
+    (0.0, 0.75)
+    """
+    prob = check_distribution("prob", prob)
+    loss = np.asarray(loss, dtype=float)
+    if loss.shape != prob.shape or np.any(np.isnan(loss)):
+        raise ValueError(f"loss must be a vector of {prob.size} numbers (inf allowed), got {loss.tolist()}")
+    eps, scalar = _array("epsilon", epsilon, -math.inf)
+    hit = loss > eps[..., None] if strict else loss >= eps[..., None]
+    return _out((prob * hit).sum(axis=-1), scalar)
+
+
+def tail_bound_from_dp(epsilon, delta, epsilon_prime):
+    r"""Bound on :math:`\Pr[L > \varepsilon']` implied by :math:`\delta_{P\Vert Q}(\varepsilon) \le \delta`, for :math:`\varepsilon' > \varepsilon`.
+
+    On :math:`S = \{L > \varepsilon'\}` we have :math:`Q(S) \le e^{-\varepsilon'}P(S)`, so
+    :math:`P(S) \le e^{\varepsilon}Q(S) + \delta \le e^{\varepsilon - \varepsilon'}P(S) + \delta`, i.e.
+    :math:`P(S) \le \delta / (1 - e^{\varepsilon - \varepsilon'})` (capped at 1). This is
+    the price of the converse of "tail bound implies DP" (:cite:`dwork2014algorithmic` §3.5.1
+    states a version with :math:`\varepsilon' = 2\varepsilon`).
+
+    Examples
+    --------
+    >>> round(tail_bound_from_dp(1.0, 1e-6, 1.0 + math.log(2)), 12)
+    2e-06
+    """
+    epsilon = check_in_range("epsilon", epsilon, 0.0)
+    delta = check_delta("delta", delta)
+    ep, scalar = _array("epsilon_prime", epsilon_prime, epsilon, low_inclusive=False)
+    bound = np.minimum(delta / -np.expm1(epsilon - ep), 1.0)
+    return _out(bound, scalar)
+
+
+# ---------------------------------------------------------------- randomized response
+def rr_delta(epsilon, epsilon_rr):
+    r"""Privacy profile of randomized response with parameter ``epsilon_rr``.
+
+    The output laws on the two inputs are :math:`(p, 1-p)` and :math:`(1-p, p)` with
+    :math:`p = e^{\varepsilon_0}/(1+e^{\varepsilon_0})`, so
+    :math:`\delta(\varepsilon) = (p - e^{\varepsilon}(1-p))_+ = p\,(1 - e^{\varepsilon-\varepsilon_0})_+`.
+
+    Examples
+    --------
+    >>> round(rr_delta(0.0, math.log(3)), 12)
+    0.5
+    >>> rr_delta(math.log(3), math.log(3))
+    0.0
+    """
+    epsilon_rr = check_in_range("epsilon_rr", epsilon_rr, 0.0)
+    eps, scalar = _array("epsilon", epsilon)
+    p = 1.0 / (1.0 + math.exp(-epsilon_rr))
+    return _out(p * np.maximum(-np.expm1(eps - epsilon_rr), 0.0), scalar)
+
+
+# ---------------------------------------------------------------- Laplace mechanism
+def laplace_delta(epsilon, mu):
+    r"""Privacy profile of the Laplace mechanism: :math:`\delta(\varepsilon) = (1 - e^{(\varepsilon - \mu)/2})_+`.
+
+    ``mu`` is :math:`|f(x) - f(x')|/b`, the distance of the two centres in units of
+    the scale. The profile vanishes from :math:`\varepsilon = \mu` on: the Laplace
+    mechanism is :math:`\mu`-DP.
+
+    Examples
+    --------
+    >>> laplace_delta(1.0, 1.0)
+    0.0
+    >>> round(laplace_delta(0.0, 2.0), 12) == round(1 - math.exp(-1), 12)
+    True
+    """
+    mu = check_positive("mu", mu)
+    eps, scalar = _array("epsilon", epsilon)
+    return _out(np.maximum(-np.expm1(0.5 * (eps - mu)), 0.0), scalar)
+
+
+def laplace_loss_cdf(ell, mu):
+    r""":math:`\Pr[L \le \ell]` for the Laplace mechanism's loss, :math:`y \sim \mathrm{Lap}(0,1)` vs :math:`\mathrm{Lap}(\mu, 1)`.
+
+    :math:`L = |y-\mu| - |y|` equals :math:`\mu` for :math:`y \le 0` (probability 1/2),
+    :math:`-\mu` for :math:`y \ge \mu` (probability :math:`e^{-\mu}/2`) and
+    :math:`\mu - 2y` in between, so :math:`\Pr[L \le \ell] = \tfrac12 e^{(\ell-\mu)/2}` for
+    :math:`-\mu \le \ell < \mu`, 0 below and 1 from :math:`\mu` on.
+
+    Examples
+    --------
+    >>> laplace_loss_cdf([-2.0, 0.0, 1.0], 1.0).tolist()
+    [0.0, 0.3032653298563167, 1.0]
+    """
+    mu = check_positive("mu", mu)
+    ell, scalar = _array("ell", ell, -math.inf)
+    mid = 0.5 * np.exp(0.5 * (np.minimum(ell, mu) - mu))
+    cdf = np.where(ell < -mu, 0.0, np.where(ell >= mu, 1.0, mid))
+    return _out(cdf, scalar)
+
+
+def laplace_loss_tail(epsilon, mu, *, strict=True):
+    r""":math:`\Pr[L > \varepsilon]` (or :math:`\ge` with ``strict=False``) for the Laplace loss (see :func:`laplace_loss_cdf`).
+
+    Examples
+    --------
+    >>> laplace_loss_tail(1.0, 1.0), laplace_loss_tail(1.0, 1.0, strict=False)
+    (0.0, 0.5)
+    """
+    mu = check_positive("mu", mu)
+    eps, scalar = _array("epsilon", epsilon, -math.inf)
+    if strict:
+        tail = 1.0 - laplace_loss_cdf(eps, mu)
+    else:   # 1 - P[L < eps]: the left limit of the cdf
+        left = np.where(eps <= -mu, 0.0, np.where(eps > mu, 1.0, 0.5 * np.exp(0.5 * (np.minimum(eps, mu) - mu))))
+        tail = 1.0 - left
+    return _out(np.asarray(tail, dtype=float), scalar)
+
+
+# ---------------------------------------------------------------- Gaussian mechanism
+def gaussian_delta(epsilon, mu):
+    r"""Exact privacy profile of the Gaussian mechanism with :math:`\mu = \Delta/\sigma`.
+
+    :math:`\delta(\varepsilon) = \Phi(\mu/2 - \varepsilon/\mu) - e^{\varepsilon}\Phi(-\mu/2 - \varepsilon/\mu)`
+    (:cite:`balle2018improving` Theorem 8). Both terms are taken as logarithms
+    (``scipy.special.log_ndtr``) and subtracted as :math:`e^{\ell_a}(1 - e^{\ell_b - \ell_a})`
+    with ``expm1``, which keeps full relative accuracy when the terms are tiny or
+    nearly equal. Vectorized (broadcast) over ``epsilon`` and ``mu``.
+
+    Parameters
+    ----------
+    epsilon : float or array_like
+        ``>= 0``.
+    mu : float or array_like
+        ``> 0``: sensitivity divided by the noise standard deviation.
+
+    Examples
+    --------
+    >>> round(gaussian_delta(0.0, 1.0), 12)     # at epsilon = 0: total variation 2*Phi(1/2) - 1
+    0.382924922548
+    """
+    from scipy.special import log_ndtr
+
+    eps, s1 = _array("epsilon", epsilon)
+    mu, s2 = _array("mu", mu, 0.0, low_inclusive=False)
+    eps, mu = np.broadcast_arrays(eps, mu)
+    ratio = eps / mu
+    la = log_ndtr(0.5 * mu - ratio)
+    lb = eps + log_ndtr(-0.5 * mu - ratio)
+    delta = np.exp(la) * -np.expm1(np.minimum(lb - la, 0.0))
+    return _out(delta, s1 and s2)
+
+
+def gaussian_epsilon(delta, mu) -> float:
+    r"""Smallest :math:`\varepsilon \ge 0` with :func:`gaussian_delta` :math:`(\varepsilon, \mu) \le \delta`.
+
+    The profile decreases in :math:`\varepsilon`; the root is bracketed by
+    :math:`[0, \varepsilon_1]` where :math:`\varepsilon_1` solves the tail bound
+    :math:`\Phi(\mu/2 - \varepsilon/\mu) = \delta` and found with Brent's method.
+
+    Examples
+    --------
+    >>> e = gaussian_epsilon(1e-5, 0.5)
+    >>> abs(gaussian_delta(e, 0.5) - 1e-5) < 1e-17
+    True
+    """
+    from scipy.optimize import brentq
+    from scipy.special import ndtri
+
+    delta = check_delta("delta", delta)
+    if delta == 0.0:
+        raise ValueError("delta must be in (0, 1) for the Gaussian mechanism, got 0")
+    mu = check_positive("mu", mu)
+    if gaussian_delta(0.0, mu) <= delta:
+        return 0.0
+    hi = mu * (0.5 * mu - float(ndtri(delta)))      # tail bound: delta(hi) <= P[L >= hi] = delta
+    target = math.log(delta)
+
+    def gap(e):
+        d = gaussian_delta(e, mu)
+        return (math.log(d) if d > 0 else -1e300) - target
+
+    return float(brentq(gap, 0.0, hi, xtol=1e-15, rtol=4.0 * np.finfo(float).eps, maxiter=200))
+
+
+def gaussian_loss(mu):
+    r"""The privacy loss of the Gaussian mechanism as a frozen ``scipy.stats.norm``: :math:`N(\mu^2/2, \mu^2)`.
+
+    With :math:`y \sim N(0,\sigma^2)` and the neighbour's law :math:`N(\Delta, \sigma^2)`,
+    :math:`L = (\Delta^2 - 2y\Delta)/(2\sigma^2)` is linear in :math:`y`, hence normal, with
+    mean :math:`\mu^2/2` and variance :math:`\mu^2`.
+
+    Examples
+    --------
+    >>> law = gaussian_loss(2.0)
+    >>> float(law.mean()), float(law.std())
+    (2.0, 2.0)
+    """
+    from scipy import stats
+
+    mu = check_positive("mu", mu)
+    return stats.norm(loc=0.5 * mu * mu, scale=mu)
+
+
+def gaussian_loss_tail(epsilon, mu):
+    r""":math:`\Pr[L \ge \varepsilon] = \Phi(\mu/2 - \varepsilon/\mu)` for the Gaussian loss (a continuous law: :math:`>` and :math:`\ge` agree).
+
+    Examples
+    --------
+    >>> round(gaussian_loss_tail(0.5, 1.0), 12)
+    0.5
+    """
+    from scipy.special import ndtr
+
+    mu = check_positive("mu", mu)
+    eps, scalar = _array("epsilon", epsilon, -math.inf)
+    return _out(ndtr(0.5 * mu - eps / mu), scalar)
+
+
+def gaussian_test_power(gamma, mu):
+    r"""Power of the most powerful level-:math:`\gamma` test of :math:`N(0,1)` against :math:`N(\mu,1)`.
+
+    By the Neyman–Pearson lemma the test rejects for large outputs; at level
+    :math:`\gamma` its power is :math:`\Phi(\Phi^{-1}(\gamma) + \mu)`. For the Gaussian
+    mechanism :math:`\mu = \Delta/\sigma`.
+
+    Examples
+    --------
+    >>> round(gaussian_test_power(0.5, 0.0 + 1e-12), 6)
+    0.5
+    """
+    from scipy.special import ndtr, ndtri
+
+    mu = check_positive("mu", mu)
+    g, scalar = _array("gamma", gamma)
+    if np.max(g) > 1:
+        check_in_range("gamma", float(np.max(g)), 0.0, 1.0)
+    return _out(ndtr(ndtri(g) + mu), scalar)

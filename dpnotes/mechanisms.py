@@ -1,0 +1,568 @@
+"""Mechanisms: exact output laws, calibrations and seeded samplers.
+
+Randomized response is the book's first mechanism (chapter "definition"). The
+chapter on approximate DP adds the "publish each record with probability delta"
+mechanism, sensitivities (brute force over replace-one neighbours, Mahalanobis),
+the Laplace mechanism and the Gaussian mechanism with three calibrations of its
+noise: the classical one, the one of Hall, Rinaldo and Wasserman (2013), and the
+exact ("analytic") one of Balle and Wang (2018). The exact privacy profiles of
+these mechanisms live in :mod:`dpnotes.loss`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+
+from ._validate import check_delta, check_in_range, check_integer, check_positive, check_rng
+
+__all__ = [
+    "rr_keep_probability",
+    "rr_epsilon",
+    "rr_matrix",
+    "randomized_response",
+    "randomized_response_log_pmf",
+    "gaussian_sigma",
+    "publish_each",
+    "publish_any_probability",
+    "replace_one_neighbours",
+    "sensitivity",
+    "mahalanobis_sensitivity",
+    "laplace_scale",
+    "laplace_epsilon",
+    "laplace_mechanism",
+    "gaussian_mechanism",
+]
+
+
+def rr_keep_probability(epsilon) -> float:
+    r"""Probability that randomized response reports the true bit.
+
+    Randomized response with parameter :math:`\varepsilon` reports the true bit with
+    probability :math:`p = e^{\varepsilon}/(1+e^{\varepsilon})` and the flipped bit
+    otherwise, so that :math:`p/(1-p) = e^{\varepsilon}` (book, definition of
+    randomized response; :cite:`warner1965randomized`, :cite:`dwork2014algorithmic` §3.2).
+
+    Parameters
+    ----------
+    epsilon : float
+        Privacy parameter, ``>= 0`` (``0`` gives a fair coin, which ignores the data).
+
+    Returns
+    -------
+    float
+        The keep-probability, in ``[1/2, 1)``.
+
+    Examples
+    --------
+    >>> rr_keep_probability(math.log(3))
+    0.75
+    """
+    epsilon = check_in_range("epsilon", epsilon, 0.0)
+    # 1/(1+e^{-eps}) is the logistic function: stable for large epsilon.
+    return float(1.0 / (1.0 + math.exp(-epsilon)))
+
+
+def rr_epsilon(keep_probability) -> float:
+    r"""The exact :math:`\varepsilon` of randomized response that keeps the bit with probability ``p``.
+
+    The largest ratio of output probabilities on the two inputs is
+    :math:`\max(p/(1-p), (1-p)/p)`, so :math:`\varepsilon = |\log(p/(1-p))|`.
+
+    Parameters
+    ----------
+    keep_probability : float
+        ``p`` in ``(0, 1)``.
+
+    Examples
+    --------
+    >>> round(rr_epsilon(0.75), 12) == round(math.log(3), 12)
+    True
+    """
+    p = check_in_range("keep_probability", keep_probability, 0.0, 1.0,
+                       low_inclusive=False, high_inclusive=False)
+    return float(abs(math.log(p) - math.log1p(-p)))
+
+
+def rr_matrix(epsilon) -> np.ndarray:
+    r"""The 2x2 channel of randomized response: ``M[x, y] = Pr[report y | true bit x]``.
+
+    Examples
+    --------
+    >>> rr_matrix(math.log(3))
+    array([[0.75, 0.25],
+           [0.25, 0.75]])
+    """
+    p = rr_keep_probability(epsilon)
+    return np.array([[p, 1.0 - p], [1.0 - p, p]])
+
+
+def _bits(name: str, x) -> np.ndarray:
+    arr = np.asarray(x)
+    if arr.size and not np.isin(arr, (0, 1)).all():
+        raise ValueError(f"{name} must contain only 0 and 1, got values {np.unique(arr)[:5].tolist()}")
+    return arr.astype(np.int8)
+
+
+def randomized_response(x, epsilon, rng) -> np.ndarray:
+    r"""Apply randomized response independently to every bit of ``x``.
+
+    Each bit is reported truthfully with probability
+    :func:`rr_keep_probability` and flipped otherwise. Applied to every record of
+    a data set this is :math:`\varepsilon`-DP for the replace-one relation.
+
+    Parameters
+    ----------
+    x : array_like of {0, 1}
+        The true bits (any shape).
+    epsilon : float
+        Privacy parameter, ``>= 0``.
+    rng : numpy.random.Generator
+        Source of randomness.
+
+    Returns
+    -------
+    numpy.ndarray of int8
+        The reported bits, same shape as ``x``.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> randomized_response([0, 1, 1, 0], 50.0, rng).tolist()   # huge epsilon: truthful
+    [0, 1, 1, 0]
+    """
+    bits = _bits("x", x)
+    p = rr_keep_probability(epsilon)
+    rng = check_rng("rng", rng)
+    flip = rng.random(bits.shape) >= p
+    return (bits ^ flip).astype(np.int8)
+
+
+def randomized_response_log_pmf(y, x, epsilon) -> np.ndarray:
+    r"""Log-probability that record-wise randomized response on data set ``x`` outputs ``y``.
+
+    With keep-probability :math:`p`, :math:`\log \Pr[\mathrm{RR}(x) = y] =
+    a \log p + d \log(1-p)` where :math:`a` and :math:`d` count the positions where
+    ``y`` agrees and disagrees with ``x``.
+
+    Parameters
+    ----------
+    y : array_like of {0, 1}, shape (..., n)
+        One output vector, or a stack of them (last axis = records).
+    x : array_like of {0, 1}, shape (n,)
+        The data set.
+    epsilon : float
+        Privacy parameter, ``>= 0``.
+
+    Returns
+    -------
+    numpy.ndarray
+        Log-probabilities, shape ``y.shape[:-1]``.
+
+    Examples
+    --------
+    >>> float(np.exp(randomized_response_log_pmf([1, 0], [1, 1], math.log(3))))
+    0.1875
+    """
+    y = _bits("y", y)
+    x = _bits("x", x)
+    if x.ndim != 1 or y.shape[-1:] != x.shape:
+        raise ValueError(f"y must have last axis of length {x.shape[-1] if x.ndim else 0} "
+                         f"(the size of x), got shape {y.shape}")
+    p = rr_keep_probability(epsilon)
+    disagree = (y != x).sum(axis=-1)
+    agree = x.shape[0] - disagree
+    log_q = math.log1p(-p) if p < 1 else -math.inf
+    return agree * math.log(p) + disagree * log_q
+
+
+def _gaussian_log_delta(mu: float, epsilon: float) -> float:
+    r"""``log`` of the exact Gaussian privacy profile :math:`\delta(\varepsilon)` at ``mu = sensitivity/sigma``.
+
+    :math:`\delta = \Phi(a) - e^{\varepsilon}\Phi(b)` with :math:`a = \mu/2 - \varepsilon/\mu`,
+    :math:`b = -\mu/2 - \varepsilon/\mu`. Both terms are computed as logarithms
+    (``log_ndtr`` stays accurate far in the tail) and the difference as
+    :math:`\log\Phi(a) + \log(1 - e^{\ell_b - \ell_a})` with ``expm1``, so that no digits
+    are lost when the two terms are close (small ``mu``) or tiny (small ``delta``).
+    """
+    from scipy.special import log_ndtr
+
+    ratio = epsilon / mu
+    la = float(log_ndtr(0.5 * mu - ratio))
+    lb = epsilon + float(log_ndtr(-0.5 * mu - ratio))
+    gap = -math.expm1(lb - la)
+    return la + math.log(gap) if gap > 0.0 else -math.inf
+
+
+def _analytic_sigma(epsilon: float, delta: float) -> float:
+    r"""Smallest :math:`\sigma` (for sensitivity 1) with exact Gaussian profile :math:`\delta(\varepsilon) \le \delta`.
+
+    The profile :math:`\delta(\varepsilon;\mu)` increases in :math:`\mu = 1/\sigma`, so
+    the answer is the root of :math:`\log\delta(\varepsilon;\mu) = \log\delta`. A lower
+    end of the bracket comes from the tail bound :math:`\delta(\varepsilon;\mu) \le
+    \Pr[L \ge \varepsilon] = \Phi(\mu/2 - \varepsilon/\mu)`, whose equality case solves
+    to :math:`\mu_0 = z + \sqrt{z^2 + 2\varepsilon}` with :math:`z = \Phi^{-1}(\delta)`;
+    the upper end is found by doubling, and Brent's method finds the root to
+    machine precision (:cite:`balle2018improving` Theorem 8 gives the profile).
+    """
+    from scipy.optimize import brentq
+    from scipy.special import ndtri
+
+    z = float(ndtri(delta))
+    lo = z + math.sqrt(z * z + 2.0 * epsilon)  # > 0 for every z, since epsilon > 0
+    target = math.log(delta)
+
+    def gap(mu):
+        value = _gaussian_log_delta(mu, epsilon) - target
+        return value if value > -1e300 else -1e300
+
+    hi = 2.0 * lo
+    while gap(hi) < 0.0:
+        lo, hi = hi, 2.0 * hi
+    if gap(lo) >= 0.0:          # lo is already exact (up to rounding): nothing to solve
+        return 1.0 / lo
+    mu = brentq(gap, lo, hi, xtol=1e-300, rtol=4.0 * np.finfo(float).eps, maxiter=200)
+    return 1.0 / mu
+
+
+def gaussian_sigma(epsilon, delta, sensitivity=1.0, method="classical") -> float:
+    r"""Noise standard deviation for the Gaussian mechanism.
+
+    The Gaussian mechanism releases :math:`v_D + \sigma Z`, :math:`Z \sim N(0, I)`
+    (or :math:`N(0, M)` with the Mahalanobis sensitivity, see
+    :func:`gaussian_mechanism`). Three calibrations of :math:`\sigma`:
+
+    ``"classical"``
+        :math:`\sigma = \Delta\sqrt{2\log(1.25/\delta)}/\varepsilon`
+        (:cite:`dwork2014algorithmic` Theorem A.1). The proof there assumes
+        :math:`\varepsilon < 1`; this function still returns the formula for any
+        :math:`\varepsilon > 0`, because the book shows *where* it stops delivering
+        :math:`(\varepsilon,\delta)`-DP (for large :math:`\varepsilon`, about 8 at
+        :math:`\delta = 10^{-5}`). Check with :func:`dpnotes.loss.gaussian_delta`.
+    ``"hrw"``
+        :math:`\sigma = \Delta\, c(\delta)/\varepsilon` with
+        :math:`c(\delta) = \sqrt{2\log(2/\delta)}` (:cite:`hall2013differential`,
+        source 003). Also returned for any :math:`\varepsilon`; it too fails for large
+        :math:`\varepsilon`.
+    ``"analytic"``
+        The smallest :math:`\sigma` whose exact privacy profile satisfies
+        :math:`\delta(\varepsilon) \le \delta` (:cite:`balle2018improving`): the root of
+        :math:`\Phi(\mu/2 - \varepsilon/\mu) - e^{\varepsilon}\Phi(-\mu/2 - \varepsilon/\mu) = \delta`
+        in :math:`\mu = \Delta/\sigma`. Valid for every :math:`\varepsilon > 0` and
+        :math:`\delta \in (0, 1)`; accurate to about ``1e-12`` relative.
+
+    Parameters
+    ----------
+    epsilon : float
+        Privacy parameter, ``> 0``.
+    delta : float
+        Privacy parameter, in ``(0, 1)``.
+    sensitivity : float
+        The L2 (or Mahalanobis) sensitivity :math:`\Delta`, ``> 0``.
+    method : {"classical", "hrw", "analytic"}
+        Which calibration (see above).
+
+    Returns
+    -------
+    float
+        The standard deviation :math:`\sigma` (it scales linearly with ``sensitivity``).
+
+    Examples
+    --------
+    >>> round(gaussian_sigma(1.0, 0.02, method="hrw"), 12) == round(math.sqrt(2 * math.log(100)), 12)
+    True
+    >>> s = gaussian_sigma(1.0, 1e-5, method="analytic")
+    >>> s < gaussian_sigma(1.0, 1e-5, method="classical")
+    True
+    """
+    epsilon = check_positive("epsilon", epsilon)
+    delta = check_delta("delta", delta)
+    if delta == 0.0:
+        raise ValueError("delta must be in (0, 1) for the Gaussian mechanism, got 0")
+    sensitivity = check_positive("sensitivity", sensitivity)
+    if method == "classical":
+        c = math.sqrt(2.0 * math.log(1.25 / delta))
+    elif method == "hrw":
+        c = math.sqrt(2.0 * math.log(2.0 / delta))
+    elif method == "analytic":
+        return sensitivity * _analytic_sigma(epsilon, delta)
+    else:
+        raise ValueError(f"method must be one of 'classical', 'hrw', 'analytic', got {method!r}")
+    return sensitivity * c / epsilon
+
+
+# ---------------------------------------------------------------- publish each record with probability delta
+def publish_each(x, delta, rng) -> np.ma.MaskedArray:
+    r"""Publish every record of ``x`` independently with probability ``delta``; hide the others.
+
+    The output is the data set with each record either shown or replaced by
+    :math:`\perp` (a masked entry). On replace-one neighbours the two output laws
+    differ only on outputs that show the changed record, which have probability
+    ``delta`` under either law, so the mechanism is :math:`(\varepsilon,\delta)`-DP for
+    *every* :math:`\varepsilon \ge 0` and for no smaller :math:`\delta` (book,
+    approximate-DP chapter). Yet it publishes about :math:`n\delta` records in the clear.
+
+    Parameters
+    ----------
+    x : array_like, shape (n,)
+        The records.
+    delta : float
+        Publication probability, in ``[0, 1)``.
+    rng : numpy.random.Generator
+        Source of randomness.
+
+    Returns
+    -------
+    numpy.ma.MaskedArray
+        ``x`` with the unpublished records masked.
+
+    Examples
+    --------
+    >>> out = publish_each([3, 1, 4, 1, 5], 0.0, np.random.default_rng(0))
+    >>> int(out.count())            # delta = 0 publishes nothing
+    0
+    """
+    delta = check_delta("delta", delta)
+    rng = check_rng("rng", rng)
+    arr = np.asarray(x)
+    if arr.ndim != 1:
+        raise ValueError(f"x must be a 1-D array of records, got shape {arr.shape}")
+    shown = rng.random(arr.shape[0]) < delta
+    return np.ma.masked_array(arr, mask=~shown)
+
+
+def publish_any_probability(n, delta) -> float:
+    r"""Exact probability that :func:`publish_each` shows at least one of ``n`` records.
+
+    :math:`1 - (1-\delta)^n`, computed as ``-expm1(n * log1p(-delta))`` so that it
+    stays accurate when :math:`n\delta` is tiny. By Bernoulli's inequality it never
+    exceeds :math:`n\delta`, and it is close to :math:`n\delta` only when
+    :math:`n\delta \ll 1`.
+
+    Examples
+    --------
+    >>> round(publish_any_probability(2, 0.5), 12)
+    0.75
+    """
+    n = check_integer("n", n, low=0)
+    delta = check_delta("delta", delta)
+    return float(-math.expm1(n * math.log1p(-delta)))
+
+
+# ---------------------------------------------------------------- sensitivity
+def replace_one_neighbours(x, domain):
+    r"""Yield every data set that differs from ``x`` in exactly one record (replace-one relation).
+
+    Parameters
+    ----------
+    x : sequence
+        A data set (tuple of records).
+    domain : sequence
+        The finite set of possible record values.
+
+    Examples
+    --------
+    >>> list(replace_one_neighbours((0, 1), (0, 1)))
+    [(1, 1), (0, 0)]
+    """
+    x = tuple(x)
+    domain = tuple(domain)
+    if len(domain) < 1:
+        raise ValueError("domain must contain at least one value, got an empty domain")
+    for i, xi in enumerate(x):
+        for value in domain:
+            if value != xi:
+                yield x[:i] + (value,) + x[i + 1:]
+
+
+def sensitivity(query, n, domain, ord=1) -> float:
+    r"""Global sensitivity of ``query`` by brute force over all data sets of size ``n``.
+
+    :math:`\Delta_p = \max_{x \sim x'} \lVert f(x) - f(x')\rVert_p` over every data set
+    :math:`x \in \text{domain}^n` and every replace-one neighbour :math:`x'`
+    (:cite:`dwork2014algorithmic` Definition 3.1 uses :math:`p = 1`). Exponential in
+    ``n``: meant for small cases that check a hand-derived sensitivity.
+
+    Parameters
+    ----------
+    query : callable
+        Maps a tuple of ``n`` records to a number or a 1-D array.
+    n : int
+        Data-set size, ``>= 1``.
+    domain : sequence
+        Finite set of record values (at least two).
+    ord : {1, 2, numpy.inf}
+        Which norm.
+
+    Examples
+    --------
+    >>> sensitivity(sum, 3, (0, 1))                  # a counting query
+    1.0
+    >>> sensitivity(lambda x: sum(x) / 4, 4, (0, 1))  # a mean of bits
+    0.25
+    """
+    n = check_integer("n", n, low=1)
+    domain = tuple(domain)
+    if len(domain) < 2:
+        raise ValueError(f"domain must contain at least two values, got {list(domain)}")
+    if ord not in (1, 2, np.inf):
+        raise ValueError(f"ord must be one of 1, 2, inf, got {ord!r}")
+    best = 0.0
+    for x in itertools.product(domain, repeat=n):
+        fx = np.atleast_1d(np.asarray(query(x), dtype=float))
+        for y in replace_one_neighbours(x, domain):
+            fy = np.atleast_1d(np.asarray(query(y), dtype=float))
+            best = max(best, float(np.linalg.norm(fx - fy, ord=ord)))
+    return best
+
+
+def _check_cov(cov, d=None) -> np.ndarray:
+    m = np.asarray(cov, dtype=float)
+    if m.ndim != 2 or m.shape[0] != m.shape[1] or (d is not None and m.shape[0] != d):
+        want = f"({d}, {d})" if d is not None else "square"
+        raise ValueError(f"cov must be a {want} matrix, got shape {m.shape}")
+    if not np.all(np.isfinite(m)) or not np.allclose(m, m.T, rtol=1e-12, atol=1e-12):
+        raise ValueError("cov must be a finite symmetric matrix")
+    try:
+        return np.linalg.cholesky(m)
+    except np.linalg.LinAlgError:
+        raise ValueError("cov must be positive definite") from None
+
+
+def mahalanobis_sensitivity(differences, cov) -> float:
+    r"""Largest Mahalanobis length :math:`\max_k \lVert M^{-1/2} d_k\rVert_2` of the rows of ``differences``.
+
+    With :math:`d = v_D - v_{D'}` ranging over neighbouring pairs this is the
+    sensitivity of source 003's proposition (:cite:`hall2013differential`
+    Proposition 3): adding :math:`\sigma Z`, :math:`Z \sim N(0, M)`, gives the same
+    privacy as one-dimensional noise :math:`N(0,\sigma^2)` on a query of
+    sensitivity :math:`\Delta_M`. Computed as :math:`\lVert L^{-1} d\rVert_2` with the
+    Cholesky factor :math:`M = LL^\top`, which equals :math:`\lVert M^{-1/2} d\rVert_2`
+    because both square to :math:`d^\top M^{-1} d`.
+
+    Parameters
+    ----------
+    differences : array_like, shape (k, d) or (d,)
+        Difference vectors :math:`v_D - v_{D'}`.
+    cov : array_like, shape (d, d)
+        Symmetric positive definite :math:`M`.
+
+    Examples
+    --------
+    >>> mahalanobis_sensitivity([[2.0, 0.0], [0.0, 1.0]], [[4.0, 0.0], [0.0, 1.0]])
+    1.0
+    """
+    diffs = np.atleast_2d(np.asarray(differences, dtype=float))
+    if diffs.ndim != 2 or not np.all(np.isfinite(diffs)):
+        raise ValueError(f"differences must be a finite (k, d) array, got shape {diffs.shape}")
+    chol = _check_cov(cov, diffs.shape[1])
+    from scipy.linalg import solve_triangular
+
+    white = solve_triangular(chol, diffs.T, lower=True)
+    return float(np.max(np.linalg.norm(white, axis=0)))
+
+
+# ---------------------------------------------------------------- Laplace mechanism
+def laplace_scale(epsilon, sensitivity=1.0) -> float:
+    r"""Scale :math:`b = \Delta_1/\varepsilon` of the Laplace mechanism.
+
+    With this scale, :math:`f(x) + \mathrm{Lap}(b)` is :math:`\varepsilon`-DP when
+    :math:`f` has L1 sensitivity :math:`\Delta_1` (:cite:`dwork2006calibrating`,
+    :cite:`dwork2014algorithmic` Theorem 3.6).
+
+    Examples
+    --------
+    >>> laplace_scale(0.5, sensitivity=2.0)
+    4.0
+    """
+    epsilon = check_positive("epsilon", epsilon)
+    sensitivity = check_positive("sensitivity", sensitivity)
+    return sensitivity / epsilon
+
+
+def laplace_epsilon(scale, sensitivity=1.0) -> float:
+    r"""The exact :math:`\varepsilon` of the Laplace mechanism with scale ``b``: :math:`\Delta_1/b`.
+
+    The log density ratio :math:`(|y - f(x')| - |y - f(x)|)/b` reaches
+    :math:`|f(x)-f(x')|/b` (for :math:`y` beyond both centres), so no smaller
+    :math:`\varepsilon` holds for a worst-case pair.
+
+    Examples
+    --------
+    >>> laplace_epsilon(4.0, sensitivity=2.0)
+    0.5
+    """
+    scale = check_positive("scale", scale)
+    sensitivity = check_positive("sensitivity", sensitivity)
+    return sensitivity / scale
+
+
+def laplace_mechanism(value, epsilon, rng, sensitivity=1.0) -> np.ndarray | float:
+    r"""Release ``value`` plus independent Laplace noise of scale :math:`\Delta_1/\varepsilon` per coordinate.
+
+    Parameters
+    ----------
+    value : float or array_like
+        The true answer :math:`f(x)` (scalar or vector).
+    epsilon : float
+        Privacy parameter, ``> 0``.
+    rng : numpy.random.Generator
+        Source of randomness.
+    sensitivity : float
+        L1 sensitivity :math:`\Delta_1` of the query, ``> 0``.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> out = laplace_mechanism([10.0, 20.0], 1.0, rng)
+    >>> out.shape
+    (2,)
+    """
+    b = laplace_scale(epsilon, sensitivity)
+    rng = check_rng("rng", rng)
+    v = np.asarray(value, dtype=float)
+    if not np.all(np.isfinite(v)):
+        raise ValueError("value must be finite")
+    out = v + rng.laplace(0.0, b, size=v.shape)
+    return float(out) if out.ndim == 0 else out
+
+
+# ---------------------------------------------------------------- Gaussian mechanism
+def gaussian_mechanism(value, sigma, rng, cov=None) -> np.ndarray | float:
+    r"""Release ``value`` plus Gaussian noise :math:`\sigma Z`, :math:`Z \sim N(0, I)` or :math:`N(0, M)`.
+
+    Calibrate ``sigma`` with :func:`gaussian_sigma` using the L2 sensitivity
+    (``cov=None``) or the Mahalanobis sensitivity :func:`mahalanobis_sensitivity`
+    for the same ``cov`` (source 003's proposition, :cite:`hall2013differential`).
+
+    Parameters
+    ----------
+    value : float or array_like, shape (d,)
+        The true answer.
+    sigma : float
+        Noise scale, ``> 0``.
+    rng : numpy.random.Generator
+        Source of randomness.
+    cov : array_like, shape (d, d), optional
+        Symmetric positive definite shape matrix :math:`M` of the noise.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> gaussian_mechanism([0.0, 0.0], 1.0, rng, cov=[[2.0, 0.5], [0.5, 1.0]]).shape
+    (2,)
+    """
+    sigma = check_positive("sigma", sigma)
+    rng = check_rng("rng", rng)
+    v = np.asarray(value, dtype=float)
+    if not np.all(np.isfinite(v)):
+        raise ValueError("value must be finite")
+    if cov is None:
+        out = v + sigma * rng.standard_normal(v.shape)
+        return float(out) if out.ndim == 0 else out
+    if v.ndim != 1:
+        raise ValueError(f"value must be a 1-D vector when cov is given, got shape {v.shape}")
+    chol = _check_cov(cov, v.shape[0])
+    return v + sigma * (chol @ rng.standard_normal(v.shape[0]))

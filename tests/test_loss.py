@@ -1,0 +1,233 @@
+"""Unit tests of dpnotes.loss: privacy loss laws and privacy profiles."""
+
+import itertools
+import math
+from fractions import Fraction
+
+import mpmath as mp
+import numpy as np
+import pytest
+from scipy import integrate, optimize, stats
+
+from dpnotes import loss
+from dpnotes import mechanisms as mech
+
+
+def brute_force_sup(p, q, epsilon):
+    """sup over all 2^k events S of P(S) - e^eps Q(S) (independent of the pointwise formula)."""
+    k = len(p)
+    best = 0.0
+    for r in range(k + 1):
+        for s in itertools.combinations(range(k), r):
+            best = max(best, sum(p[i] for i in s) - math.exp(epsilon) * sum(q[i] for i in s))
+    return best
+
+
+@pytest.fixture
+def random_pairs():
+    rng = np.random.default_rng(3)
+    pairs = []
+    for _ in range(6):
+        p = rng.dirichlet(np.ones(6))
+        q = rng.dirichlet(np.ones(6))
+        q[rng.integers(6)] = 0.0          # some outcome Q never produces
+        pairs.append((p, q / q.sum()))
+    return pairs
+
+
+# ---------------------------------------------------------------- discrete
+def test_privacy_loss_of_randomized_response_is_plus_minus_epsilon():
+    m = mech.rr_matrix(0.8)
+    values, prob = loss.privacy_loss(m[0], m[1])
+    assert values == pytest.approx([0.8, -0.8], abs=1e-15)
+    assert prob.tolist() == m[0].tolist()
+
+
+def test_privacy_loss_support_rules():
+    values, prob = loss.privacy_loss([0.5, 0.5, 0.0], [0.25, 0.0, 0.75])
+    assert values[0] == pytest.approx(math.log(2)) and values[1] == math.inf
+    assert prob.tolist() == [0.5, 0.5]        # the outcome only Q produces is never drawn
+
+
+def test_hockey_stick_equals_supremum_over_events(random_pairs):
+    for p, q in random_pairs:
+        for eps in (0.0, 0.3, 1.0, 2.5):
+            assert loss.hockey_stick(p, q, eps) == pytest.approx(brute_force_sup(p, q, eps), abs=1e-14)
+
+
+def test_hockey_stick_equals_expectation_over_loss(random_pairs):
+    eps = np.linspace(0, 4, 9)
+    for p, q in random_pairs:
+        values, prob = loss.privacy_loss(p, q)
+        a = loss.hockey_stick(p, q, eps)
+        b = loss.hockey_stick_from_loss(values, prob, eps)
+        assert a.shape == eps.shape and np.allclose(a, b, atol=1e-15)
+
+
+def test_hockey_stick_exact_rationals():
+    p = [Fraction(1, 2), Fraction(1, 3), Fraction(1, 6)]
+    q = [Fraction(1, 6), Fraction(1, 3), Fraction(1, 2)]
+    eps = math.log(2)
+    exact = sum(max(pi - 2 * qi, 0) for pi, qi in zip(p, q))      # = 1/6
+    assert loss.hockey_stick([float(x) for x in p], [float(x) for x in q], eps) == pytest.approx(float(exact))
+
+
+def test_hockey_stick_huge_epsilon_and_zero_q():
+    assert loss.hockey_stick([0.5, 0.5], [1.0, 0.0], 1000.0) == pytest.approx(0.5)
+
+
+def test_loss_tail_strict_and_weak():
+    assert loss.loss_tail([1.0, -1.0, math.inf], [0.5, 0.3, 0.2], 1.0) == pytest.approx(0.2)
+    assert loss.loss_tail([1.0, -1.0, math.inf], [0.5, 0.3, 0.2], 1.0, strict=False) == pytest.approx(0.7)
+
+
+def test_tail_dominates_hockey_stick(random_pairs):
+    for p, q in random_pairs:
+        values, prob = loss.privacy_loss(p, q)
+        for eps in (0.0, 0.5, 1.5):
+            assert loss.hockey_stick(p, q, eps) <= loss.loss_tail(values, prob, eps) + 1e-15
+
+
+def test_tail_bound_from_dp_holds_for_gaussian():
+    mu, eps = 1.0, 1.0
+    delta = loss.gaussian_delta(eps, mu)
+    for ep in (1.2, 2.0, 3.0):
+        tail = stats.norm(mu * mu / 2, mu).sf(ep)
+        assert tail <= loss.tail_bound_from_dp(eps, delta, ep)
+    assert loss.tail_bound_from_dp(1.0, 0.5, 1.01) == 1.0
+
+
+# ---------------------------------------------------------------- randomized response
+@pytest.mark.parametrize("eps0", [0.1, math.log(3), 2.0])
+def test_rr_delta_matches_discrete_hockey_stick(eps0):
+    m = mech.rr_matrix(eps0)
+    for eps in (0.0, eps0 / 2, eps0, 2 * eps0):
+        assert loss.rr_delta(eps, eps0) == pytest.approx(loss.hockey_stick(m[0], m[1], eps), abs=1e-15)
+        assert loss.rr_delta(eps, eps0) == pytest.approx(loss.hockey_stick(m[1], m[0], eps), abs=1e-15)
+
+
+# ---------------------------------------------------------------- Laplace
+def laplace_hockey_quad(eps, mu):
+    p, q = stats.laplace(0, 1), stats.laplace(mu, 1)
+    f = lambda y: max(p.pdf(y) - math.exp(eps) * q.pdf(y), 0.0)
+    return sum(integrate.quad(f, a, b, limit=200)[0] for a, b in [(-60, 0), (0, mu), (mu, 60)])
+
+
+@pytest.mark.parametrize("mu", [0.5, 1.0, 3.0])
+def test_laplace_delta_matches_quadrature(mu):
+    for eps in (0.0, 0.2 * mu, 0.7 * mu, mu, 1.5 * mu):
+        assert loss.laplace_delta(eps, mu) == pytest.approx(laplace_hockey_quad(eps, mu), abs=1e-9)
+
+
+def test_laplace_loss_cdf_matches_grid_integral():
+    mu = 1.3
+    y = np.linspace(-40, 40, 800_001)
+    w = stats.laplace.pdf(y) * (y[1] - y[0])
+    L = np.abs(y - mu) - np.abs(y)
+    for ell in (-1.0, 0.0, 0.9):
+        assert loss.laplace_loss_cdf(ell, mu) == pytest.approx(w[L <= ell].sum(), abs=2e-4)
+    assert loss.laplace_loss_cdf(-mu, mu) == pytest.approx(0.5 * math.exp(-mu))   # the atom at -mu
+    assert loss.laplace_loss_tail(mu, mu) == 0.0
+    assert loss.laplace_loss_tail(mu, mu, strict=False) == pytest.approx(0.5)       # the atom at +mu
+
+
+# ---------------------------------------------------------------- Gaussian
+def mp_gaussian_delta(eps, mu):
+    with mp.workdps(60):
+        eps, mu = mp.mpf(eps), mp.mpf(mu)
+        return mp.ncdf(mu / 2 - eps / mu) - mp.e ** eps * mp.ncdf(-mu / 2 - eps / mu)
+
+
+@pytest.mark.parametrize("mu", [1e-3, 0.05, 0.5, 1.0, 3.0, 10.0])
+def test_gaussian_delta_full_relative_precision(mu):
+    for eps in (0.0, 0.01, 0.5, 2.0, 10.0):
+        ref = mp_gaussian_delta(eps, mu)
+        got = loss.gaussian_delta(eps, mu)
+        if ref < mp.mpf("1e-300"):
+            assert got < 1e-290
+        else:
+            assert got == pytest.approx(float(ref), rel=1e-10)
+
+
+def test_gaussian_delta_equals_expectation_and_supremum():
+    mu = 0.8
+    law = stats.norm(mu * mu / 2, mu)
+    for eps in (0.0, 0.3, 1.0, 2.0):
+        expect = integrate.quad(lambda l: (1 - math.exp(eps - l)) * law.pdf(l), eps, eps + 40 * mu)[0]
+        half = optimize.minimize_scalar(
+            lambda t: -(stats.norm.cdf(t) - math.exp(eps) * stats.norm.cdf(t - mu)),
+            bounds=(-20, 20), method="bounded", options={"xatol": 1e-10})
+        # P = N(0,1) on outputs below t, Q = N(mu, 1): the supremum over half-lines (-inf, t]
+        assert loss.gaussian_delta(eps, mu) == pytest.approx(expect, rel=1e-8)
+        assert loss.gaussian_delta(eps, mu) == pytest.approx(-half.fun, rel=1e-8)
+
+
+def test_gaussian_delta_vectorized_and_at_zero():
+    eps = np.linspace(0, 3, 7)
+    out = loss.gaussian_delta(eps, 1.5)
+    assert out.shape == (7,) and np.all(np.diff(out) < 0)
+    assert loss.gaussian_delta(0.0, 1.5) == pytest.approx(2 * stats.norm.cdf(0.75) - 1)
+    grid = loss.gaussian_delta(eps[:, None], np.array([0.5, 1.0]))
+    assert grid.shape == (7, 2)
+    assert isinstance(loss.gaussian_delta(1.0, 1.0), float)
+
+
+@pytest.mark.parametrize("delta, mu", [(1e-5, 0.5), (1e-10, 2.0), (0.1, 0.3)])
+def test_gaussian_epsilon_inverts_profile(delta, mu):
+    e = loss.gaussian_epsilon(delta, mu)
+    assert float(mp_gaussian_delta(e, mu)) == pytest.approx(delta, rel=1e-9)
+
+
+def test_gaussian_epsilon_zero_when_tv_small():
+    assert loss.gaussian_epsilon(0.5, 0.1) == 0.0
+
+
+def test_gaussian_loss_is_the_law_of_the_log_ratio():
+    mu = 1.7
+    law = loss.gaussian_loss(mu)
+    # L(y) = log phi(y) - log phi(y - mu) = mu^2/2 - y*mu is decreasing in y:
+    for ell in (-1.0, 0.5, 2.0):
+        y_star = (mu * mu / 2 - ell) / mu
+        assert law.cdf(ell) == pytest.approx(stats.norm.sf(y_star), rel=1e-12)
+        assert loss.gaussian_loss_tail(ell, mu) == pytest.approx(stats.norm.cdf(y_star), rel=1e-12)
+
+
+def test_gaussian_test_power_matches_neyman_pearson_threshold():
+    mu = 1.2
+    for gamma in (1e-4, 0.05, 0.5):
+        threshold = stats.norm.isf(gamma)              # reject when y > threshold under N(0,1)
+        assert loss.gaussian_test_power(gamma, mu) == pytest.approx(stats.norm.sf(threshold - mu), rel=1e-12)
+
+
+# ---------------------------------------------------------------- bad inputs
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (lambda: loss.hockey_stick([0.5, 0.5], [1.0], 1.0), "same length"),
+        (lambda: loss.hockey_stick([0.5, 0.6], [0.5, 0.5], 1.0), "p must sum to 1"),
+        (lambda: loss.hockey_stick([0.5, 0.5], [0.5, 0.5], -1.0), "epsilon must be >= 0"),
+        (lambda: loss.hockey_stick([0.5, 0.5], [0.5, 0.5], [0.0, np.nan]), "epsilon"),
+        (lambda: loss.hockey_stick_from_loss([1.0], [0.5, 0.5], 1.0), "loss must be a vector"),
+        (lambda: loss.loss_tail([1.0, 2.0], [0.5, 0.5], "x"), "epsilon"),
+        (lambda: loss.tail_bound_from_dp(1.0, 0.1, 0.5), "epsilon_prime must be > 1"),
+        (lambda: loss.tail_bound_from_dp(1.0, 1.0, 2.0), "delta must be in"),
+        (lambda: loss.rr_delta(1.0, -1.0), "epsilon_rr must be >= 0"),
+        (lambda: loss.laplace_delta(1.0, 0.0), "mu must be > 0"),
+        (lambda: loss.laplace_delta(-0.1, 1.0), "epsilon must be >= 0"),
+        (lambda: loss.laplace_loss_cdf(0.0, -1.0), "mu must be > 0"),
+        (lambda: loss.laplace_loss_tail(0.0, 0.0), "mu must be > 0"),
+        (lambda: loss.gaussian_delta(-1.0, 1.0), "epsilon must be >= 0"),
+        (lambda: loss.gaussian_delta(1.0, 0.0), "mu must be > 0"),
+        (lambda: loss.gaussian_delta(np.inf, 1.0), "epsilon must be finite"),
+        (lambda: loss.gaussian_epsilon(0.0, 1.0), "delta must be in"),
+        (lambda: loss.gaussian_epsilon(1e-5, -1.0), "mu must be > 0"),
+        (lambda: loss.gaussian_loss(0.0), "mu must be > 0"),
+        (lambda: loss.gaussian_loss_tail(1.0, -2.0), "mu must be > 0"),
+        (lambda: loss.gaussian_test_power(1.5, 1.0), r"gamma must be in \[0, 1\]"),
+        (lambda: loss.gaussian_test_power(-0.5, 1.0), "gamma must be >= 0"),
+        (lambda: loss.gaussian_test_power(0.5, 0.0), "mu must be > 0"),
+    ],
+)
+def test_bad_inputs(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()

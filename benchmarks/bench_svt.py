@@ -1,0 +1,47 @@
+"""Timings of dpnotes.svt: the exact output law, the privacy search and the simulations.
+
+Run from the book root: ``.venv/bin/python benchmarks/bench_svt.py``. Prints one
+``name<TAB>seconds`` line per measurement (best of three runs).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from dpnotes import svt
+
+
+def best_of(fn, repeat=3):
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return min(times)
+
+
+def main():
+    answers4 = np.array([1.0, -2.0, 0.5, 3.0])
+    family = (np.append(np.full(12, 12.0), -10.0), np.append(np.full(12, 13.0), -11.0))
+    cases = {
+        "output_log_probabilities_k4": lambda: svt.output_log_probabilities(answers4, 0.0, 1.0),
+        "max_log_ratio_family_m12": lambda: svt.max_log_ratio(*family, 0.0, 1.0),
+        "search_worst_case_k2": lambda: svt.search_worst_case(2, 1.0, rng=np.random.default_rng(2),
+                                                              n_starts=2, maxfev=120),
+        "accuracy_failure_probability_k1000": lambda: svt.accuracy_failure_probability(1000, 1.0, 40.0),
+        "sample_outputs_k4_n200000": lambda: svt.sample_outputs(answers4, 0.0, 1.0, 200_000,
+                                                               rng=np.random.default_rng(0)),
+        "simulate_accuracy_failure_k100_n10000": lambda: svt.simulate_accuracy_failure(
+            100, 1.0, 30.0, 10_000, rng=np.random.default_rng(0)),
+        "above_threshold_loop_k3_n20000": lambda: [svt.above_threshold([0.0, 2.0, -1.0], 1.0, 1.0,
+                                                                       rng=np.random.default_rng(i))
+                                                   for i in range(20_000)],
+    }
+    for name, fn in cases.items():
+        print(f"{name}\t{best_of(fn):.4f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

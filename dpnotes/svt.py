@@ -1,0 +1,565 @@
+r"""The sparse vector technique: AboveThreshold and Sparse.
+
+AboveThreshold (:cite:`dwork2014algorithmic` Algorithm 1, §3.6) receives a stream of
+sensitivity-1 queries and a public threshold ``T``. It adds Laplace noise of scale
+``2/epsilon`` to the threshold once, adds fresh Laplace noise of scale ``4/epsilon``
+to every query answer, answers ``False`` (below, the book's :math:`\bot`) while the
+noisy answer is below the noisy threshold, and answers ``True`` (above, :math:`\top`)
+at the first query whose noisy answer reaches it, then halts.
+
+Outputs are encoded by the number ``o`` of :math:`\bot` they contain. For a stream of
+``k`` queries, ``o < k`` stands for :math:`\bot^{o}\top` (halt at query ``o + 1``)
+and ``o == k`` for :math:`\bot^{k}` (the stream ended with no query above the
+threshold). These ``k + 1`` outputs are all the algorithm can produce.
+
+Queries are given by their answers on the data set, ``answers[i]`` :math:`= f_{i+1}(D)`;
+a neighbouring data set changes each answer by at most 1.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import integrate, optimize
+
+from . import composition
+from ._validate import (
+    check_delta,
+    check_in_range,
+    check_integer,
+    check_positive,
+    check_real,
+    check_rng,
+)
+
+__all__ = [
+    "above_threshold",
+    "sample_outputs",
+    "output_log_probabilities",
+    "max_log_ratio",
+    "search_worst_case",
+    "accuracy_alpha",
+    "is_accurate",
+    "accuracy_failure_probability",
+    "simulate_accuracy_failure",
+    "advanced_per_query_epsilon",
+    "laplace_alpha",
+    "sparse",
+    "sparse_alpha",
+]
+
+_LOG_HALF = math.log(0.5)
+
+
+# --------------------------------------------------------------------------- validation
+def _answers(name, answers) -> np.ndarray:
+    arr = np.asarray(answers, dtype=float)
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"{name} must be a non-empty 1-D sequence of query answers, got shape {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must have finite entries, got {arr.tolist()}")
+    return arr
+
+
+def _scales(epsilon, threshold_scale, query_scale) -> tuple[float, float]:
+    epsilon = check_positive("epsilon", epsilon)
+    b_t = 2.0 / epsilon if threshold_scale is None else check_positive("threshold_scale", threshold_scale)
+    b_q = 4.0 / epsilon if query_scale is None else check_positive("query_scale", query_scale)
+    return b_t, b_q
+
+
+# --------------------------------------------------------------------------- the algorithm
+def above_threshold(answers, threshold, epsilon, *, rng) -> np.ndarray:
+    r"""Run AboveThreshold once (:cite:`dwork2014algorithmic` Algorithm 1).
+
+    Parameters
+    ----------
+    answers : sequence of float
+        The answers :math:`f_1(D), \dots, f_k(D)` of sensitivity-1 queries.
+    threshold : float
+        The public threshold :math:`T`.
+    epsilon : float
+        Privacy parameter, ``> 0``; the run is :math:`\varepsilon`-DP (Theorem 3.23).
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    numpy.ndarray of bool
+        The answers given, ``True`` for :math:`\top`. It ends at the first ``True``
+        (the algorithm halts there). If no query is above the noisy threshold the
+        result is ``k`` times ``False``: the stream ended, no :math:`\top` was given.
+
+    Examples
+    --------
+    >>> above_threshold([-50.0, -50.0, 50.0, 0.0], 0.0, 1.0, rng=np.random.default_rng(1))
+    array([False, False,  True])
+    """
+    answers = _answers("answers", answers)
+    threshold = check_real("threshold", threshold)
+    epsilon = check_positive("epsilon", epsilon)
+    rng = check_rng("rng", rng)
+    noisy_threshold = threshold + rng.laplace(0.0, 2.0 / epsilon)
+    out = []
+    for f in answers:
+        nu = rng.laplace(0.0, 4.0 / epsilon)          # fresh noise for every query
+        if f + nu >= noisy_threshold:
+            out.append(True)                          # report "above" and halt
+            break
+        out.append(False)
+    return np.array(out, dtype=bool)
+
+
+def sample_outputs(answers, threshold, epsilon, size, *, rng, threshold_scale=None, query_scale=None) -> np.ndarray:
+    r"""Run AboveThreshold ``size`` times on the same answers (vectorized).
+
+    Parameters
+    ----------
+    answers, threshold, epsilon
+        As in :func:`above_threshold`.
+    size : int
+        Number of independent runs, ``>= 1``.
+    rng : numpy.random.Generator
+    threshold_scale, query_scale : float, optional
+        Laplace scales of the threshold and query noise; default ``2/epsilon`` and
+        ``4/epsilon`` (the algorithm as analysed). Other values serve to show what
+        goes wrong with less noise.
+
+    Returns
+    -------
+    numpy.ndarray of int
+        The output of each run as the number ``o`` of :math:`\bot` it contains
+        (``o < k``: halted at query ``o + 1``; ``o == k``: no :math:`\top`).
+
+    Examples
+    --------
+    >>> o = sample_outputs([-50.0, 50.0], 0.0, 1.0, 5, rng=np.random.default_rng(0))
+    >>> o.tolist()
+    [1, 1, 1, 1, 1]
+    """
+    answers = _answers("answers", answers)
+    threshold = check_real("threshold", threshold)
+    b_t, b_q = _scales(epsilon, threshold_scale, query_scale)
+    size = check_integer("size", size, low=1)
+    rng = check_rng("rng", rng)
+    k = answers.size
+    out = np.empty(size, dtype=np.int64)
+    chunk = max(1, 2_000_000 // k)                    # bound the memory of one block
+    for start in range(0, size, chunk):
+        n = min(chunk, size - start)
+        t_hat = threshold + rng.laplace(0.0, b_t, n)
+        above = answers + rng.laplace(0.0, b_q, (n, k)) >= t_hat[:, None]
+        out[start:start + n] = np.where(above.any(axis=1), above.argmax(axis=1), k)
+    return out
+
+
+# --------------------------------------------------------------------------- exact law
+def _log_cdf(u, b) -> float:
+    """log of the Laplace(0, b) CDF at the scalar u.
+
+    Written out with :mod:`math` (not ``scipy.stats.laplace.logcdf``) because
+    :func:`scipy.integrate.quad` calls the integrand one point at a time and the
+    scipy.stats call overhead would dominate; ``tests/test_svt.py`` compares it
+    with ``scipy.stats.laplace.logcdf``.
+    """
+    u = u / b
+    return u + _LOG_HALF if u < 0 else math.log1p(-0.5 * math.exp(-u))
+
+
+def _log_sf(u, b) -> float:
+    return _log_cdf(-u, b)
+
+
+def _log_integral(log_f, breakpoints) -> float:
+    """log of the integral over the real line of exp(log_f), where log_f is concave and
+    smooth between the breakpoints (a product of Laplace densities and CDFs)."""
+    pts = np.unique(np.asarray(breakpoints, dtype=float))
+    # log-concave integrand: its maximum gives the scale, and a further breakpoint. The
+    # search interval grows until the maximum is inside it (the Laplace density of the
+    # threshold makes the integrand vanish at both ends, so the maximum is finite).
+    width = 1.0 + float(np.ptp(pts))
+    while True:
+        lo, hi = pts[0] - width, pts[-1] + width
+        peak = optimize.minimize_scalar(lambda t: -log_f(t), bounds=(lo, hi),
+                                        method="bounded", options={"xatol": 1e-10})
+        if lo + 1e-3 * width < peak.x < hi - 1e-3 * width or width > 1e8:
+            break
+        width *= 8.0
+    pts = np.unique(np.append(pts, peak.x))
+    c = max(log_f(p) for p in pts)
+    edges = [-np.inf, *pts, np.inf]
+    total = 0.0
+    for lo, hi in zip(edges[:-1], edges[1:]):
+        # log-concave integrand with its peak among the edges: on a piece its largest
+        # value is at a finite end; skip pieces below exp(-600) of the peak
+        if max(log_f(x) for x in (lo, hi) if math.isfinite(x)) - c < -600.0:
+            continue
+        if hi - lo < 1e-6:          # a sliver between near-equal kinks: trapezoid rule
+            total += 0.5 * (hi - lo) * (math.exp(log_f(lo) - c) + math.exp(log_f(hi) - c))
+            continue
+        val, _ = integrate.quad(lambda t: math.exp(log_f(t) - c), lo, hi,
+                                epsabs=0.0, epsrel=1e-11, limit=200)
+        total += val
+    return c + math.log(total)
+
+
+def output_log_probabilities(answers, threshold, epsilon, *, threshold_scale=None, query_scale=None) -> np.ndarray:
+    r"""Exact log-probabilities of the ``k + 1`` outputs of AboveThreshold.
+
+    Given the noisy threshold :math:`\hat T = t`, the query noises are independent, so
+
+    .. math:: \Pr[\bot^{o}\top] = \int p_{\hat T}(t)\,\prod_{i \le o} F_\nu(t - f_i)\,
+              \bigl(1 - F_\nu(t - f_{o+1})\bigr)\,dt, \qquad
+              \Pr[\bot^{k}] = \int p_{\hat T}(t)\,\prod_{i \le k} F_\nu(t - f_i)\,dt,
+
+    with :math:`p_{\hat T}` the Laplace(``T``, ``2/epsilon``) density and :math:`F_\nu`
+    the Laplace(0, ``4/epsilon``) CDF. Each integral is computed with
+    :func:`scipy.integrate.quad` on the pieces between the kinks (``T`` and the
+    answers) and the integrand's maximum, relative tolerance ``1e-11``. This does
+    not use the sampler, so it can check it (and the privacy theorem).
+
+    Parameters
+    ----------
+    answers, threshold, epsilon, threshold_scale, query_scale
+        As in :func:`sample_outputs`.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``k + 1`` natural-log probabilities, indexed by the number ``o`` of :math:`\bot`.
+
+    Examples
+    --------
+    >>> p = np.exp(output_log_probabilities([0.0], 0.0, 1.0))
+    >>> bool(abs(p.sum() - 1) < 1e-10), bool(abs(p[0] - 0.5) < 1e-10)
+    (True, True)
+    """
+    answers = _answers("answers", answers)
+    threshold = check_real("threshold", threshold)
+    b_t, b_q = _scales(epsilon, threshold_scale, query_scale)
+    k = answers.size
+    return np.array([_output_log_probability(answers, threshold, b_t, b_q, o) for o in range(k + 1)])
+
+
+def _output_log_probability(answers, threshold, b_t, b_q, o) -> float:
+    """log Pr[output with o bottoms]; see :func:`output_log_probabilities`."""
+    k = answers.size
+    log_norm = math.log(2.0 * b_t)
+    vals, counts = np.unique(answers[:o], return_counts=True)
+    pairs = list(zip(vals.tolist(), counts.tolist()))
+    f_top = float(answers[o]) if o < k else None
+
+    def log_f(t):
+        val = -abs(t - threshold) / b_t - log_norm          # threshold noise density
+        for v, c in pairs:                                  # queries 1..o below
+            val += c * _log_cdf(t - v, b_q)
+        if f_top is not None:                               # query o+1 above
+            val += _log_sf(t - f_top, b_q)
+        return val
+
+    pts = [threshold, *vals.tolist()] + ([f_top] if f_top is not None else [])
+    return _log_integral(log_f, pts)
+
+
+def max_log_ratio(answers, answers_prime, threshold, epsilon, *, threshold_scale=None, query_scale=None) -> float:
+    r"""Largest :math:`|\log(\Pr[A = a]/\Pr[A' = a])|` over the outputs ``a`` of AboveThreshold.
+
+    ``answers`` are the query answers on :math:`D`, ``answers_prime`` on a neighbour
+    :math:`D'`; each pair differs by at most 1 (sensitivity-1 queries). The run on
+    :math:`D` and :math:`D'` is :math:`\varepsilon`-DP on these queries exactly when
+    the result is ``<= epsilon``.
+
+    Examples
+    --------
+    >>> r = max_log_ratio([0.0], [1.0], 0.0, 1.0)
+    >>> bool(0 < r <= 1.0)
+    True
+    """
+    a = _answers("answers", answers)
+    b = _answers("answers_prime", answers_prime)
+    if a.shape != b.shape:
+        raise ValueError(f"answers_prime must have the same length as answers, got {b.size} and {a.size}")
+    gap = float(np.max(np.abs(a - b)))
+    if gap > 1.0 + 1e-12:
+        raise ValueError(f"answers and answers_prime must differ by at most 1 (sensitivity 1), got {gap!r}")
+    kw = dict(threshold_scale=threshold_scale, query_scale=query_scale)
+    la = output_log_probabilities(a, threshold, epsilon, **kw)
+    lb = output_log_probabilities(b, threshold, epsilon, **kw)
+    return float(np.max(np.abs(la - lb)))
+
+
+def search_worst_case(k, epsilon, *, rng, n_starts=4, maxfev=150, spread=None,
+                      threshold_scale=None, query_scale=None):
+    r"""Search adversarial answers on neighbouring data sets for the largest output log-ratio.
+
+    The variables are the ``k`` answers on :math:`D` (threshold ``0``), kept in
+    ``(-spread, spread)`` as :math:`q_i = \mathrm{spread}\cdot\tanh(y_i)`, and the ``k``
+    changes :math:`d_i = \tanh(z_i) \in (-1, 1)` to :math:`D'`.
+    :func:`scipy.optimize.minimize` (Nelder--Mead, at most ``maxfev`` evaluations)
+    runs from ``n_starts`` random starting points on :func:`max_log_ratio`. A search gives a lower bound on the
+    worst case, not a proof.
+
+    Parameters
+    ----------
+    k : int
+        Number of queries, ``1 <= k <= 6``.
+    epsilon : float
+    rng : numpy.random.Generator
+        Draws the starting points.
+    n_starts, maxfev : int
+        Number of random starts and evaluations per start.
+    spread : float, optional
+        Bound on the answers' distance from the threshold; default ``8/epsilon``.
+
+    Returns
+    -------
+    (log_ratio, answers, answers_prime) : tuple
+        The largest log-ratio found and the answers that give it.
+
+    Examples
+    --------
+    >>> r, a, b = search_worst_case(1, 1.0, rng=np.random.default_rng(0), n_starts=1, maxfev=40)
+    >>> bool(r <= 1.0)
+    True
+    """
+    k = check_integer("k", k, low=1, high=6)
+    epsilon = check_positive("epsilon", epsilon)
+    rng = check_rng("rng", rng)
+    n_starts = check_integer("n_starts", n_starts, low=1)
+    maxfev = check_integer("maxfev", maxfev, low=1)
+    spread = 8.0 / epsilon if spread is None else check_positive("spread", spread)
+    kw = dict(threshold_scale=threshold_scale, query_scale=query_scale)
+
+    def unpack(x):
+        q = spread * np.tanh(x[:k])
+        return q, q + np.tanh(x[k:])
+
+    def loss(x):
+        q, qp = unpack(x)
+        return -max_log_ratio(q, qp, 0.0, epsilon, **kw)
+
+    best = None
+    for _ in range(n_starts):
+        x0 = rng.uniform(-2.0, 2.0, 2 * k)
+        res = optimize.minimize(loss, x0, method="Nelder-Mead",
+                                options={"xatol": 1e-6, "fatol": 1e-9, "maxfev": maxfev})
+        if best is None or res.fun < best.fun:
+            best = res
+    q, qp = unpack(best.x)
+    return -float(best.fun), q, qp
+
+
+# --------------------------------------------------------------------------- accuracy
+def accuracy_alpha(k, epsilon, beta) -> float:
+    r"""The :math:`\alpha` of Theorem 3.24: :math:`\alpha = 8(\log k + \log(2/\beta))/\varepsilon`.
+
+    With this :math:`\alpha`, AboveThreshold is :math:`(\alpha, \beta)`-accurate on any
+    ``k`` queries of which only the last may be :math:`\ge T - \alpha`
+    (:cite:`dwork2014algorithmic` Theorem 3.24).
+
+    Examples
+    --------
+    >>> round(accuracy_alpha(1, 8.0, 2 / math.e), 12)
+    1.0
+    """
+    k = check_integer("k", k, low=1)
+    epsilon = check_positive("epsilon", epsilon)
+    beta = check_in_range("beta", beta, 0.0, 1.0, low_inclusive=False, high_inclusive=False)
+    return 8.0 * (math.log(k) + math.log(2.0 / beta)) / epsilon
+
+
+def is_accurate(answers, threshold, alpha, outputs) -> np.ndarray:
+    r"""Whether each run meets Definition 3.9 (accuracy) for the stream ``answers``.
+
+    A run with output ``o`` (the number of :math:`\bot`, see the module docstring) is
+    accurate when it does not halt before the last query (``o >= k - 1``), every
+    :math:`\top` is on an answer :math:`\ge T - \alpha` and every :math:`\bot` on an
+    answer :math:`\le T + \alpha`.
+
+    Examples
+    --------
+    >>> is_accurate([-10.0, 10.0], 0.0, 1.0, [0, 1, 2]).tolist()
+    [False, True, False]
+    """
+    answers = _answers("answers", answers)
+    threshold = check_real("threshold", threshold)
+    alpha = check_positive("alpha", alpha)
+    o = np.asarray(outputs)
+    k = answers.size
+    if o.size and (not np.issubdtype(o.dtype, np.integer) or o.min() < 0 or o.max() > k):
+        raise ValueError(f"outputs must be integers in [0, {k}], got {o.tolist()}")
+    # prefix counts of answers that are too large to be reported below
+    too_big = np.concatenate([[0], np.cumsum(answers > threshold + alpha)])
+    bottoms_ok = too_big[o] == 0
+    top_ok = np.append(answers >= threshold - alpha, True)[o]     # o == k: no top at all
+    return (o >= k - 1) & bottoms_ok & top_ok
+
+
+def _worst_instance(k, threshold, alpha):
+    """The hardest stream allowed by Theorem 3.24: k - 1 answers just below T - alpha,
+    the last just above T + alpha (one floating-point step away, so that the stream
+    meets the theorem's strict inequality and the last query must be reported above)."""
+    return np.append(np.full(k - 1, np.nextafter(threshold - alpha, -np.inf)),
+                     np.nextafter(threshold + alpha, np.inf))
+
+
+def accuracy_failure_probability(k, epsilon, alpha) -> float:
+    r"""Exact failure probability of AboveThreshold on the hardest stream of Theorem 3.24.
+
+    The stream has :math:`k - 1` answers just below :math:`T - \alpha` (the theorem
+    allows earlier answers :math:`< T - \alpha`; the closer to the bound, the likelier
+    a false :math:`\top`) and the last just above :math:`T + \alpha` (so it must be
+    reported :math:`\top`). A run succeeds only with output
+    :math:`\bot^{k-1}\top`; the probability is computed by
+    :func:`output_log_probabilities`.
+
+    Examples
+    --------
+    >>> p = accuracy_failure_probability(10, 1.0, accuracy_alpha(10, 1.0, 0.1))
+    >>> bool(0 < p <= 0.1)
+    True
+    """
+    k = check_integer("k", k, low=1)
+    epsilon = check_positive("epsilon", epsilon)
+    alpha = check_positive("alpha", alpha)
+    log_success = _output_log_probability(_worst_instance(k, 0.0, alpha), 0.0, 2.0 / epsilon, 4.0 / epsilon, k - 1)
+    return float(-math.expm1(log_success))
+
+
+def simulate_accuracy_failure(k, epsilon, alpha, n_runs, *, rng) -> float:
+    r"""Fraction of ``n_runs`` seeded runs on the stream of :func:`accuracy_failure_probability`
+    that violate Definition 3.9 (checked by :func:`is_accurate`).
+
+    Examples
+    --------
+    >>> simulate_accuracy_failure(10, 1.0, 200.0, 1000, rng=np.random.default_rng(0))
+    0.0
+    """
+    k = check_integer("k", k, low=1)
+    epsilon = check_positive("epsilon", epsilon)
+    alpha = check_positive("alpha", alpha)
+    n_runs = check_integer("n_runs", n_runs, low=1)
+    rng = check_rng("rng", rng)
+    answers = _worst_instance(k, 0.0, alpha)
+    outputs = sample_outputs(answers, 0.0, epsilon, n_runs, rng=rng)
+    return float(1.0 - is_accurate(answers, 0.0, alpha, outputs).mean())
+
+
+# --------------------------------------------------------------------------- comparison
+def advanced_per_query_epsilon(epsilon, k, delta_prime) -> float:
+    r"""The per-query :math:`\varepsilon_0` whose ``k``-fold advanced composition costs ``epsilon``.
+
+    Solves :math:`\varepsilon_0\sqrt{2k\log(1/\delta')} + k\varepsilon_0(e^{\varepsilon_0}-1) = \varepsilon`
+    (:func:`dpnotes.composition.advanced`, :cite:`dwork2014algorithmic` Theorem 3.20)
+    with :func:`scipy.optimize.brentq`; the left side increases in :math:`\varepsilon_0`.
+
+    Examples
+    --------
+    >>> e0 = advanced_per_query_epsilon(1.0, 100, 1e-6)
+    >>> from dpnotes.composition import advanced
+    >>> round(advanced(e0, 100, 1e-6)[0], 9)
+    1.0
+    """
+    epsilon = check_positive("epsilon", epsilon)
+    k = check_integer("k", k, low=1)
+    delta_prime = check_in_range("delta_prime", delta_prime, 0.0, 1.0, low_inclusive=False, high_inclusive=False)
+    f = lambda e0: composition.advanced(e0, k, delta_prime)[0] - epsilon  # noqa: E731
+    return float(optimize.brentq(f, 1e-300, epsilon, xtol=1e-15, rtol=1e-13))
+
+
+def laplace_alpha(k, epsilon, beta, *, method="basic", delta_prime=None) -> float:
+    r"""Accuracy of answering ``k`` sensitivity-1 queries with the Laplace mechanism.
+
+    Each answer gets Laplace noise of scale :math:`1/\varepsilon_0`, where
+    :math:`\varepsilon_0 = \varepsilon/k` (``method="basic"``, Theorem 3.16: total
+    :math:`\varepsilon`-DP) or :func:`advanced_per_query_epsilon` (``method="advanced"``,
+    Theorem 3.20: total :math:`(\varepsilon, \delta')`-DP). The union bound with
+    :math:`\Pr[|\mathrm{Lap}(b)| \ge \alpha] = e^{-\alpha/b}` gives all ``k`` errors
+    :math:`< \alpha` except with probability :math:`\beta` for
+    :math:`\alpha = \log(k/\beta)/\varepsilon_0`. Comparing the noisy answers with
+    :math:`T` then meets Definition 3.9 with this :math:`\alpha`.
+
+    Examples
+    --------
+    >>> round(laplace_alpha(1, 1.0, 1 / math.e), 12)
+    1.0
+    """
+    k = check_integer("k", k, low=1)
+    epsilon = check_positive("epsilon", epsilon)
+    beta = check_in_range("beta", beta, 0.0, 1.0, low_inclusive=False, high_inclusive=False)
+    if method == "basic":
+        eps0 = epsilon / k
+    elif method == "advanced":
+        if delta_prime is None:
+            raise ValueError("delta_prime must be given for method='advanced', got None")
+        eps0 = advanced_per_query_epsilon(epsilon, k, delta_prime)
+    else:
+        raise ValueError(f"method must be 'basic' or 'advanced', got {method!r}")
+    return math.log(k / beta) / eps0
+
+
+# --------------------------------------------------------------------------- Sparse
+def sparse(answers, threshold, epsilon, c, *, rng, delta=0.0) -> np.ndarray:
+    r"""Run Sparse once: AboveThreshold restarted until ``c`` queries are reported above.
+
+    :cite:`dwork2014algorithmic` Algorithm 2 and Theorem 3.25. With ``delta == 0`` the
+    threshold noise has scale :math:`\sigma = 2c/\varepsilon` (each of the ``c``
+    AboveThreshold runs is :math:`\varepsilon/c`-DP; basic composition), otherwise
+    :math:`\sigma = \sqrt{32c\log(1/\delta)}/\varepsilon` (advanced composition,
+    :math:`(\varepsilon, \delta)`-DP for :math:`\varepsilon \le 1`). Query noise has
+    scale :math:`2\sigma`, the threshold is redrawn after every :math:`\top`, and the
+    run halts after the ``c``-th :math:`\top`.
+
+    Returns
+    -------
+    numpy.ndarray of bool
+        The answers given (``True`` for :math:`\top`); shorter than the stream when
+        the ``c``-th :math:`\top` came before its end, with fewer than ``c`` ``True``
+        when the stream ended first.
+
+    Examples
+    --------
+    >>> sparse([50.0, -50.0, 50.0, 50.0], 0.0, 1.0, 2, rng=np.random.default_rng(0))
+    array([ True, False,  True])
+    """
+    answers = _answers("answers", answers)
+    threshold = check_real("threshold", threshold)
+    epsilon = check_positive("epsilon", epsilon)
+    c = check_integer("c", c, low=1)
+    rng = check_rng("rng", rng)
+    delta = check_delta("delta", delta)
+    sigma = 2.0 * c / epsilon if delta == 0 else math.sqrt(32.0 * c * math.log(1.0 / delta)) / epsilon
+    noisy_threshold = threshold + rng.laplace(0.0, sigma)
+    out, count = [], 0
+    for f in answers:
+        if f + rng.laplace(0.0, 2.0 * sigma) >= noisy_threshold:
+            out.append(True)
+            count += 1
+            if count >= c:
+                break
+            noisy_threshold = threshold + rng.laplace(0.0, sigma)   # fresh threshold
+        else:
+            out.append(False)
+    return np.array(out, dtype=bool)
+
+
+def sparse_alpha(k, epsilon, beta, c, delta=0.0) -> float:
+    r"""The :math:`\alpha` of Sparse's accuracy theorem (:cite:`dwork2014algorithmic` Theorem 3.26).
+
+    Each of the ``c`` AboveThreshold runs has privacy parameter :math:`\varepsilon_0`
+    (:math:`\varepsilon/c`, or :math:`\varepsilon/\sqrt{8c\log(1/\delta)}` when
+    ``delta > 0``) and failure probability :math:`\beta/c`, so Theorem 3.24 gives
+    :math:`\alpha = 8(\log k + \log(2c/\beta))/\varepsilon_0`.
+
+    Examples
+    --------
+    >>> bool(abs(sparse_alpha(50, 1.0, 0.1, 1) - accuracy_alpha(50, 1.0, 0.1)) < 1e-12)
+    True
+    """
+    k = check_integer("k", k, low=1)
+    epsilon = check_positive("epsilon", epsilon)
+    beta = check_in_range("beta", beta, 0.0, 1.0, low_inclusive=False, high_inclusive=False)
+    c = check_integer("c", c, low=1)
+    delta = check_delta("delta", delta)
+    eps0 = epsilon / c if delta == 0 else epsilon / math.sqrt(8.0 * c * math.log(1.0 / delta))
+    return 8.0 * (math.log(k) + math.log(2.0 * c / beta)) / eps0

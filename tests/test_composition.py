@@ -1,0 +1,275 @@
+"""Unit tests of dpnotes.composition."""
+
+import math
+
+import pytest
+
+from dpnotes import composition as comp
+
+
+def test_basic_is_linear():
+    eps, dlt = comp.basic(0.3, 7, 1e-6)
+    assert eps == pytest.approx(2.1) and dlt == pytest.approx(7e-6)
+
+
+def test_advanced_closed_form_and_crossover():
+    eps, dlt = comp.advanced(0.01, 10_000, 1e-5, 1e-8)
+    assert eps == pytest.approx(0.01 * math.sqrt(2e4 * math.log(1e5)) + 100 * math.expm1(0.01))
+    assert dlt == pytest.approx(1e-4 + 1e-5)
+    # advanced beats basic for many small-epsilon mechanisms, not for a few
+    assert comp.advanced(0.01, 10_000, 1e-5)[0] < comp.basic(0.01, 10_000)[0]
+    assert comp.advanced(0.5, 2, 1e-5)[0] > comp.basic(0.5, 2)[0]
+
+
+@pytest.mark.parametrize(
+    "args, match",
+    [
+        ((0.0, 3), "epsilon must be > 0"),
+        ((0.1, 0), "k must be an integer >= 1"),
+        ((0.1, 2.5), "k must be an integer >= 1"),
+        ((0.1, 3, 1.0), r"delta must be in \[0, 1\)"),
+    ],
+)
+def test_basic_bad_inputs(args, match):
+    with pytest.raises(ValueError, match=match):
+        comp.basic(*args)
+
+
+@pytest.mark.parametrize(
+    "args, match",
+    [
+        ((0.1, 3, 0.0), r"delta_prime must be in \(0, 1\)"),
+        ((0.1, 3, 1.0), r"delta_prime must be in \(0, 1\)"),
+        ((-0.1, 3, 1e-5), "epsilon must be > 0"),
+        ((0.1, 3, 1e-5, -1e-9), r"delta must be in \[0, 1\)"),
+    ],
+)
+def test_advanced_bad_inputs(args, match):
+    with pytest.raises(ValueError, match=match):
+        comp.advanced(*args)
+
+
+# ---------------------------------------------------------------------------
+# advanced_reduction, optimal_delta, optimal
+# ---------------------------------------------------------------------------
+import itertools
+from fractions import Fraction
+
+import mpmath as mp
+import numpy as np
+
+
+def test_advanced_reduction_closed_form_and_order():
+    eps, k, dp = 0.3, 50, 1e-6
+    e, d = comp.advanced_reduction(eps, k, dp, 1e-8)
+    ee = math.exp(eps)
+    assert e == pytest.approx(eps * math.sqrt(2 * k * math.log(1 / dp)) + k * eps * (ee - 1) / (ee + 1), rel=1e-14)
+    assert d == pytest.approx(k * 1e-8 + dp)
+    for eps in (0.01, 0.5, 2.0):
+        for k in (1, 10, 1000):
+            assert comp.advanced_reduction(eps, k, 1e-6)[0] < comp.advanced(eps, k, 1e-6)[0]
+
+
+def _exact_kfold_rr_delta(k, ratio):
+    """Exact hockey-stick divergence of k-fold RR with p = 3/4 (eps = log 3), at e^{eps'} = ratio (a Fraction).
+
+    Brute force over all 2^k output strings: P(y) = prod of 3/4 or 1/4, Q the same with roles swapped.
+    """
+    p, q = Fraction(3, 4), Fraction(1, 4)
+    total = Fraction(0)
+    for y in itertools.product((0, 1), repeat=k):
+        flips = sum(y)
+        P = p ** (k - flips) * q ** flips
+        Q = q ** (k - flips) * p ** flips
+        total += max(P - ratio * Q, Fraction(0))
+    return total
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 5, 8, 10])
+def test_optimal_matches_brute_force_at_breakpoints(k):
+    # At eps' = (k - 2m) log 3 the ratio e^{eps'} = 3^(k-2m) is rational: delta is exact.
+    for m in range(0, (k + 1) // 2 + 1):
+        if k - 2 * m < 0:
+            break
+        dlt = _exact_kfold_rr_delta(k, Fraction(3) ** (k - 2 * m))
+        assert comp.optimal_delta(math.log(3), k, (k - 2 * m) * math.log(3)) == pytest.approx(float(dlt), rel=1e-12, abs=1e-15)
+        if 0 < dlt < 1:
+            assert comp.optimal(math.log(3), k, float(dlt)) == pytest.approx((k - 2 * m) * math.log(3), rel=1e-12)
+
+
+@pytest.mark.parametrize("k", [3, 6, 9])
+def test_optimal_delta_matches_brute_force_between_breakpoints(k):
+    for ratio in (Fraction(1), Fraction(2), Fraction(5), Fraction(7, 2), Fraction(50)):
+        dlt = _exact_kfold_rr_delta(k, ratio)
+        assert comp.optimal_delta(math.log(3), k, math.log(ratio)) == pytest.approx(float(dlt), rel=1e-12, abs=1e-16)
+        if 0 < dlt < 1:
+            assert comp.optimal(math.log(3), k, float(dlt)) == pytest.approx(math.log(ratio), rel=1e-11, abs=1e-12)
+
+
+def _delta_mp(eps, k, eps_prime, dps=40):
+    """delta(eps') of k-fold randomized response by a direct high-precision sum (mpmath)."""
+    with mp.workdps(dps):
+        eps, ep = mp.mpf(eps), mp.mpf(eps_prime)
+        p = 1 / (1 + mp.exp(-eps))
+        q = 1 - p
+        s = mp.mpf(0)
+        for l in range(k + 1):
+            if (k - 2 * l) * eps <= ep:
+                break
+            s += mp.binomial(k, l) * (p ** (k - l) * q ** l - mp.exp(ep) * p ** l * q ** (k - l))
+        return s
+
+
+@pytest.mark.parametrize(
+    "eps, k, dlt",
+    [(0.1, 2000, 1e-6), (0.001, 2000, 1e-6), (0.001, 20, 1e-3), (5.0, 2000, 1e-6), (5.0, 100_000, 1e-6),
+     (1.0, 10, 1e-3), (0.01, 1000, 1e-9), (0.5, 500, 0.3), (0.05, 3000, 1e-12),
+     # brackets far in the tails of the binomial: the summation window must adapt
+     (5.0, 100_000, 0.9), (0.1, 10_000, 0.99), (0.1, 10_000, 1e-300), (2.0, 50, 0.999)],
+)
+def test_optimal_agrees_with_mpmath_to_1e9_relative(eps, k, dlt):
+    e = comp.optimal(eps, k, dlt)
+    assert 0 < e <= k * eps
+    # the exact delta crosses the target inside [e (1 - 1e-9), e (1 + 1e-9)]
+    assert _delta_mp(eps, k, e * (1 - 1e-9)) > dlt > _delta_mp(eps, k, e * (1 + 1e-9))
+
+
+def test_optimal_large_k_no_overflow_and_consistent():
+    for eps in (0.001, 0.1, 5.0):
+        e = comp.optimal(eps, 100_000, 1e-6)
+        assert math.isfinite(e) and 0 < e < 100_000 * eps
+        lo, hi = comp.optimal_delta(eps, 100_000, [e * (1 - 1e-9), e * (1 + 1e-9)])
+        assert lo > 1e-6 > hi
+
+
+def test_optimal_properties():
+    # never worse than basic or either advanced bound; monotone in k and in delta
+    for eps in (0.01, 0.3, 2.0):
+        for k in (1, 7, 100, 2000):
+            e = comp.optimal(eps, k, 1e-6)
+            assert e <= k * eps + 1e-12
+            assert e <= comp.advanced_reduction(eps, k, 1e-6)[0]
+        es = [comp.optimal(eps, k, 1e-6) for k in (10, 20, 40, 80)]
+        assert np.all(np.diff(es) > 0)
+        ds = [comp.optimal(eps, 100, d) for d in (1e-9, 1e-6, 1e-3, 0.1)]
+        assert np.all(np.diff(ds) < 0)
+    assert comp.optimal(0.2, 5, 0.0) == pytest.approx(1.0)
+    # delta at least the total variation distance of the two binomials: eps' = 0
+    tv = comp.optimal_delta(0.01, 100, 0.0)
+    assert comp.optimal(0.01, 100, min(tv * 1.01, 0.99)) == 0.0
+
+
+def test_optimal_delta_vectorized_and_monotone():
+    grid = np.linspace(0, 3, 50)
+    d = comp.optimal_delta(0.1, 300, grid)
+    assert d.shape == grid.shape and np.all(np.diff(d) < 0) and d[0] < 1
+    assert comp.optimal_delta(0.1, 300, 30.0) == 0.0
+
+
+@pytest.mark.parametrize(
+    "args, match",
+    [
+        ((0.0, 3, 1e-6), "epsilon must be > 0"),
+        ((-1.0, 3, 1e-6), "epsilon must be > 0"),
+        ((0.1, 0, 1e-6), "k must be an integer >= 1"),
+        ((0.1, 2.5, 1e-6), "k must be an integer >= 1"),
+        ((0.1, 3, 1.0), r"delta must be in \[0, 1\)"),
+        ((0.1, 3, -1e-6), r"delta must be in \[0, 1\)"),
+    ],
+)
+def test_optimal_bad_inputs(args, match):
+    with pytest.raises(ValueError, match=match):
+        comp.optimal(*args)
+
+
+def test_optimal_delta_and_reduction_bad_inputs():
+    with pytest.raises(ValueError, match="epsilon_prime must be >= 0"):
+        comp.optimal_delta(0.1, 3, -0.5)
+    with pytest.raises(ValueError, match="k must be an integer"):
+        comp.optimal_delta(0.1, 1.5, 0.5)
+    with pytest.raises(ValueError, match=r"delta_prime must be in \(0, 1\)"):
+        comp.advanced_reduction(0.1, 3, 0.0)
+    with pytest.raises(ValueError, match="epsilon must be > 0"):
+        comp.advanced_reduction(0.0, 3, 1e-6)
+
+
+def test_uv_pair_is_exactly_eps_delta_and_no_better():
+    for eps, dlt in [(0.5, 0.0), (1.0, 0.1), (math.log(3), 0.2)]:
+        u, v = comp.uv_pair(eps, dlt)
+        assert u.sum() == pytest.approx(1) and v.sum() == pytest.approx(1)
+        # hockey-stick at e^eps equals delta exactly (brute force over the 16 events)
+        best = max(sum(u[i] for i in s) - math.exp(eps) * sum(v[i] for i in s)
+                   for r in range(5) for s in itertools.combinations(range(4), r))
+        assert best == pytest.approx(dlt, abs=1e-15)
+
+
+def test_rr_reduction_channel_exists_iff_indistinguishable():
+    rng = np.random.default_rng(5)
+    eps, dlt = 0.7, 0.05
+    found = 0
+    for _ in range(60):
+        p, q = rng.dirichlet(np.ones(4)), rng.dirichlet(np.ones(4))
+        hs = max(np.maximum(p - math.exp(eps) * q, 0).sum(), np.maximum(q - math.exp(eps) * p, 0).sum())
+        if hs <= dlt - 1e-9:
+            T = comp.rr_reduction_channel(p, q, eps, dlt)
+            u, v = comp.uv_pair(eps, dlt)
+            assert np.allclose(T.sum(axis=1), 1) and np.allclose(u @ T, p) and np.allclose(v @ T, q)
+            found += 1
+        elif hs > dlt + 1e-9:
+            with pytest.raises(ValueError, match="not"):
+                comp.rr_reduction_channel(p, q, eps, dlt)
+    assert found > 0
+
+
+def test_uv_and_channel_bad_inputs():
+    with pytest.raises(ValueError, match="epsilon must be >= 0"):
+        comp.uv_pair(-1.0)
+    with pytest.raises(ValueError, match=r"delta must be in \[0, 1\)"):
+        comp.uv_pair(1.0, 1.0)
+    with pytest.raises(ValueError, match="same length"):
+        comp.rr_reduction_channel([0.5, 0.5], [1.0], 1.0)
+    with pytest.raises(ValueError, match="p must sum to 1"):
+        comp.rr_reduction_channel([0.5, 0.6], [0.5, 0.5], 1.0)
+
+
+def _gauss_delta_quad(eps, mu):
+    """delta(eps) of the Gaussian pair by quadrature of E[(1 - e^{eps - L})_+], L ~ N(mu^2/2, mu^2)."""
+    from scipy import integrate, stats
+    m, s = mu * mu / 2, mu
+    f = lambda l: -math.expm1(eps - l) * stats.norm.pdf(l, m, s)
+    return integrate.quad(f, eps, m + 40 * s, epsabs=0, epsrel=1e-12, limit=200)[0]
+
+
+def test_rdp_and_zcdp_conversions_are_valid_for_gaussians():
+    alphas = np.linspace(1.01, 400, 4000)
+    for mu in (0.05, 0.3, 1.0):
+        for dlt in (1e-3, 1e-6, 1e-9):
+            classic = comp.rdp_to_dp(alphas, alphas * mu**2 / 2, dlt, method="classic")
+            improved = comp.rdp_to_dp(alphas, alphas * mu**2 / 2, dlt)
+            z = comp.zcdp_to_dp(mu**2 / 2, dlt)
+            assert improved <= classic
+            assert z == pytest.approx(mu**2 / 2 + 2 * math.sqrt(mu**2 / 2 * math.log(1 / dlt)))
+            # each converted epsilon is (eps, dlt)-valid: the exact delta there is <= dlt
+            for e in (classic, improved, z):
+                assert _gauss_delta_quad(e, mu) <= dlt * (1 + 1e-9)
+    # classic conversion closed form at its best order: rho alpha + L/(alpha-1) minimised at alpha = 1 + sqrt(L/rho)
+    rho, L = 0.02, math.log(1e6)
+    best = comp.rdp_to_dp([1 + math.sqrt(L / rho)], [(1 + math.sqrt(L / rho)) * rho], 1e-6, method="classic")
+    assert best == pytest.approx(rho + 2 * math.sqrt(rho * L))
+
+
+def test_conversion_bad_inputs():
+    with pytest.raises(ValueError, match="alpha must be > 1"):
+        comp.rdp_to_dp([1.0, 2.0], [0.1, 0.2], 1e-6)
+    with pytest.raises(ValueError, match="rdp must be >= 0"):
+        comp.rdp_to_dp([2.0], [-0.1], 1e-6)
+    with pytest.raises(ValueError, match="same length"):
+        comp.rdp_to_dp([2.0, 3.0], [0.1], 1e-6)
+    with pytest.raises(ValueError, match=r"delta must be in \(0, 1\)"):
+        comp.rdp_to_dp([2.0], [0.1], 0.0)
+    with pytest.raises(ValueError, match="method must be one of"):
+        comp.rdp_to_dp([2.0], [0.1], 1e-6, method="magic")
+    with pytest.raises(ValueError, match="rho must be > 0"):
+        comp.zcdp_to_dp(0.0, 1e-6)
+    with pytest.raises(ValueError, match=r"delta must be in \(0, 1\)"):
+        comp.zcdp_to_dp(0.1, 1.0)

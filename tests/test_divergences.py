@@ -1,0 +1,152 @@
+"""Unit tests of dpnotes.divergences."""
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from dpnotes import divergences as div
+
+
+def _sup_over_events(p, q):
+    """Brute force: the largest log P(S)/Q(S) over every event S with P(S) > 0."""
+    best = -math.inf
+    m = len(p)
+    for r in range(1, m + 1):
+        for s in itertools.combinations(range(m), r):
+            ps, qs = sum(p[i] for i in s), sum(q[i] for i in s)
+            if ps > 0:
+                best = max(best, math.inf if qs == 0 else math.log(ps / qs))
+    return best
+
+
+def test_max_divergence_equals_sup_over_events_on_random_pairs():
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        m = rng.integers(2, 7)
+        p, q = rng.dirichlet(np.ones(m)), rng.dirichlet(np.ones(m))
+        assert div.max_divergence(p, q) == pytest.approx(_sup_over_events(p, q), abs=1e-12)
+
+
+def test_max_divergence_support_cases():
+    assert div.max_divergence([0.5, 0.5, 0.0], [0.25, 0.25, 0.5]) == pytest.approx(math.log(2))
+    assert div.max_divergence([0.5, 0.5], [1.0, 0.0]) == math.inf
+    assert div.max_divergence([1.0, 0.0], [0.5, 0.5]) == pytest.approx(math.log(2))
+
+
+def test_pure_epsilon_is_symmetric_and_zero_iff_equal():
+    assert div.pure_epsilon([0.2, 0.8], [0.2, 0.8]) == 0.0
+    a = div.pure_epsilon([0.2, 0.8], [0.4, 0.6])
+    assert a == div.pure_epsilon([0.4, 0.6], [0.2, 0.8]) == pytest.approx(math.log(2))
+
+
+@pytest.mark.parametrize(
+    "p, q, match",
+    [
+        ([0.5, 0.6], [0.5, 0.5], "p must sum to 1"),
+        ([0.5, 0.5], [1.5, -0.5], "q must have entries >= 0"),
+        ([0.5, 0.5], [1.0], "same length"),
+        ([], [], "non-empty"),
+    ],
+)
+def test_bad_inputs(p, q, match):
+    with pytest.raises(ValueError, match=match):
+        div.max_divergence(p, q)
+
+
+# ---------------------------------------------------------------------------
+# approximate max, KL and Renyi divergences; closed forms of the Laplace and Gaussian pairs
+# ---------------------------------------------------------------------------
+import sympy as sp
+from scipy import integrate, stats
+
+
+def _approx_sup_over_events(p, q, delta):
+    best = -math.inf
+    for r in range(1, len(p) + 1):
+        for s in itertools.combinations(range(len(p)), r):
+            ps, qs = sum(p[i] for i in s), sum(q[i] for i in s)
+            if ps > delta:
+                best = max(best, math.inf if qs == 0 else math.log((ps - delta) / qs))
+    return best
+
+
+def test_approx_max_divergence_equals_brute_force():
+    rng = np.random.default_rng(11)
+    for _ in range(300):
+        m = rng.integers(2, 7)
+        p, q = rng.dirichlet(np.ones(m)), rng.dirichlet(np.ones(m))
+        d = rng.choice([0.0, 0.01, 0.1, 0.3])
+        assert div.approx_max_divergence(p, q, d) == pytest.approx(_approx_sup_over_events(p, q, d), abs=1e-12)
+    assert div.approx_max_divergence([0.5, 0.5, 0.0], [0.0, 0.5, 0.5], 0.4) == math.inf
+    assert div.approx_max_divergence([0.5, 0.5, 0.0], [0.0, 0.5, 0.5], 0.5) == pytest.approx(0.0)
+    assert div.approx_max_divergence([0.3, 0.7], [0.5, 0.5], 0.0) == pytest.approx(div.max_divergence([0.3, 0.7], [0.5, 0.5]))
+
+
+def test_kl_and_renyi_known_values_and_limits():
+    p, q = [0.2, 0.5, 0.3], [0.4, 0.4, 0.2]
+    kl = sum(a * math.log(a / b) for a, b in zip(p, q))
+    assert div.kl_divergence(p, q) == pytest.approx(kl, rel=1e-14)
+    assert div.kl_divergence(p, p) == 0.0
+    assert div.kl_divergence([0.5, 0.5], [1.0, 0.0]) == math.inf
+    r2 = math.log(sum(a * a / b for a, b in zip(p, q)))
+    assert div.renyi_divergence(p, q, 2) == pytest.approx(r2, rel=1e-13)
+    assert div.renyi_divergence(p, q, 1 + 1e-7) == pytest.approx(kl, rel=1e-5)
+    assert div.renyi_divergence(p, q, 1) == pytest.approx(kl)
+    assert div.renyi_divergence(p, q, 400) == pytest.approx(div.max_divergence(p, q), rel=1e-2)
+    assert div.renyi_divergence(p, q, math.inf) == div.max_divergence(p, q)
+    # monotone in alpha
+    vals = [div.renyi_divergence(p, q, a) for a in (0.5, 0.9, 1, 2, 5, 20)]
+    assert np.all(np.diff(vals) >= -1e-12)
+
+
+def test_gibbs_inequality_on_random_pairs():
+    rng = np.random.default_rng(2)
+    for _ in range(200):
+        p, q = rng.dirichlet(np.ones(5)), rng.dirichlet(np.ones(5))
+        assert div.kl_divergence(p, q) > 0
+
+
+def test_laplace_closed_forms_against_quadrature_and_sympy():
+    for eps in (0.1, 1.0, 3.0):
+        dens = lambda y: stats.laplace.pdf(y, scale=1.0)
+        loss = lambda y: stats.laplace.logpdf(y, scale=1.0) - stats.laplace.logpdf(y, loc=eps, scale=1.0)
+        kl = integrate.quad(lambda y: dens(y) * loss(y), -40, 40, points=[0, eps])[0]
+        assert div.laplace_kl(eps) == pytest.approx(kl, rel=1e-9)
+        for a in (1.5, 2.0, 10.0):
+            mom = integrate.quad(lambda y: np.exp(a * stats.laplace.logpdf(y) + (1 - a) * stats.laplace.logpdf(y, loc=eps)),
+                                 -60, 60, points=[0, eps])[0]
+            assert div.laplace_renyi(a, eps) == pytest.approx(math.log(mom) / (a - 1), rel=1e-8)
+    y, e = sp.symbols("y varepsilon", positive=True)
+    # KL integral in closed form (b = 1, Delta = eps): the loss |y - eps| - |y| is eps, eps - 2y, -eps on the three pieces
+    expr = sp.integrate((sp.exp(y) / 2) * e, (y, -sp.oo, 0)) + \
+        sp.integrate((sp.exp(-y) / 2) * (e - 2 * y), (y, 0, e)) + sp.integrate((sp.exp(-y) / 2) * (-e), (y, e, sp.oo))
+    assert sp.simplify(expr - (e + sp.exp(-e) - 1)) == 0
+
+
+def test_gaussian_closed_forms_against_quadrature():
+    for mu in (0.3, 1.0, 2.5):
+        kl = integrate.quad(lambda y: stats.norm.pdf(y) * (stats.norm.logpdf(y) - stats.norm.logpdf(y, loc=mu)), -30, 30)[0]
+        assert div.gaussian_kl(mu) == pytest.approx(kl, rel=1e-9)
+        for a in (0.5, 2.0, 7.0):
+            mom = integrate.quad(lambda y: np.exp(a * stats.norm.logpdf(y) + (1 - a) * stats.norm.logpdf(y, loc=mu)), -40, 40)[0]
+            assert div.gaussian_renyi(a, mu) == pytest.approx(math.log(mom) / (a - 1), rel=1e-8)
+
+
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (lambda: div.approx_max_divergence([0.5, 0.5], [0.5, 0.5], 1.0), r"delta must be in \[0, 1\)"),
+        (lambda: div.kl_divergence([0.5, 0.6], [0.5, 0.5]), "p must sum to 1"),
+        (lambda: div.renyi_divergence([0.5, 0.5], [0.5, 0.5], 0.0), "alpha must be > 0"),
+        (lambda: div.renyi_divergence([0.5, 0.5], [0.5, 0.5], -2.0), "alpha must be > 0"),
+        (lambda: div.laplace_kl(0.0), "epsilon must be > 0"),
+        (lambda: div.laplace_renyi(1.0, 1.0), "alpha must be > 1"),
+        (lambda: div.gaussian_kl(-1.0), "mu must be > 0"),
+        (lambda: div.gaussian_renyi(0.0, 1.0), "alpha must be > 0"),
+    ],
+)
+def test_new_functions_bad_inputs(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()

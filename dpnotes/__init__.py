@@ -30,10 +30,18 @@ an explicit call to :func:`dpnotes.plotting.use_style`.
 
 Modules
 -------
-``mechanisms``   randomized response and other mechanisms (exact output laws, samplers)
-``divergences``  divergences between output distributions (max divergence, ...)
-``tradeoff``     the hypothesis-testing view: error pairs of tests, the privacy region
-``plotting``     the book's single figure style
+``anonymity``     equivalence classes, k-anonymity, l-diversity, t-closeness and the EMD
+``attacks``       census reconstruction and the Dinur-Nissim attacks
+``mechanisms``    randomized response, Laplace and Gaussian mechanisms, calibrations, sampling
+``loss``          privacy loss distributions, hockey-stick divergence, privacy profiles
+``finite``        exact epsilon of mechanisms with finitely many inputs and outputs
+``tradeoff``      the hypothesis-testing view: error pairs of tests, the privacy region
+``divergences``   max, approximate max, KL and Renyi divergences
+``concentration`` Azuma and Hoeffding bounds, simulated privacy-loss martingales
+``composition``   basic, advanced and optimal composition; conversions between variants
+``svt``           AboveThreshold and Sparse: exact output probabilities, accuracy
+``functional``    kernels, Gaussian processes, RKHS norms, private kernel density estimation
+``plotting``      the book's single figure style
 """
 
 __version__ = "0.1.0"

@@ -58,7 +58,15 @@ STYLE = {
 
 
 def use_style() -> None:
-    """Apply the book's figure style to matplotlib's global ``rcParams``."""
+    """Apply the book's figure style to matplotlib's global ``rcParams``.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> use_style()
+    >>> matplotlib.rcParams["axes.spines.top"]
+    False
+    """
     import matplotlib as mpl
 
     mpl.rcParams.update(STYLE)
@@ -75,6 +83,14 @@ def figure(ncols: int = 1, *, width: float | None = None, height: float | None =
         Figure size in inches; default 6 x 3.6 for one panel, wider for more.
     **kwargs
         Passed to :func:`matplotlib.pyplot.subplots`.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> _ = matplotlib.use("Agg")
+    >>> fig, axes = figure(2)
+    >>> [round(float(v), 1) for v in fig.get_size_inches()], len(axes)
+    ([6.8, 3.6], 2)
     """
     import matplotlib.pyplot as plt
 

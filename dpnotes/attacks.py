@@ -1,0 +1,586 @@
+"""Reconstruction attacks: the census block puzzle and the Dinur–Nissim attacks.
+
+Two kinds of attack on published statistics (source 001, section 1.2):
+
+* **Census reconstruction** (Garfinkel, Abowd and Martindale 2019). A block's
+  table of counts, medians and means (:data:`CENSUS_TABLE1`) is a system of
+  constraints on the unknown records. Written over the *histogram* of records
+  (how many people have each combination of age, sex, race and marital status),
+  every count and every sum of ages is linear, and a median is linear once the
+  order statistics are pinned by indicator variables. The whole system is an
+  integer linear program: :func:`census_block_solutions` solves it with HiGHS
+  (:func:`scipy.optimize.milp`) and lists **all** solutions with no-good cuts.
+* **Dinur–Nissim** (Dinur and Nissim 2003; Dwork and Roth 2014, section 8.1).
+  A database is a bit vector ``d``; a subset query ``q`` asks ``q . d``.
+  :func:`exponential_attack` keeps every candidate consistent with all ``2^n``
+  noisy answers (Theorem 1: each is within ``4E`` of ``d``);
+  :func:`lp_attack` decodes ``O(n)`` random queries by linear programming and
+  rounding (Theorem 2).
+
+>>> d = np.array([1, 0, 1, 0, 1])
+>>> Q = all_subset_queries(5)
+>>> exponential_attack(Q, Q @ d, bound=0).tolist()
+[[1, 0, 1, 0, 1]]
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from statistics import median as _median
+
+import numpy as np
+import scipy.sparse as sps
+from scipy.optimize import Bounds, LinearConstraint, linprog, milp
+
+from ._validate import check_integer, check_nonnegative, check_positive, check_rng
+
+__all__ = [
+    "BlockStatistic",
+    "CENSUS_TABLE1",
+    "SEXES",
+    "RACES",
+    "age_triples",
+    "census_block_solutions",
+    "publish_block",
+    "all_subset_queries",
+    "random_subset_queries",
+    "bounded_noise_answers",
+    "exponential_attack",
+    "lp_attack",
+    "laplace_answers",
+]
+
+SEXES = ("F", "M")
+RACES = ("B", "W")
+
+
+# ---------------------------------------------------------------------------
+# The census puzzle
+# ---------------------------------------------------------------------------
+
+
+def age_triples(median, mean, *, age_max=125, ordered=False) -> np.ndarray:
+    """All age triples in ``0..age_max`` with the given median and (exact) mean, by brute force.
+
+    Every one of the ``(age_max + 1)^3`` ordered triples is tested at once
+    (vectorized); this is the enumeration behind statistic 2B of source 001,
+    table 1 (three men, median 30, mean 44).
+
+    Parameters
+    ----------
+    median, mean : float
+        The published median and mean; the sum of ages must equal ``3 * mean``.
+    age_max : int
+        Largest possible age.
+    ordered : bool
+        ``False`` (default): one sorted row ``a <= b <= c`` per multiset of
+        ages; ``True``: every ordered triple.
+
+    Returns
+    -------
+    numpy.ndarray
+        Integer array of shape ``(N, 3)``, rows in lexicographic order.
+
+    >>> age_triples(2, 2, age_max=3).tolist()
+    [[1, 2, 3], [2, 2, 2]]
+    """
+    age_max = check_integer("age_max", age_max, low=0, high=400)
+    median = check_nonnegative("median", median)
+    mean = check_nonnegative("mean", mean)
+    ages = np.arange(age_max + 1)
+    a, b, c = (x.ravel() for x in np.meshgrid(ages, ages, ages, indexing="ij"))
+    s = np.sort(np.stack([a, b, c], axis=1), axis=1)
+    keep = (s[:, 1] == median) & np.isclose(s.sum(axis=1), 3 * mean)
+    out = np.stack([a, b, c], axis=1)[keep] if ordered else np.unique(s[keep], axis=0)
+    return out.astype(int)
+
+
+@dataclass(frozen=True)
+class BlockStatistic:
+    """One row of a published block table: a group, and its count, median and mean age.
+
+    ``None`` in ``count``/``median``/``mean`` marks a suppressed cell ("(D)").
+    The group is the set of people matching every given filter: ``sex``
+    (``"F"``/``"M"``), ``race`` (``"B"``/``"W"``), ``adult`` (aged at least
+    the adult age), ``married`` (``True``/``False``) and ``min_age``/``max_age``
+    (inclusive).
+    """
+
+    label: str
+    group: str
+    count: int | None
+    median: float | None
+    mean: float | None
+    sex: str | None = None
+    race: str | None = None
+    adult: bool = False
+    married: bool | None = None
+    min_age: int | None = None
+    max_age: int | None = None
+
+    def members(self, age, sex, race, married, adult_age):
+        """Boolean array: which of the given records (array-like columns) belong to the group."""
+        age = np.asarray(age)
+        ok = np.ones(age.shape, dtype=bool)
+        if self.sex is not None:
+            ok &= np.asarray(sex) == self.sex
+        if self.race is not None:
+            ok &= np.asarray(race) == self.race
+        if self.adult:
+            ok &= age >= adult_age
+        if self.married is not None:
+            ok &= np.asarray(married) == self.married
+        if self.min_age is not None:
+            ok &= age >= self.min_age
+        if self.max_age is not None:
+            ok &= age <= self.max_age
+        return ok
+
+
+#: Source 001, table 1 (after Garfinkel, Abowd and Martindale 2019): a fictional census block of 7 people.
+CENSUS_TABLE1 = (
+    BlockStatistic("1A", "total population", 7, 30, 38),
+    BlockStatistic("2A", "female", 4, 30, 33.5, sex="F"),
+    BlockStatistic("2B", "male", 3, 30, 44, sex="M"),
+    BlockStatistic("2C", "Black or African American", 4, 51, 48.5, race="B"),
+    BlockStatistic("2D", "White", 3, 24, 24, race="W"),
+    BlockStatistic("3A", "single adults", None, None, None, adult=True, married=False),
+    BlockStatistic("3B", "married adults", 4, 51, 54, adult=True, married=True),
+    BlockStatistic("4A", "Black or African American female", 3, 36, 36.7, sex="F", race="B"),
+    BlockStatistic("4B", "Black or African American male", None, None, None, sex="M", race="B"),
+    BlockStatistic("4C", "White male", None, None, None, sex="M", race="W"),
+    BlockStatistic("4D", "White female", None, None, None, sex="F", race="W"),
+    BlockStatistic("5A", "persons under 5 years", None, None, None, max_age=4),
+    BlockStatistic("5B", "persons under 18 years", None, None, None, max_age=17),
+    BlockStatistic("5C", "persons 64 years or over", None, None, None, min_age=64),
+)
+
+
+def _round_interval(value, count, decimals):
+    """Integer bounds on ``count * x`` for every ``x`` that rounds to ``value`` (ties either way)."""
+    v = Fraction(str(value))
+    h = Fraction(0) if decimals is None else Fraction(1, 2 * 10**decimals)
+    return math.ceil(count * (v - h)), math.floor(count * (v + h))
+
+
+def _check_statistics(statistics):
+    stats = tuple(statistics)
+    if not stats or not all(isinstance(s, BlockStatistic) for s in stats):
+        raise ValueError("statistics must be a non-empty sequence of BlockStatistic")
+    totals = [s for s in stats if s.count is not None and s == BlockStatistic(s.label, s.group, s.count, s.median, s.mean)]
+    if not totals:
+        raise ValueError("statistics must include the count of the whole population (a row with no filter)")
+    for s in stats:
+        if s.count is None and (s.median is not None or s.mean is not None):
+            raise ValueError(f"statistics row {s.label} must publish its count if it publishes a median or mean")
+    return stats, int(totals[0].count)
+
+
+def census_block_solutions(
+    statistics=CENSUS_TABLE1,
+    *,
+    age_max=125,
+    adult_age=18,
+    suppressed=(0, 2),
+    decimals=1,
+    minors_can_marry=False,
+    max_solutions=50,
+):
+    """Every block of records consistent with a published table, by integer programming (HiGHS).
+
+    The unknown is the histogram ``h[a, s, r, m]``: how many people have age
+    ``a``, sex ``s``, race ``r`` and marital status ``m``. Counts and sums of
+    ages of a group are linear in ``h``. A median is pinned through the
+    group's cumulative counts ``C(t)`` (people of the group aged ``<= t``): the
+    ``k``-th smallest age equals ``t`` exactly when ``C(t-1) <= k-1`` and
+    ``C(t) >= k``; a monotone 0/1 staircase ``Y(t) = [x_(k) <= t]`` turns this into linear
+    constraints. After each solution a no-good cut (on a unary encoding of
+    ``h``) forbids it, and the solver is run again until it reports
+    infeasibility, so the list is complete.
+
+    Parameters
+    ----------
+    statistics : sequence of BlockStatistic
+        The published table; must contain the total population count.
+    age_max : int
+        Ages range over ``0..age_max``.
+    adult_age : int
+        People aged ``>= adult_age`` count as adults (rows with ``adult=True``).
+    suppressed : (int, int)
+        A suppressed count "(D)" lies in this closed range; ``(0, 2)`` reads
+        "(D)" as "fewer than three people", ``(1, 2)`` as "one or two".
+    decimals : int or None
+        Published means and medians are the true values rounded to this many
+        decimals (ties either way); ``None`` means they are exact.
+    minors_can_marry : bool
+        If ``False``, everybody under ``adult_age`` is single.
+    max_solutions : int
+        Stop after this many solutions (the result then may be incomplete).
+
+    Returns
+    -------
+    list of tuple
+        Each solution is a tuple of records ``(age, sex, race, married)``
+        sorted by age; ``[]`` if the table is inconsistent with the assumptions.
+
+    >>> sols = census_block_solutions()
+    >>> len(sols), [r[0] for r in sols[0]]
+    (1, [8, 18, 24, 30, 36, 66, 84])
+    """
+    stats, n = _check_statistics(statistics)
+    age_max = check_integer("age_max", age_max, low=1, high=200)
+    adult_age = check_integer("adult_age", adult_age, low=0, high=age_max)
+    if decimals is not None:
+        decimals = check_integer("decimals", decimals, low=0, high=6)
+    max_solutions = check_integer("max_solutions", max_solutions, low=1)
+    try:
+        lo_d, hi_d = (check_integer("suppressed", x, low=0) for x in suppressed)
+    except TypeError:
+        raise ValueError(f"suppressed must be a pair (low, high) of counts, got {suppressed!r}") from None
+    if lo_d > hi_d:
+        raise ValueError(f"suppressed must satisfy low <= high, got {suppressed!r}")
+
+    A = age_max + 1
+    grid = np.array(
+        [(a, s, r, m) for a in range(A) for s in SEXES for r in RACES for m in (False, True)], dtype=object
+    )
+    age = grid[:, 0].astype(int)
+    sex, race, married = grid[:, 1], grid[:, 2], grid[:, 3].astype(bool)
+    ncell, J = len(grid), n
+    # no cell can hold more people than the smallest published (or suppressed) count of a group containing it
+    cap = np.full(ncell, n)
+    for s in stats:
+        g = s.members(age, sex, race, married, adult_age)
+        cap[g] = np.minimum(cap[g], hi_d if s.count is None else int(s.count))
+
+    # variable layout: u (ncell*J unary bits), h (ncell), then per median group C(0..A-1) and staircases Y
+    cols = {"n": 0}
+
+    def new(k):
+        start = cols["n"]
+        cols["n"] += k
+        return np.arange(start, start + k)
+
+    U = new(ncell * J).reshape(ncell, J)
+    H = new(ncell)
+    rows, lo, hi = [], [], []
+
+    def add(coef: dict, low, high):
+        rows.append(coef)
+        lo.append(low)
+        hi.append(high)
+
+    for c in range(ncell):  # h = sum of its unary bits, bits non-increasing, at most cap[c] of them
+        add({H[c]: 1.0, **{int(U[c, j]): -1.0 for j in range(cap[c])}}, 0, 0)
+        for j in range(cap[c] - 1):
+            add({int(U[c, j]): 1.0, int(U[c, j + 1]): -1.0}, 0, np.inf)
+
+    binaries = []
+    for s in stats:
+        g = s.members(age, sex, race, married, adult_age)
+        cells = np.nonzero(g)[0]
+        if s.count is None:
+            add({int(H[c]): 1.0 for c in cells}, lo_d, hi_d)
+            continue
+        c_n = int(s.count)
+        add({int(H[c]): 1.0 for c in cells}, c_n, c_n)
+        if c_n == 0:
+            continue
+        if s.mean is not None:
+            low, high = _round_interval(s.mean, c_n, decimals)
+            add({int(H[c]): float(age[c]) for c in cells}, low, high)
+        if s.median is not None:
+            C = new(A)  # cumulative counts of the group
+            for t in range(A):
+                coef = {int(C[t]): 1.0, **{int(H[c]): -1.0 for c in cells if age[c] == t}}
+                if t > 0:
+                    coef[int(C[t - 1])] = -1.0
+                add(coef, 0, 0)
+            ks = [(c_n + 1) // 2] if c_n % 2 else [c_n // 2, c_n // 2 + 1]
+            middle = []
+            for k in ks:
+                # Y(t) = 1 exactly when the k-th smallest age is <= t, i.e. when C(t) >= k
+                Y = new(A)
+                binaries.append(Y)
+                middle.append(Y)
+                add({int(Y[-1]): 1.0}, 1, 1)
+                for t in range(A):
+                    add({int(C[t]): 1.0, int(Y[t]): float(-k)}, 0, np.inf)
+                    add({int(C[t]): 1.0, int(Y[t]): float(-(c_n - k + 1))}, -np.inf, k - 1)
+                    if t > 0:
+                        add({int(Y[t]): 1.0, int(Y[t - 1]): -1.0}, 0, np.inf)
+            # the k-th smallest age is A - sum_t Y(t); bound the sum of the middle ages
+            low, high = _round_interval(s.median, len(ks), decimals)
+            add({int(y): -1.0 for Y in middle for y in Y}, low - A * len(ks), high - A * len(ks))
+
+    nvar = cols["n"]
+    ub = np.full(nvar, np.inf)
+    ub[U.ravel()] = 1.0
+    ub[U[np.arange(J)[None, :] >= cap[:, None]]] = 0.0
+    ub[H] = cap
+    if not minors_can_marry:
+        ub[U[(age < adult_age) & married].ravel()] = 0.0
+        ub[H[(age < adult_age) & married]] = 0.0
+    for Y in binaries:
+        ub[Y] = 1.0
+    integrality = np.zeros(nvar)
+    integrality[U.ravel()] = 1
+    for Y in binaries:
+        integrality[Y] = 1
+
+    def matrix(rs):
+        r_idx = [i for i, row in enumerate(rs) for _ in row]
+        c_idx = [k for row in rs for k in row]
+        vals = [v for row in rs for v in row.values()]
+        return sps.csr_array((vals, (r_idx, c_idx)), shape=(len(rs), nvar))
+
+    base = matrix(rows)
+    cuts, solutions = [], []
+    while len(solutions) < max_solutions:
+        cons = [LinearConstraint(base, lo, hi)]
+        if cuts:
+            cons.append(LinearConstraint(matrix(cuts), -np.inf, n - 1))
+        res = milp(np.zeros(nvar), constraints=cons, integrality=integrality, bounds=Bounds(0, ub))
+        if res.x is None:
+            break
+        u = np.round(res.x[U]).astype(int)
+        cuts.append({int(k): 1.0 for k in U[u == 1]})
+        h = u.sum(axis=1)
+        recs = [tuple(grid[c]) for c in np.nonzero(h)[0] for _ in range(h[c])]
+        solutions.append(tuple((int(a), str(s_), str(r), bool(m)) for a, s_, r, m in sorted(recs, key=_key)))
+    return sorted(solutions)
+
+
+def _key(rec):
+    a, s, r, m = rec
+    return (int(a), str(s), str(r), bool(m))
+
+
+def publish_block(records, statistics=CENSUS_TABLE1, *, adult_age=18, decimals=1, threshold=3):
+    """The table a statistics office would publish for ``records``: what the reconstruction must match.
+
+    For each row, the group's count, median and mean age (rounded to
+    ``decimals``), or ``(None, None, None)`` when the group has fewer than
+    ``threshold`` people. Computed directly with :func:`statistics.median`, so
+    it checks :func:`census_block_solutions` independently.
+
+    >>> recs = [(8, "F", "B", False), (18, "M", "W", False), (24, "F", "W", False), (30, "M", "W", True),
+    ...         (36, "F", "B", True), (66, "F", "B", True), (84, "M", "B", True)]
+    >>> publish_block(recs)[0]
+    ('1A', 7, 30, 38)
+    """
+    threshold = check_integer("threshold", threshold, low=1)
+    recs = list(records)
+    if not recs:
+        raise ValueError("records must be a non-empty sequence of (age, sex, race, married)")
+    age, sex, race, married = (np.array(col, dtype=object) for col in zip(*recs))
+    age = age.astype(int)
+    out = []
+    for s in statistics:
+        ages = sorted(age[s.members(age, sex, race, married.astype(bool), adult_age)].tolist())
+        if len(ages) < threshold:
+            out.append((s.label, None, None, None))
+            continue
+
+        def rnd(x):
+            x = round(Fraction(x), decimals) if decimals is not None else Fraction(x)
+            return int(x) if x.denominator == 1 else float(x)
+
+        out.append((s.label, len(ages), rnd(Fraction(_median(ages))), rnd(Fraction(sum(ages), len(ages)))))
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Dinur–Nissim
+# ---------------------------------------------------------------------------
+
+
+def all_subset_queries(n) -> np.ndarray:
+    """All ``2^n`` subset queries as rows of a 0/1 matrix; row ``i`` holds the bits of ``i``.
+
+    >>> all_subset_queries(2).tolist()
+    [[0, 0], [1, 0], [0, 1], [1, 1]]
+    """
+    n = check_integer("n", n, low=1, high=16)
+    return ((np.arange(2**n)[:, None] >> np.arange(n)[None, :]) & 1).astype(np.int64)
+
+
+def random_subset_queries(m, n, *, rng) -> np.ndarray:
+    """``m`` random subset queries on ``n`` records: each record is in each query with probability 1/2.
+
+    >>> random_subset_queries(2, 3, rng=np.random.default_rng(0)).shape
+    (2, 3)
+    """
+    m = check_integer("m", m, low=1)
+    n = check_integer("n", n, low=1)
+    rng = check_rng("rng", rng)
+    return rng.integers(0, 2, size=(m, n), dtype=np.int64)
+
+
+def bounded_noise_answers(d, queries, bound, *, kind="uniform", rng=None) -> np.ndarray:
+    """Answers ``q . d + e_q`` to subset queries with every ``|e_q| <= bound``.
+
+    Parameters
+    ----------
+    d : array_like of 0/1
+        The secret database.
+    queries : array_like
+        0/1 matrix, one query per row.
+    bound : float
+        The noise magnitude ``E``.
+    kind : {"uniform", "decoy"}
+        ``"uniform"``: independent noise uniform on ``[-E, E]`` (needs ``rng``).
+        ``"decoy"``: an adversarial mechanism that answers truthfully about a
+        decoy database with ``floor(E)`` of the ones of ``d`` turned to zeros
+        and ``floor(E)`` zeros turned to ones (the first ones and zeros by
+        index). Each answer is then off by at most ``floor(E)``, yet the decoy
+        is ``2 floor(E)`` bits from ``d``.
+
+    >>> bounded_noise_answers([1, 0, 1, 0], [[1, 1, 1, 1], [1, 0, 0, 0]], 1, kind="decoy").tolist()
+    [2, 0]
+    """
+    d = _bits(d)
+    Q = _queries(queries, d.size)
+    bound = check_nonnegative("bound", bound)
+    if kind == "uniform":
+        rng = check_rng("rng", rng)
+        return Q @ d + rng.uniform(-bound, bound, size=Q.shape[0])
+    if kind == "decoy":
+        k = int(math.floor(bound))
+        ones, zeros = np.nonzero(d == 1)[0], np.nonzero(d == 0)[0]
+        if k > min(ones.size, zeros.size):
+            raise ValueError(f"bound must be <= min(#ones, #zeros) = {min(ones.size, zeros.size)} for a decoy, got {bound}")
+        decoy = d.copy()
+        decoy[ones[:k]] = 0
+        decoy[zeros[:k]] = 1
+        return Q @ decoy
+    raise ValueError(f"kind must be 'uniform' or 'decoy', got {kind!r}")
+
+
+def _bits(d):
+    arr = np.asarray(d)
+    if arr.ndim != 1 or arr.size == 0 or not np.all((arr == 0) | (arr == 1)):
+        raise ValueError("d must be a non-empty 1-D vector of 0/1 bits")
+    return arr.astype(np.int64)
+
+
+def _queries(queries, n=None):
+    Q = np.asarray(queries)
+    if Q.ndim != 2 or Q.size == 0 or not np.all((Q == 0) | (Q == 1)):
+        raise ValueError("queries must be a non-empty 2-D 0/1 matrix (one query per row)")
+    if n is not None and Q.shape[1] != n:
+        raise ValueError(f"queries must have one column per record ({n}), got {Q.shape[1]}")
+    return Q.astype(np.int64)
+
+
+def _answers(answers, m):
+    a = np.asarray(answers, dtype=float)
+    if a.shape != (m,) or not np.all(np.isfinite(a)):
+        raise ValueError(f"answers must be {m} finite numbers, one per query, got shape {a.shape}")
+    return a
+
+
+def exponential_attack(queries, answers, bound, *, chunk=256) -> np.ndarray:
+    """All candidate databases consistent with every noisy answer (Dinur–Nissim, Theorem 1).
+
+    A candidate ``c in {0,1}^n`` survives when ``|q . c - a_q| <= bound`` for
+    every query. Dwork and Roth (2014, Theorem 8.1): if the true answers were
+    perturbed by at most ``bound`` and the queries include all ``2^n`` subsets,
+    every survivor differs from the true database in at most ``4 * bound``
+    positions. The ``2^n`` candidates are tested block-wise with one matrix
+    product per block, so ``n`` should stay small (``n <= 14``).
+
+    Returns
+    -------
+    numpy.ndarray
+        The surviving candidates as rows (0/1, shape ``(k, n)``), in the order
+        of the integers whose bits they are; the source's attack outputs the
+        first.
+
+    >>> Q = all_subset_queries(3)
+    >>> exponential_attack(Q, Q @ np.array([0, 1, 1]) + 0.4, bound=0.5).tolist()
+    [[0, 1, 1]]
+    """
+    Q = _queries(queries)
+    n = Q.shape[1]
+    if n > 16:
+        raise ValueError(f"queries must have at most 16 columns for the exponential attack, got {n}")
+    a = _answers(answers, Q.shape[0])
+    bound = check_nonnegative("bound", bound)
+    chunk = check_integer("chunk", chunk, low=1)
+    cands = all_subset_queries(n)
+    QT = Q.T.astype(np.float64)
+    keep = np.zeros(cands.shape[0], dtype=bool)
+    tol = 1e-9 * max(1.0, bound)
+    for start in range(0, cands.shape[0], chunk):
+        block = cands[start : start + chunk].astype(np.float64)
+        keep[start : start + chunk] = np.all(np.abs(block @ QT - a) <= bound + tol, axis=1)
+    return cands[keep]
+
+
+def lp_attack(queries, answers, *, bound=None, return_fractional=False):
+    """Reconstruct a bit database from noisy subset-query answers by linear programming and rounding.
+
+    With ``bound=None`` (default) the attack needs no knowledge of the noise:
+    it minimises the total deviation ``sum_q |q . x - a_q|`` over
+    ``x in [0, 1]^n`` (L1 decoding, Dwork, McSherry and Talwar 2007). With a
+    ``bound`` ``E`` it looks for any ``x in [0,1]^n`` with
+    ``|q . x - a_q| <= E`` for all ``q`` (the attack of Dinur and Nissim 2003,
+    Dwork and Roth 2014, section 8.1). Either way ``x`` is rounded to the
+    nearest bits. Solved with HiGHS via :func:`scipy.optimize.linprog`.
+
+    Returns
+    -------
+    numpy.ndarray or (numpy.ndarray, numpy.ndarray)
+        The rounded 0/1 vector, and the fractional LP solution if requested.
+
+    >>> rng = np.random.default_rng(1)
+    >>> d = rng.integers(0, 2, 40)
+    >>> Q = random_subset_queries(160, 40, rng=rng)
+    >>> bool(np.all(lp_attack(Q, Q @ d) == d))
+    True
+    """
+    Q = _queries(queries)
+    m, n = Q.shape
+    a = _answers(answers, m)
+    Qs = sps.csr_array(Q.astype(float))
+    if bound is None:
+        # variables x (n), e+ (m), e- (m):  Qx - e+ + e- = a,  minimise sum(e+ + e-)
+        A_eq = sps.hstack([Qs, -sps.eye_array(m), sps.eye_array(m)], format="csr")
+        c = np.concatenate([np.zeros(n), np.ones(2 * m)])
+        bounds = [(0, 1)] * n + [(0, None)] * (2 * m)
+        res = linprog(c, A_eq=A_eq, b_eq=a, bounds=bounds, method="highs-ipm")
+    else:
+        bound = check_nonnegative("bound", bound)
+        A_ub = sps.vstack([Qs, -Qs], format="csr")
+        b_ub = np.concatenate([a + bound, bound - a])
+        res = linprog(np.zeros(n), A_ub=A_ub, b_ub=b_ub, bounds=(0, 1), method="highs-ipm")
+    if res.status != 0:
+        raise ValueError(f"bound must leave the linear program feasible (answers inconsistent): {res.message}")
+    x = np.clip(res.x[:n], 0.0, 1.0)
+    bits = (x >= 0.5).astype(np.int64)
+    return (bits, x) if return_fractional else bits
+
+
+def laplace_answers(d, queries, epsilon, *, rng) -> np.ndarray:
+    """Answer all queries at once with Laplace noise that makes the whole answer vector epsilon-DP.
+
+    Changing one record's bit (the replace-one relation) changes the answer to
+    every query that contains the record by 1, so the L1 sensitivity of the
+    answer vector is the largest column sum of the query matrix, ``Delta``.
+    Adding independent ``Laplace(Delta / epsilon)`` noise to each answer is
+    then epsilon-DP (Dwork et al. 2006; Dwork and Roth 2014, Theorem 3.6).
+    Noise drawn with ``rng.laplace``.
+
+    >>> Q = np.array([[1, 1], [0, 1]])
+    >>> laplace_answers([1, 0], Q, 1.0, rng=np.random.default_rng(0)).shape
+    (2,)
+    """
+    d = _bits(d)
+    Q = _queries(queries, d.size)
+    epsilon = check_positive("epsilon", epsilon)
+    rng = check_rng("rng", rng)
+    sensitivity = max(int(Q.sum(axis=0).max()), 1)
+    return Q @ d + rng.laplace(0.0, sensitivity / epsilon, size=Q.shape[0])

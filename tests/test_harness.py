@@ -118,3 +118,17 @@ def test_link_checker_reports_missing_files_and_fragments(tmp_path):
     assert any("fig.png" in p for p in problems)
     assert not any("#top" in p or "example.org" in p for p in problems)
     assert len(problems) == 3
+
+
+@pytest.mark.site
+def test_redirect_stub_is_followed_statically(tmp_path):
+    (tmp_path / "index.html").write_text('<html><head><meta http-equiv="Refresh" content="0; url=gone.html" />'
+                                         '</head></html>')
+    assert sitecheck.redirect_target(tmp_path / "index.html") == "gone.html"
+    chromium, mathjax = sitecheck.find_chromium(), sitecheck.find_mathjax()
+    assert chromium and mathjax, "the browser check needs chromium and a local MathJax (run make test)"
+    results = sitecheck.browser_check(tmp_path, chromium=chromium, mathjax_dir=mathjax)
+    assert results == {"index.html": ["redirect to missing page 'gone.html'"]}
+    (tmp_path / "gone.html").write_text("<html><body><main><p>here</p></main></body></html>")
+    results = sitecheck.browser_check(tmp_path, chromium=chromium, mathjax_dir=mathjax)
+    assert results == {"gone.html": [], "index.html": []}

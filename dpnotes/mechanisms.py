@@ -236,16 +236,24 @@ def gaussian_sigma(epsilon, delta, sensitivity=1.0, method="classical") -> float
 
     ``"classical"``
         :math:`\sigma = \Delta\sqrt{2\log(1.25/\delta)}/\varepsilon`
-        (:cite:`dwork2014algorithmic` Theorem A.1). The proof there assumes
-        :math:`\varepsilon < 1`; this function still returns the formula for any
-        :math:`\varepsilon > 0`, because the book shows *where* it stops delivering
-        :math:`(\varepsilon,\delta)`-DP (for large :math:`\varepsilon`, about 8 at
-        :math:`\delta = 10^{-5}`). Check with :func:`dpnotes.loss.gaussian_delta`.
+        (:cite:`dwork2014algorithmic` Theorem A.1). **Valid for**
+        :math:`0 < \varepsilon \le 1` and every :math:`\delta \in (0, 1)`: the theorem is
+        proved for :math:`\varepsilon < 1`, and :math:`\varepsilon = 1` follows by continuity
+        of the exact profile. Beyond :math:`\varepsilon = 1` it is not proved; it still holds
+        for a while and then fails, from a point that depends on :math:`\delta`
+        (:math:`\varepsilon \approx 8.42` at :math:`\delta = 10^{-5}`). The formula is returned
+        for every :math:`\varepsilon > 0` so that the book can show where it fails; check a
+        value outside :math:`\varepsilon \le 1` with :func:`dpnotes.loss.gaussian_delta`.
     ``"hrw"``
         :math:`\sigma = \Delta\, c(\delta)/\varepsilon` with
         :math:`c(\delta) = \sqrt{2\log(2/\delta)}` (:cite:`hall2013differential`,
-        source 003). Also returned for any :math:`\varepsilon`; it too fails for large
-        :math:`\varepsilon`.
+        source 003, which states it with no range of :math:`\varepsilon`). **Valid for**
+        :math:`0 < \varepsilon \le 1` and every :math:`\delta \in (0, 1)`: its :math:`\sigma`
+        exceeds the classical one and the exact profile decreases as :math:`\sigma` grows, so
+        it is valid wherever ``"classical"`` is. Beyond :math:`\varepsilon = 1` it is not
+        proved and fails for large :math:`\varepsilon` (from :math:`\varepsilon \approx 9.39`
+        at :math:`\delta = 10^{-5}`). Returned for every :math:`\varepsilon > 0`, like
+        ``"classical"``.
     ``"analytic"``
         The smallest :math:`\sigma` whose exact privacy profile satisfies
         :math:`\delta(\varepsilon) \le \delta` (:cite:`balle2018improving`): the root of

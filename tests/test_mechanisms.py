@@ -174,6 +174,25 @@ def test_classical_and_hrw_fail_for_large_epsilon():
             assert mp_profile(mp.mpf(12), mp.mpf(s)) > 1e-5
 
 
+@pytest.mark.parametrize("method", ["classical", "hrw"])
+def test_classical_and_hrw_valid_for_epsilon_at_most_one(method):
+    # the documented range of validity: 0 < epsilon <= 1, every delta (50-digit profile)
+    for eps in (1e-3, 0.1, 0.5, 0.9, 1.0):
+        for delta in (1e-300, 1e-30, 1e-5, 0.1, 0.5, 0.99):
+            s = mech.gaussian_sigma(eps, delta, method=method)
+            with mp.workdps(50):
+                assert mp_profile(mp.mpf(eps), mp.mpf(s)) <= delta
+
+
+@pytest.mark.parametrize("method, eps_fail", [("classical", 8.42), ("hrw", 9.39)])
+def test_classical_and_hrw_failure_points_at_delta_1e5(method, eps_fail):
+    # the docstring's "fails from epsilon ~ 8.42 (classical), ~ 9.39 (hrw) at delta = 1e-5"
+    for eps, fails in [(eps_fail - 0.02, False), (eps_fail + 0.02, True)]:
+        s = mech.gaussian_sigma(eps, 1e-5, method=method)
+        with mp.workdps(50):
+            assert (mp_profile(mp.mpf(eps), mp.mpf(s)) > 1e-5) == fails
+
+
 # ---------------------------------------------------------------- publish each record with probability delta
 def test_publish_each_frequency_and_mask():
     # Binomial(n, delta): n = 100_000, delta = 0.02, sd ~ 44; 5 sd tolerance

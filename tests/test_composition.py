@@ -273,3 +273,14 @@ def test_conversion_bad_inputs():
         comp.zcdp_to_dp(0.0, 1e-6)
     with pytest.raises(ValueError, match=r"delta must be in \(0, 1\)"):
         comp.zcdp_to_dp(0.1, 1.0)
+
+
+def test_rdp_improved_conversion_matches_canonne_kamath_steinke_form():
+    # CKS 2020 state the conversion as delta = exp((alpha-1)(rho-eps)) / (alpha-1) * (1 - 1/alpha)^alpha;
+    # solving that for delta (not eps) is an independent check of the closed form used by rdp_to_dp.
+    for alpha, rho, dlt in [(1.5, 0.3, 1e-3), (2.0, 0.1, 1e-6), (8.0, 1.0, 1e-9), (100.0, 2.0, 1e-5)]:
+        e = comp.rdp_to_dp([alpha], [rho], dlt)
+        assert e > 0
+        back = math.exp((alpha - 1) * (rho - e)) / (alpha - 1) * (1 - 1 / alpha) ** alpha
+        assert back == pytest.approx(dlt, rel=1e-9)
+        assert e < comp.rdp_to_dp([alpha], [rho], dlt, method="classic")

@@ -150,3 +150,9 @@ def test_gaussian_closed_forms_against_quadrature():
 def test_new_functions_bad_inputs(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def test_approx_max_divergence_counts_events_just_above_delta():
+    # the best event {0} has P(S) = 0.31, only just above delta = 0.3: log((0.31 - 0.3) / 0.01) = 0,
+    # while the only other candidate {0, 1} gives log(0.7) < 0
+    assert div.approx_max_divergence([0.31, 0.69], [0.01, 0.99], 0.3) == pytest.approx(0.0, abs=1e-12)

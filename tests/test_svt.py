@@ -119,6 +119,17 @@ def test_privacy_structured_family_tight_and_smaller_noise_breaks():
     assert svt.max_log_ratio(a, b, 0.0, 1.0, query_scale=2.0) == pytest.approx(1.5, abs=1e-6)
 
 
+def test_privacy_family_log_ratio_matches_mpmath():
+    # the page's adversarial family near the bound: the log-ratio agrees with 30-digit quadrature
+    # far below the 1e-9 tolerance the page uses for "<= epsilon"
+    m = 6
+    a, b = [12.0] * m + [-10.0], [13.0] * m + [-11.0]
+    ref = max(abs(math.log(mp_output_probability(a, 0.0, 1.0, o)) - math.log(mp_output_probability(b, 0.0, 1.0, o)))
+              for o in range(m + 2))
+    assert svt.max_log_ratio(a, b, 0.0, 1.0) == pytest.approx(ref, abs=1e-11)
+    assert 1.0 - 1e-4 < ref < 1.0
+
+
 def test_privacy_random_neighbours():
     rng = np.random.default_rng(8)
     for _ in range(20):
@@ -198,6 +209,49 @@ def test_sparse_with_c_1_is_above_threshold():
     freq = np.bincount(o, minlength=4) / n
     p = np.array([mp_output_probability(answers, 0.0, 1.0, j) for j in range(4)])
     assert np.all(np.abs(freq - p) < 5 * np.sqrt(p * (1 - p) / n))
+
+
+def _sparse_outputs(k, c):
+    """All outputs Sparse can give on k queries: halted at the c-th top, or the stream ended."""
+    import itertools
+    outs = []
+    for n in range(1, k + 1):
+        for seq in itertools.product([False, True], repeat=n):
+            tops = sum(seq)
+            if (n < k and tops == c and seq[-1]) or (n == k and (tops < c or (tops == c and seq[-1]))):
+                outs.append(seq)
+    return outs
+
+
+def _sparse_output_probability(answers, threshold, sigma, out):
+    """Sparse restarts with a fresh threshold after each top, so an output's probability is the
+    product of AboveThreshold probabilities of its segments (threshold Lap(sigma), queries
+    Lap(2 sigma), i.e. AboveThreshold with epsilon 2 / sigma), each from mpmath."""
+    p, start = 1.0, 0
+    for i, top in enumerate(out):
+        if top:
+            p *= mp_output_probability(answers[start:i + 1], threshold, 2.0 / sigma, i - start)
+            start = i + 1
+    if start < len(out):                      # trailing bottoms: the stream ended
+        p *= mp_output_probability(answers[start:], threshold, 2.0 / sigma, len(answers) - start)
+    return p
+
+
+@pytest.mark.parametrize("delta, sigma", [(0.0, 2 * 2 / 1.0), (1e-3, math.sqrt(32 * 2 * math.log(1e3)) / 1.0)])
+def test_sparse_matches_exact_law_of_its_segments(delta, sigma):
+    # c = 2, epsilon = 1; sigma written from Algorithm 2 of Dwork and Roth, not from dpnotes
+    # answers a few noise scales apart, so that a wrong sigma changes the law visibly
+    answers, c, n = (sigma * np.array([1.0, -1.0, 0.5, 2.0])).tolist(), 2, 20_000
+    outs = _sparse_outputs(len(answers), c)
+    p = np.array([_sparse_output_probability(answers, 0.0, sigma, o) for o in outs])
+    assert p.sum() == pytest.approx(1.0, abs=1e-9)
+    rng = np.random.default_rng(12)
+    index = {o: j for j, o in enumerate(outs)}
+    counts = np.zeros(len(outs))
+    for _ in range(n):
+        counts[index[tuple(svt.sparse(answers, 0.0, 1.0, c, rng=rng, delta=delta).tolist())]] += 1
+    freq = counts / n
+    assert np.all(np.abs(freq - p) < 5 * np.sqrt(p * (1 - p) / n))   # 5 standard errors per output
 
 
 def test_sparse_halts_after_c_tops():

@@ -22,6 +22,7 @@ __all__ = [
     "check_delta",
     "check_integer",
     "check_distribution",
+    "check_distribution_pair",
     "check_rng",
 ]
 
@@ -160,6 +161,21 @@ def check_distribution(name: str, p, *, atol: float = 1e-9) -> np.ndarray:
     if abs(total - 1.0) > atol:
         raise ValueError(f"{name} must sum to 1, got sum {total:.6g}")
     return arr
+
+
+def check_distribution_pair(p, q, *, atol: float = 1e-9) -> tuple[np.ndarray, np.ndarray]:
+    """Return ``(p, q)`` as float arrays if both are probability vectors over the same outcomes.
+
+    >>> check_distribution_pair([0.5, 0.5], [1.0])
+    Traceback (most recent call last):
+    ...
+    ValueError: p and q must have the same length, got 2 and 1
+    """
+    p = check_distribution("p", p, atol=atol)
+    q = check_distribution("q", q, atol=atol)
+    if p.shape != q.shape:
+        raise ValueError(f"p and q must have the same length, got {p.size} and {q.size}")
+    return p, q
 
 
 def check_rng(name: str, rng) -> np.random.Generator:

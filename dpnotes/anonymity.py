@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 from scipy.optimize import linprog
 
-from ._validate import check_distribution, check_integer
+from ._validate import check_distribution_pair, check_integer
 
 __all__ = [
     "FIGURE1_LEFT",
@@ -230,14 +230,6 @@ def equal_distance_matrix(m) -> np.ndarray:
     return 1.0 - np.eye(m)
 
 
-def _pair(p, q):
-    p = check_distribution("p", p, atol=1e-8)
-    q = check_distribution("q", q, atol=1e-8)
-    if p.shape != q.shape:
-        raise ValueError(f"p and q must have the same length, got {p.size} and {q.size}")
-    return p, q
-
-
 def emd_lp(p, q, distance) -> float:
     """Earth Mover's Distance as the transportation linear program, solved by HiGHS.
 
@@ -258,7 +250,7 @@ def emd_lp(p, q, distance) -> float:
     >>> round(emd_lp([0.01, 0.99], [0.11, 0.89], equal_distance_matrix(2)), 12)
     0.1
     """
-    p, q = _pair(p, q)
+    p, q = check_distribution_pair(p, q, atol=1e-8)
     m = p.size
     d = np.asarray(distance, dtype=float)
     if d.shape != (m, m) or not np.all(np.isfinite(d)) or np.any(d < 0):
@@ -284,7 +276,7 @@ def emd_ordered(p, q) -> float:
     >>> emd_ordered([1, 0, 0], [0, 0, 1])
     1.0
     """
-    p, q = _pair(p, q)
+    p, q = check_distribution_pair(p, q, atol=1e-8)
     if p.size < 2:
         raise ValueError(f"p must have at least 2 values for the ordered distance, got {p.size}")
     return float(np.abs(np.cumsum(p - q)[:-1]).sum() / (p.size - 1))
@@ -296,7 +288,7 @@ def emd_equal(p, q) -> float:
     >>> round(emd_equal([0.4, 0.6], [0.5, 0.5]), 12)
     0.1
     """
-    p, q = _pair(p, q)
+    p, q = check_distribution_pair(p, q, atol=1e-8)
     return float(0.5 * np.abs(p - q).sum())
 
 

@@ -51,6 +51,20 @@ def basic(epsilon, k, delta=0.0) -> tuple[float, float]:
     return k * epsilon, min(k * delta, 1.0)
 
 
+def _concentrated_total(epsilon, k, delta_prime, delta, step_mean) -> tuple[float, float]:
+    """Shared form of both advanced-composition bounds: ``k * step_mean(eps)`` for the mean
+    privacy loss plus the concentration term ``eps * sqrt(2 k log(1/delta'))``; total delta
+    ``k delta + delta'``. Validates the public arguments of :func:`advanced` and
+    :func:`advanced_reduction`."""
+    epsilon = check_positive("epsilon", epsilon)
+    k = check_integer("k", k, low=1)
+    delta_prime = check_in_range("delta_prime", delta_prime, 0.0, 1.0,
+                                 low_inclusive=False, high_inclusive=False)
+    delta = check_delta("delta", delta)
+    eps_total = epsilon * math.sqrt(2.0 * k * math.log(1.0 / delta_prime)) + k * step_mean(epsilon)
+    return eps_total, min(k * delta + delta_prime, 1.0)
+
+
 def advanced(epsilon, k, delta_prime, delta=0.0) -> tuple[float, float]:
     r"""Advanced composition (:cite:`dwork2010boosting`; :cite:`dwork2014algorithmic` Theorem 3.20).
 
@@ -80,13 +94,8 @@ def advanced(epsilon, k, delta_prime, delta=0.0) -> tuple[float, float]:
     >>> round(eps, 6), dlt
     (6.308231, 1e-06)
     """
-    epsilon = check_positive("epsilon", epsilon)
-    k = check_integer("k", k, low=1)
-    delta_prime = check_in_range("delta_prime", delta_prime, 0.0, 1.0,
-                                 low_inclusive=False, high_inclusive=False)
-    delta = check_delta("delta", delta)
-    eps_total = epsilon * math.sqrt(2.0 * k * math.log(1.0 / delta_prime)) + k * epsilon * math.expm1(epsilon)
-    return eps_total, min(k * delta + delta_prime, 1.0)
+    # the mean privacy loss of one step, bounded through the KL lemma: eps (e^eps - 1)
+    return _concentrated_total(epsilon, k, delta_prime, delta, lambda e: e * math.expm1(e))
 
 
 def advanced_reduction(epsilon, k, delta_prime, delta=0.0) -> tuple[float, float]:
@@ -127,14 +136,8 @@ def advanced_reduction(epsilon, k, delta_prime, delta=0.0) -> tuple[float, float
     >>> round(eps, 6), dlt
     (5.756106, 1e-06)
     """
-    epsilon = check_positive("epsilon", epsilon)
-    k = check_integer("k", k, low=1)
-    delta_prime = check_in_range("delta_prime", delta_prime, 0.0, 1.0,
-                                 low_inclusive=False, high_inclusive=False)
-    delta = check_delta("delta", delta)
-    mean = k * epsilon * math.tanh(epsilon / 2.0)        # (e^x - 1)/(e^x + 1) = tanh(x/2)
-    eps_total = epsilon * math.sqrt(2.0 * k * math.log(1.0 / delta_prime)) + mean
-    return eps_total, min(k * delta + delta_prime, 1.0)
+    # the exact mean loss of one copy of (U, V): eps (e^eps - 1)/(e^eps + 1) = eps tanh(eps/2)
+    return _concentrated_total(epsilon, k, delta_prime, delta, lambda e: e * math.tanh(e / 2.0))
 
 
 def _rr_log_masses(epsilon: float, k: int, n: int, start: int = 0) -> np.ndarray:
@@ -369,12 +372,9 @@ def rr_reduction_channel(p, q, epsilon, delta=0.0) -> np.ndarray:
     """
     from scipy.optimize import linprog
 
-    from ._validate import check_distribution
+    from ._validate import check_distribution_pair
 
-    p = check_distribution("p", p)
-    q = check_distribution("q", q)
-    if p.shape != q.shape:
-        raise ValueError(f"p and q must have the same length, got {p.size} and {q.size}")
+    p, q = check_distribution_pair(p, q)
     u, v = uv_pair(epsilon, delta)
     m = p.size
     # unknowns T[i, x], row-major; equality constraints: U @ T = p, V @ T = q, rows sum to 1

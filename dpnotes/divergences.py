@@ -12,7 +12,7 @@ import math
 import numpy as np
 from scipy.special import logsumexp, rel_entr
 
-from ._validate import check_distribution, check_delta, check_in_range, check_positive
+from ._validate import check_delta, check_distribution_pair, check_in_range, check_positive
 
 __all__ = [
     "max_divergence",
@@ -25,14 +25,6 @@ __all__ = [
     "gaussian_kl",
     "gaussian_renyi",
 ]
-
-
-def _pair(p, q):
-    p = check_distribution("p", p)
-    q = check_distribution("q", q)
-    if p.shape != q.shape:
-        raise ValueError(f"p and q must have the same length, got {p.size} and {q.size}")
-    return p, q
 
 
 def max_divergence(p, q) -> float:
@@ -56,7 +48,7 @@ def max_divergence(p, q) -> float:
     >>> max_divergence([0.5, 0.5], [1.0, 0.0])
     inf
     """
-    p, q = _pair(p, q)
+    p, q = check_distribution_pair(p, q)
     support = p > 0
     if np.any(q[support] == 0):
         return float("inf")
@@ -103,7 +95,7 @@ def approx_max_divergence(p, q, delta) -> float:
     >>> abs(approx_max_divergence([0.75, 0.25], [0.25, 0.75], 0.25) - math.log(2)) < 1e-12
     True
     """
-    p, q = _pair(p, q)
+    p, q = check_distribution_pair(p, q)
     delta = check_delta("delta", delta)
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(q > 0, p / np.where(q > 0, q, 1.0), np.where(p > 0, np.inf, 0.0))
@@ -131,7 +123,7 @@ def kl_divergence(p, q) -> float:
     >>> abs(kl_divergence([p, 1 - p], [1 - p, p]) - math.log(3) * 0.5) < 1e-12
     True
     """
-    p, q = _pair(p, q)
+    p, q = check_distribution_pair(p, q)
     return float(np.sum(rel_entr(p, q)))
 
 
@@ -151,7 +143,7 @@ def renyi_divergence(p, q, alpha) -> float:
     >>> abs(d - math.log(1 + 1 / 3)) < 1e-12
     True
     """
-    p, q = _pair(p, q)
+    p, q = check_distribution_pair(p, q)
     if isinstance(alpha, (int, float)) and alpha == math.inf:
         return max_divergence(p, q)
     alpha = check_in_range("alpha", alpha, 0.0, math.inf, low_inclusive=False)

@@ -27,7 +27,7 @@ import math
 
 import numpy as np
 
-from ._validate import check_delta, check_distribution, check_in_range, check_positive
+from ._validate import check_delta, check_distribution, check_distribution_pair, check_in_range, check_positive
 
 __all__ = [
     "privacy_loss",
@@ -68,13 +68,6 @@ def _out(arr, scalar):
 
 
 # ---------------------------------------------------------------- discrete laws
-def _pair(p, q):
-    p = check_distribution("p", p)
-    q = check_distribution("q", q)
-    if p.shape != q.shape:
-        raise ValueError(f"p and q must have the same length, got {p.size} and {q.size}")
-    return p, q
-
 
 def privacy_loss(p, q) -> tuple[np.ndarray, np.ndarray]:
     r"""The law of the privacy loss :math:`L_{P\Vert Q} = \log(p(y)/q(y))`, :math:`y \sim P`, for discrete laws.
@@ -97,7 +90,7 @@ def privacy_loss(p, q) -> tuple[np.ndarray, np.ndarray]:
     >>> np.round(loss, 6).tolist(), prob.tolist()
     ([1.098612, -1.098612], [0.75, 0.25])
     """
-    p, q = _pair(p, q)
+    p, q = check_distribution_pair(p, q)
     keep = p > 0
     pk, qk = p[keep], q[keep]
     with np.errstate(divide="ignore"):
@@ -128,7 +121,7 @@ def hockey_stick(p, q, epsilon):
     >>> hockey_stick([0.75, 0.25], [0.25, 0.75], math.log(3))      # RR is log(3)-DP
     0.0
     """
-    p, q = _pair(p, q)
+    p, q = check_distribution_pair(p, q)
     eps, scalar = _array("epsilon", epsilon)
     with np.errstate(over="ignore", invalid="ignore"):
         scale = np.exp(eps)[..., None]

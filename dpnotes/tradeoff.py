@@ -19,19 +19,11 @@ import math
 
 import numpy as np
 
-from ._validate import check_delta, check_distribution, check_in_range
+from ._validate import check_delta, check_distribution_pair, check_in_range
 
 __all__ = ["error_pairs", "optimal_tradeoff", "region_lower_boundary", "in_privacy_region"]
 
 _MAX_OUTCOMES = 20
-
-
-def _pair(p, q):
-    p = check_distribution("p", p)
-    q = check_distribution("q", q)
-    if p.shape != q.shape:
-        raise ValueError(f"p and q must have the same length, got {p.size} and {q.size}")
-    return p, q
 
 
 def error_pairs(p, q) -> np.ndarray:
@@ -58,7 +50,7 @@ def error_pairs(p, q) -> np.ndarray:
     >>> error_pairs([0.75, 0.25], [0.25, 0.75]).tolist()
     [[0.0, 1.0], [0.75, 0.75], [0.25, 0.25], [1.0, 0.0]]
     """
-    p, q = _pair(p, q)
+    p, q = check_distribution_pair(p, q)
     m = p.size
     if m > _MAX_OUTCOMES:
         raise ValueError(f"p must have at most {_MAX_OUTCOMES} outcomes for enumeration, got {m}")
@@ -89,7 +81,7 @@ def optimal_tradeoff(p, q) -> tuple[np.ndarray, np.ndarray]:
     >>> a.tolist(), b.tolist()
     ([0.0, 0.25, 1.0], [1.0, 0.25, 0.0])
     """
-    p, q = _pair(p, q)
+    p, q = check_distribution_pair(p, q)
     keep = (p > 0) | (q > 0)
     p, q = p[keep], q[keep]
     # order by likelihood ratio q/p, descending; outcomes with p = 0 first (ratio +inf)

@@ -66,3 +66,15 @@ def test_importing_dpnotes_has_no_side_effects():
     env = {**os.environ, "MPLBACKEND": "Agg"}
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert result.returncode == 0, result.stderr
+
+
+def test_distribution_pair():
+    p, q = v.check_distribution_pair([0.25, 0.75], [0.5, 0.5])
+    assert p.tolist() == [0.25, 0.75] and q.tolist() == [0.5, 0.5]
+    with pytest.raises(ValueError, match="p and q must have the same length, got 2 and 3"):
+        v.check_distribution_pair([0.5, 0.5], [0.2, 0.3, 0.5])
+    with pytest.raises(ValueError, match="q must sum to 1"):
+        v.check_distribution_pair([0.5, 0.5], [0.5, 0.6])
+    v.check_distribution_pair([0.5, 0.5 + 5e-9], [0.5, 0.5], atol=1e-8)  # looser tolerance on request
+    with pytest.raises(ValueError, match="p must sum to 1"):
+        v.check_distribution_pair([0.5, 0.5 + 5e-9], [0.5, 0.5])

@@ -24,26 +24,13 @@ def main() -> None:
     ap.add_argument("--height", type=int, default=900)
     ap.add_argument("--full", action="store_true", help="whole page, not just the first screen")
     args = ap.parse_args()
-    from playwright.sync_api import sync_playwright
-
     chromium, mathjax = sitecheck.find_chromium(), sitecheck.find_mathjax()
-    with sitecheck.serve(args.site) as base, sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=chromium, args=sitecheck.CHROMIUM_FLAGS)
-        ctx = browser.new_context(viewport={"width": args.width, "height": args.height})
-
-        def route(r):
-            m = sitecheck.MATHJAX_URL.match(r.request.url)
-            if m:
-                return r.fulfill(path=str(mathjax / m["path"]))
-            return r.continue_() if r.request.url.startswith(base) else r.abort()
-
-        ctx.route("**/*", route)
+    viewport = {"width": args.width, "height": args.height}
+    with sitecheck.offline_browser(args.site, chromium=chromium, mathjax_dir=mathjax, viewport=viewport) as (base, ctx):
         page = ctx.new_page()
         page.goto(base + args.page)
         page.evaluate("async () => { if (window.MathJax) await MathJax.startup.promise; }")
         page.screenshot(path=str(args.out), full_page=args.full)
-        browser.close()
-
 
 if __name__ == "__main__":
     main()

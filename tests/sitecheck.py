@@ -185,6 +185,40 @@ async () => {
 """
 
 
+@contextlib.contextmanager
+def offline_browser(site: Path, *, chromium: str, mathjax_dir: Path, viewport: dict | None = None):
+    """Serve ``site`` on 127.0.0.1 and open headless Chromium on it, offline.
+
+    Yields ``(base_url, context)``. Requests to the site pass; requests for MathJax 3 on
+    its CDN are answered from ``mathjax_dir`` (an npm ``mathjax@3`` ``es5/`` folder);
+    every other request is refused, since the network is not ours to use.
+    """
+    from playwright.sync_api import sync_playwright
+
+    with serve(site) as base, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium, headless=True, args=CHROMIUM_FLAGS)
+        context = browser.new_context(viewport=viewport) if viewport else browser.new_context()
+
+        def route(r):
+            url = r.request.url
+            if url.startswith(base):
+                return r.continue_()
+            m = MATHJAX_URL.match(url)
+            if m:
+                local = Path(mathjax_dir) / m.group("path").split("?")[0]
+                if local.is_file():
+                    return r.fulfill(path=str(local))
+                return r.fulfill(status=404, body="not in local MathJax copy")
+            return r.abort()
+
+        context.route("**/*", route)
+        try:
+            yield base, context
+        finally:
+            context.close()
+            browser.close()
+
+
 def browser_check(site: Path, pages: list[Path] | None = None, *, chromium: str, mathjax_dir: Path,
                   timeout_ms: int = 30_000) -> dict[str, list[str]]:
     """Load every page in headless Chromium and return ``{page: [problems]}`` (empty lists when fine).
@@ -195,28 +229,10 @@ def browser_check(site: Path, pages: list[Path] | None = None, *, chromium: str,
     a literal ``$`` is left in its rendered text outside code (math that MyST did
     not parse, which ``-W`` does not catch).
     """
-    from playwright.sync_api import sync_playwright
-
     site = Path(site).resolve()
     pages = html_pages(site) if pages is None else pages
     results: dict[str, list[str]] = {}
-    with serve(site) as base, sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=chromium, headless=True, args=CHROMIUM_FLAGS)
-        context = browser.new_context()
-
-        def route(r):
-            url = r.request.url
-            m = MATHJAX_URL.match(url)
-            if url.startswith(base):
-                return r.continue_()
-            if m:
-                local = mathjax_dir / m.group("path").split("?")[0]
-                if local.is_file():
-                    return r.fulfill(path=str(local))
-                return r.fulfill(status=404, body="not in local MathJax copy")
-            return r.abort()  # the network is not ours to use
-
-        context.route("**/*", route)
+    with offline_browser(site, chromium=chromium, mathjax_dir=mathjax_dir) as (base, context):
         for path in pages:
             rel = str(path.relative_to(site))
             target = redirect_target(path)
@@ -266,6 +282,4 @@ def browser_check(site: Path, pages: list[Path] | None = None, *, chromium: str,
                 for src in info["images"]:
                     problems.append(f"image did not load: {src}")
             results[rel] = problems
-        context.close()
-        browser.close()
     return results

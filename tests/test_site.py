@@ -97,18 +97,10 @@ def test_pages_load_and_math_renders_in_browser(site, browser_tools):
 
 def test_chapter_math_is_typeset(site, browser_tools):
     """The definition chapter has math, and MathJax typesets every piece of it (guards the probe itself)."""
-    from playwright.sync_api import sync_playwright
-
     chromium, mathjax = browser_tools
     page = site / "chapters" / "definition" / "definition.html"
-    with sitecheck.serve(site) as base, sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=chromium, args=sitecheck.CHROMIUM_FLAGS)
-        ctx = browser.new_context()
-        ctx.route("**/*", lambda r: r.fulfill(path=str(mathjax / sitecheck.MATHJAX_URL.match(r.request.url)["path"]))
-                  if sitecheck.MATHJAX_URL.match(r.request.url) else
-                  (r.continue_() if r.request.url.startswith(base) else r.abort()))
+    with sitecheck.offline_browser(site, chromium=chromium, mathjax_dir=mathjax) as (base, ctx):
         p = ctx.new_page()
         p.goto(base + str(page.relative_to(site)))
         info = p.evaluate(sitecheck._PAGE_PROBE)
-        browser.close()
     assert info["math"] >= 20 and info["typeset"] == info["math"], info

@@ -13,7 +13,7 @@ MATHJAX_VERSION := 3.2.2
 MATHJAX := .cache/mathjax/node_modules/mathjax
 PORT    ?= 8000
 
-.PHONY: book test serve clean bench test-quick help
+.PHONY: book test serve clean bench test-quick mutation help
 
 help:
 	@echo "make book    build the website into _build/html"
@@ -21,6 +21,7 @@ help:
 	@echo "make test-quick  units, doctests and notebooks only (no build, no browser)"
 	@echo "make serve   serve _build/html on http://127.0.0.1:$(PORT)"
 	@echo "make bench   timing report: cold build, each notebook, test suite, dpnotes benchmarks"
+	@echo "make mutation  mutation testing of dpnotes (about an hour; report in benchmarks/)"
 	@echo "make clean   remove _build, caches and .venv"
 
 $(STAMP): requirements.txt pyproject.toml
@@ -58,6 +59,12 @@ serve:
 bench: $(STAMP) $(MATHJAX)/es5/tex-mml-chtml.js
 	DPNOTES_MATHJAX_DIR=$(CURDIR)/$(MATHJAX)/es5 $(BIN)/python scripts/bench.py
 
+# Not part of make test: mutmut runs the unit tests once per mutant (thousands of runs).
+# MODULES="svt loss" limits it to some modules.
+mutation: $(STAMP)
+	$(BIN)/python -m pip install --quiet "mutmut>=3.8,<4"
+	$(BIN)/python scripts/mutation.py $(MODULES)
+
 clean:
-	rm -rf _build .cache $(VENV) dpnotes.egg-info
+	rm -rf _build .cache $(VENV) dpnotes.egg-info mutants
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -88,6 +88,15 @@ def main() -> None:
                 rows.append((f"{script.stem}: {parts[0]}", f"{value * 1e3:.4g} ms", " ".join(parts[2:])))
     report.append(table("dpnotes benchmarks (best of repeats, per call)", ("benchmark", "time", "note"), rows))
 
+    # 5. mutation scores, from the last `make mutation` (too slow to run here: about an hour)
+    mut = ROOT / "benchmarks" / "mutation-report.md"
+    if mut.exists():
+        lines = mut.read_text().splitlines()
+        start = next(i for i, ln in enumerate(lines) if ln.startswith("| module |"))
+        end = next((i for i in range(start, len(lines)) if not lines[i].startswith("|")), len(lines))
+        report.append("### Mutation scores (from benchmarks/mutation-report.md; rerun with make mutation)\n\n"
+                      + lines[2] + "\n\n" + "\n".join(lines[start:end]) + "\n")
+
     text = "\n".join(report)
     print(text)
     (ROOT / "_build").mkdir(exist_ok=True)

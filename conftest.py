@@ -2,30 +2,36 @@
 
 nbval only collects ``.ipynb`` files. The chapters are MyST Markdown notebooks
 (``.md`` with a jupytext front matter), so this hook hands nbval the notebook
-that jupytext reads from the ``.md`` file, in memory. Each code cell becomes a
+that myst-nb (the book's build) reads from the ``.md`` file, in memory. Each code cell becomes a
 test; a failing ``assert`` in a cell fails that test. Since ``.md`` files carry
 no stored outputs, the assertions in the cells *are* the tests.
 
 A failing cell's report also names the line of the ``.md`` file where that
 code cell starts, so a contributor can jump to it.
+
+A notebook whose cells all pass is *staged* with the outputs nbval received
+(``tests/nbcache.py``), so that the site build of ``make test`` reuses this
+execution instead of running every notebook a second time.
 """
 
 from __future__ import annotations
 
 import re
+import sys
+import time
 import types
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent
+sys.path.insert(0, str(ROOT / "tests"))
+import nbcache  # noqa: E402
+
+# nbval waits 5 s for a cell's outputs after the kernel replies, then fails the cell:
+# too short on a loaded machine (see _ext/dpnotes_build.py for the same trap in the build).
+OUTPUT_TIMEOUT = 120
 _CODE_CELL = re.compile(r"^(`{3,}|~{3,})\{code-cell\}")
-
-
-def _is_myst_notebook(path: Path) -> bool:
-    from myst_nb.core.read import is_myst_markdown_notebook
-
-    return is_myst_markdown_notebook(path.read_text(encoding="utf-8"))
 
 
 def code_cell_lines(text: str) -> list[int]:
@@ -39,30 +45,37 @@ def pytest_collect_file(file_path, parent):
         return None
     if file_path.suffix != ".md" or "_build" in file_path.parts:
         return None
-    if not _is_myst_notebook(file_path):
+    if not nbcache.is_myst_notebook(file_path):
         return None
     return MystNotebookFile.from_parent(parent, path=file_path)
 
 
 def _make_file_class():
-    import jupytext
     import nbval.plugin as nbval_plugin
 
     class MystNotebookFile(nbval_plugin.IPyNbFile):
-        """An nbval notebook collector that reads a MyST Markdown notebook with jupytext."""
+        """An nbval notebook collector that reads a MyST Markdown notebook as the book's build does."""
 
         def collect(self):
             text = Path(self.path).read_text(encoding="utf-8")
-            nb = jupytext.reads(text, fmt="md:myst")
+            nb = nbcache.read_notebook(Path(self.path))
             lines = code_cell_lines(text)
+            self.executed = {"nb": nb, "outputs": {}, "seconds": 0.0, "failed": False, "cells": 0}
             real = nbval_plugin.nbformat
             nbval_plugin.nbformat = types.SimpleNamespace(read=lambda *a, **k: nb)
             try:
                 for i, item in enumerate(super().collect()):
                     item.md_line = lines[i] if i < len(lines) else None
+                    item.output_timeout = OUTPUT_TIMEOUT
+                    self.executed["cells"] += 1
                     yield item
             finally:
                 nbval_plugin.nbformat = real
+
+        def setup(self):
+            t0 = time.perf_counter()
+            super().setup()
+            self.executed["seconds"] += time.perf_counter() - t0
 
     return MystNotebookFile
 
@@ -70,10 +83,26 @@ def _make_file_class():
 MystNotebookFile = _make_file_class()
 
 
+def _record_execution(item, report) -> None:
+    """Keep a passing cell's outputs; stage the notebook once all its cells have passed."""
+    state = getattr(item.parent, "executed", None)
+    if state is None or report.when != "call":
+        return
+    state["seconds"] += report.duration
+    if not report.passed or state["failed"] or item.test_outputs is None:
+        state["failed"] = True
+        return
+    state["outputs"][item.cell_num] = item.test_outputs
+    if len(state["outputs"]) == state["cells"] and Path(item.parent.path).resolve().is_relative_to(ROOT):
+        nb = nbcache.with_outputs(state["nb"], state["outputs"])
+        nbcache.stage(Path(item.parent.path), nb, state["seconds"])
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     outcome = yield
     report = outcome.get_result()
+    _record_execution(item, report)
     line = getattr(item, "md_line", None)
     if report.failed and line is not None:
         path = Path(item.path)

@@ -132,3 +132,60 @@ def test_redirect_stub_is_followed_statically(tmp_path):
     (tmp_path / "gone.html").write_text("<html><body><main><p>here</p></main></body></html>")
     results = sitecheck.browser_check(tmp_path, chromium=chromium, mathjax_dir=mathjax)
     assert results == {"gone.html": [], "index.html": []}
+
+
+def test_a_failed_build_reports_each_warning_with_its_traceback(tmp_path):
+    import test_site
+
+    log = ("reading sources... [ 50%] chapters/x\n"
+           "/book/chapters/x.md: WARNING: Executing notebook failed: CellTimeoutError [mystnb.exec]\n"
+           "Traceback (most recent call last):\n  File \"nbclient/client.py\", line 1, in run\n"
+           "nbclient.exceptions.CellTimeoutError: Timeout waiting for IOPub output\n"
+           "/book/chapters/y.md:12: WARNING: glue target not found: 'recon-n' [mystnb.glue]\n"
+           "writing output... [100%] intro\n")
+    text = test_site.build_problems(log, tmp_path)
+    assert "Executing notebook failed" in text and "Timeout waiting for IOPub output" in text
+    assert "glue target not found" in text
+    assert "writing output" not in text and "reading sources" not in text
+
+
+def test_staged_notebooks_are_reused_only_while_nothing_they_depend_on_changed(tmp_path):
+    import nbcache
+
+    (tmp_path / "dpnotes").mkdir()
+    (tmp_path / "dpnotes" / "m.py").write_text("X = 1\n")
+    (tmp_path / "requirements.txt").write_text("numpy\n")
+    (tmp_path / "pyproject.toml").write_text("")
+    page = tmp_path / "page.md"
+    page.write_text(FRONT + "\n# A page\n\n```{code-cell} ipython3\nprint(1)\n```\n")
+    nb = nbcache.read_notebook(page)
+    staged = nbcache.with_outputs(nb, {0: [{"output_type": "stream", "name": "stdout", "text": "1\n"}]})
+    nbcache.stage(page, staged, 0.5, root=tmp_path)
+    assert nbcache.seed_cache(tmp_path / "cache1", root=tmp_path) == ["page.md"]
+    (tmp_path / "dpnotes" / "m.py").write_text("X = 2\n")  # the package changed since nbval ran
+    assert nbcache.seed_cache(tmp_path / "cache2", root=tmp_path) == []
+
+
+def test_the_book_build_waits_for_late_outputs_instead_of_dropping_them():
+    import yaml
+
+    cfg = yaml.safe_load((ROOT / "_config.yml").read_text())
+    assert cfg["sphinx"]["local_extensions"]["dpnotes_build"] == "_ext/"
+    sys.path.insert(0, str(ROOT / "_ext"))
+    import dpnotes_build
+    from nbclient import NotebookClient
+
+    dpnotes_build.configure_nbclient()
+    client = NotebookClient(nb=None)
+    assert client.iopub_timeout >= 60 and client.raise_on_iopub_timeout and client.startup_timeout >= 300
+
+
+def test_prerequisites_are_named_in_one_line_with_how_to_get_them(tmp_path):
+    env = {"PATH": str(tmp_path), "HOME": str(tmp_path)}  # nothing on PATH: no chromium, npm, poppler, fonts
+    res = subprocess.run([sys.executable, str(ROOT / "scripts" / "prereqs.py")], capture_output=True, text=True,
+                         env=env, timeout=60)
+    assert res.returncode == 1
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1, lines
+    assert "apt-get install chromium npm poppler-utils fonts-noto-cjk" in lines[0]
+    assert "playwright install chromium" in lines[0]

@@ -1,11 +1,15 @@
 """The book builds warning-free with ``-W -n``, and the built site works in a browser.
 
-The build goes to ``_build/test-site`` from scratch on every run (no execution
-cache), so a stale cached notebook cannot hide a broken one.
+The build goes to ``_build/test-site`` from scratch on every run. Its execution cache
+starts empty except for the notebooks that nbval executed in this same ``make test``
+with the current ``dpnotes`` (``tests/nbcache.py``): each chapter is executed once, and
+a notebook changed since, or one that failed, is executed by the build itself.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import re
 import shutil
 import subprocess
@@ -14,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+import nbcache
 import sitecheck
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -23,26 +28,79 @@ JB = Path(sys.executable).with_name("jupyter-book")
 pytestmark = pytest.mark.site
 
 
-def build(source: Path, out: Path) -> subprocess.CompletedProcess:
-    shutil.rmtree(out, ignore_errors=True)
+@contextlib.contextmanager
+def exclusive(out: Path):
+    """One from-scratch build of ``out`` at a time: a second ``make test`` in the same checkout
+    waits here instead of deleting the first one's build under it."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with open(out.parent / f".{out.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def build(source: Path, out: Path, *, seed: bool = True, builder: str = "html") -> subprocess.CompletedProcess:
+    if builder == "html":
+        shutil.rmtree(out, ignore_errors=True)
+    if seed:
+        cache = out / "_build" / ".jupyter_cache"
+        nbcache.seed_cache(cache, source)
+        # what nbval did not run (or ran before a change) is executed here, on every core
+        nbcache.execute_missing(cache, nbcache.toc_notebooks(source))
     return subprocess.run(
-        [str(JB), "build", str(source), "-W", "-n", "--keep-going", "--path-output", str(out)],
-        capture_output=True, text=True, cwd=source, timeout=1800,
+        [str(JB), "build", str(source), "-W", "-n", "--keep-going", "--path-output", str(out),
+         "--builder", builder],
+        capture_output=True, text=True, cwd=source, timeout=3600,
     )
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+# Sphinx's own warnings ("path:line: WARNING: ..."); not a kernel's "[IPKernelApp] WARNING | ..."
+_WARNING = re.compile(r"\b(WARNING|ERROR|CRITICAL):")
+
+
+def build_problems(log: str, out: Path) -> str:
+    """Every warning of a build log *with* the lines that continue it (a notebook's traceback
+    follows its "Executing notebook failed" line), and the execution reports myst-nb wrote."""
+    lines = _ANSI.sub("", log).splitlines()
+    blocks, i = [], 0
+    while i < len(lines):
+        if _WARNING.search(lines[i]):
+            block = [lines[i]]
+            i += 1
+            # continuation lines: not a new Sphinx status line ("reading sources...", a path: message)
+            while i < len(lines) and not _WARNING.search(lines[i]) and not re.match(
+                    r"^(\S+\.(md|rst|ipynb)|reading |writing |copying |building |looking |pickling |"
+                    r"checking |updating |waiting |generating |dumping |build |\[)", lines[i]):
+                block.append(lines[i])
+                i += 1
+            blocks.append("\n".join(block[:40]))
+        else:
+            i += 1
+    reports = sorted((out / "_build" / "html" / "reports").glob("**/*.log"))
+    for r in reports:
+        blocks.append(f"--- execution report {r.relative_to(out)} ---\n" + r.read_text()[-4000:])
+    return "\n".join(blocks)
+
+
+def check_build(result: subprocess.CompletedProcess, out: Path, what: str) -> None:
+    log = result.stdout + result.stderr
+    out.mkdir(parents=True, exist_ok=True)
+    (out / f"{what}.log").write_text(log)
+    problems = build_problems(log, out)
+    if result.returncode != 0 or problems:
+        pytest.fail(f"jupyter-book build -W -n ({what}) failed (full log: {out / (what + '.log')}):\n"
+                    + (problems[-12000:] or "\n".join(log.splitlines()[-60:])), pytrace=False)
 
 
 @pytest.fixture(scope="session")
 def site() -> Path:
-    result = build(ROOT, OUT)
-    log = result.stdout + result.stderr
-    (OUT / "build.log").parent.mkdir(parents=True, exist_ok=True)
-    (OUT / "build.log").write_text(log)
-    # Sphinx's own warnings ("path:line: WARNING: ..."); not a kernel's "[IPKernelApp] WARNING | ..."
-    warnings = [line for line in log.splitlines() if re.search(r"\b(WARNING|ERROR|CRITICAL):", line)]
-    if result.returncode != 0 or warnings:
-        pytest.fail("jupyter-book build -W -n failed:\n" + "\n".join(warnings[-60:] or log.splitlines()[-60:]),
-                    pytrace=False)
-    return OUT / "_build" / "html"
+    with exclusive(OUT):  # held until the last site test is done with the build
+        result = build(ROOT, OUT)
+        check_build(result, OUT, "build")
+        yield OUT / "_build" / "html"
 
 
 @pytest.fixture(scope="session")
@@ -57,6 +115,28 @@ def browser_tools():
     if missing:
         pytest.fail("the browser check needs " + " and ".join(missing), pytrace=False)
     return chromium, mathjax
+
+
+@pytest.fixture(scope="session")
+def pdf(site) -> Path:
+    """The PDF edition, printed from a single-page build that reuses the site build's executions."""
+    import pdfbook
+
+    missing = pdfbook.missing_tools()
+    if missing:
+        pytest.fail("the PDF check needs " + " and ".join(missing), pytrace=False)
+    check_build(build(ROOT, OUT, seed=False, builder="singlehtml"), OUT, "singlehtml")
+    chromium, mathjax = sitecheck.find_chromium(), sitecheck.find_mathjax()
+    out = site / "dpnotes.pdf"
+    pdfbook.print_pdf(OUT / "_build" / "singlehtml", out, chromium=chromium, mathjax_dir=mathjax)
+    return out
+
+
+def test_pdf_edition_has_every_chapter_and_no_broken_reference(pdf, site):
+    import pdfbook
+
+    problems = pdfbook.check_pdf(pdf, site)
+    assert not problems, "\n".join(problems)
 
 
 def test_book_builds_without_warnings(site):
@@ -82,7 +162,14 @@ def test_every_page_of_the_toc_was_built(site):
     assert not missing, f"pages in _toc.yml that were not built: {missing}"
 
 
-def test_internal_links_and_images_resolve(site):
+def test_live_code_is_configured(site):
+    """Thebe's "Live Code" button is on every chapter, set to start the book's own Binder."""
+    page = (site / "chapters" / "definition" / "definition.html").read_text()
+    assert "thebe-launch-button" in page or "initThebe" in page, "no Live Code (Thebe) button"
+    assert "dpnotes/dpnotes" in page, "Thebe is not pointed at the book's repository"
+
+
+def test_internal_links_and_images_resolve(site, pdf):
     problems = sitecheck.check_links(site)
     assert not problems, "broken internal references:\n" + "\n".join(problems[:50])
 

@@ -1,0 +1,78 @@
+"""Build the website (make book) or the PDF edition (make pdf), executing the chapters in parallel.
+
+    .venv/bin/python scripts/book.py html   [--path-output DIR] [--jobs N]
+    .venv/bin/python scripts/book.py pdf    [--path-output DIR] [--jobs N]
+
+Both first execute, ``--jobs`` at a time (default: one per core), the chapters that the
+Jupyter cache of the build lacks, then run ``jupyter-book build . -W -n --keep-going``,
+which finds every notebook already executed and only renders the pages (Jupyter Book
+itself executes notebooks one after another). A notebook that fails is left to the build,
+which executes it again and reports the error with its traceback.
+
+``pdf`` builds the single-page HTML edition and prints it with headless Chromium to
+``_build/pdf/dpnotes.pdf`` (see ``tests/pdfbook.py`` for why this route), copies it into
+the website (``_build/html/dpnotes.pdf``, which the start page links) when that exists, and
+checks it: every chapter title present, no unresolved reference, Chinese and Korean drawn
+with a font that has their glyphs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+import nbcache  # noqa: E402
+
+JB = Path(sys.executable).with_name("jupyter-book")
+
+
+def jupyter_book(builder: str, out: Path) -> int:
+    cmd = [str(JB), "build", str(ROOT), "-W", "-n", "--keep-going", "--builder", builder]
+    if out != ROOT:
+        cmd += ["--path-output", str(out)]
+    return subprocess.run(cmd, cwd=ROOT).returncode
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("target", choices=["html", "pdf"])
+    ap.add_argument("--path-output", type=Path, default=ROOT, help="folder that receives _build/ (default: the book)")
+    ap.add_argument("--jobs", type=int, default=None, help="notebooks executed at once (default: cores)")
+    args = ap.parse_args()
+    out = args.path_output.resolve()
+    build = out / "_build"
+    t0 = time.perf_counter()
+    nbcache.execute_missing(build / ".jupyter_cache", nbcache.toc_notebooks(), jobs=args.jobs)
+    if args.target == "html":
+        rc = jupyter_book("html", out)
+        print(f"\nbuilt in {time.perf_counter() - t0:.0f} s")
+        return rc
+    rc = jupyter_book("singlehtml", out)
+    if rc != 0:
+        return rc
+    import pdfbook
+    import sitecheck
+
+    chromium, mathjax = sitecheck.find_chromium(), sitecheck.find_mathjax()
+    if chromium is None or mathjax is None:
+        print("make pdf needs headless Chromium and the local MathJax (python3 scripts/prereqs.py says how)")
+        return 1
+    pdf = build / "pdf" / "dpnotes.pdf"
+    pdfbook.print_pdf(build / "singlehtml", pdf, chromium=chromium, mathjax_dir=mathjax)
+    problems = pdfbook.check_pdf(pdf, build / "html" if (build / "html").exists() else build / "singlehtml")
+    if (build / "html").exists():
+        shutil.copy2(pdf, build / "html" / "dpnotes.pdf")
+    print(f"\n{pdf} ({pdfbook.pdf_pages(pdf)} pages) in {time.perf_counter() - t0:.0f} s")
+    for p in problems:
+        print("PROBLEM:", p)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,189 @@
+"""Execute each chapter once: notebooks run by the tests (nbval) or in parallel, reused by the site build.
+
+The book's pages are MyST notebooks. ``make test`` runs every one of them through nbval (each
+code cell a test) and then builds the site, which would execute every notebook a second time.
+Instead, ``conftest.py`` *stages* each notebook that nbval ran without a failure, with the
+outputs nbval received from the kernel, and the site build starts from a Jupyter cache seeded
+with the staged notebooks (``seed_cache``). ``make book`` uses ``execute_missing`` to run the
+notebooks the cache lacks in parallel before Sphinx renders the pages.
+
+A staged notebook is reused only if
+
+* its code cells are unchanged: the Jupyter cache matches a notebook by a hash of its code
+  cells and kernelspec, exactly as the build looks notebooks up, and
+* nothing else its outputs depend on has changed since it ran: the staging records a
+  fingerprint of ``dpnotes/``, ``data/``, ``requirements.txt`` and ``pyproject.toml``.
+
+Otherwise the build executes the notebook itself, as it always did.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import copy
+import hashlib
+import json
+import os
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+STAGE = ROOT / "_build" / "executed"
+EXECUTION_TIMEOUT = 600  # seconds per cell, as generous as the build's own setting
+
+
+def fingerprint(root: Path = ROOT) -> str:
+    """A hash of everything besides a notebook's own cells that its outputs depend on."""
+    h = hashlib.sha256()
+    files = sorted([*root.glob("dpnotes/**/*.py"), *(p for p in root.glob("data/**/*") if p.is_file()),
+                    root / "requirements.txt", root / "pyproject.toml"])
+    for path in files:
+        if path.exists():
+            h.update(str(path.relative_to(root)).encode())
+            h.update(path.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def read_notebook(path: Path):
+    """Read a MyST notebook exactly as the book's build (myst-nb) reads it."""
+    from myst_nb.core.read import myst_nb_reader_plugin
+
+    return myst_nb_reader_plugin(str(path))
+
+
+def is_myst_notebook(path: Path) -> bool:
+    from myst_nb.core.read import is_myst_markdown_notebook
+
+    return is_myst_markdown_notebook(Path(path).read_text(encoding="utf-8"))
+
+
+def toc_notebooks(root: Path = ROOT) -> list[Path]:
+    """The MyST notebooks of the book, in the order of ``_toc.yml``."""
+    import yaml
+
+    toc = yaml.safe_load((root / "_toc.yml").read_text())
+    files = [toc["root"]]
+
+    def walk(entries):
+        for e in entries or []:
+            if "file" in e:
+                files.append(e["file"])
+            walk(e.get("sections"))
+            walk(e.get("chapters"))
+
+    walk(toc.get("parts"))
+    walk(toc.get("chapters"))
+    paths = [root / f"{f}.md" for f in files]
+    return [p for p in paths if p.exists() and is_myst_notebook(p)]
+
+
+def _staged_paths(path: Path, root: Path) -> tuple[Path, Path]:
+    rel = Path(path).resolve().relative_to(root)
+    base = STAGE if root == ROOT else root / "_build" / "executed"
+    return base / rel.with_suffix(".ipynb"), base / rel.with_suffix(".json")
+
+
+def stage(path: Path, nb, seconds: float, root: Path = ROOT) -> Path:
+    """Keep an executed notebook (a copy of ``read_notebook(path)`` with outputs) for the site build."""
+    import nbformat
+
+    out, meta = _staged_paths(path, root)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, str(out))
+    meta.write_text(json.dumps({"fingerprint": fingerprint(root), "seconds": seconds,
+                                "source": str(Path(path).resolve().relative_to(root))}))
+    return out
+
+
+def with_outputs(nb, outputs_by_cell: dict[int, list]) -> object:
+    """A copy of ``nb`` whose i-th code cell carries ``outputs_by_cell[i]``."""
+    import nbformat
+
+    nb = copy.deepcopy(nb)
+    for i, cell in enumerate(c for c in nb.cells if c.cell_type == "code"):
+        cell.outputs = [nbformat.from_dict(dict(o)) for o in outputs_by_cell.get(i, [])]
+        cell.execution_count = i + 1
+    return nb
+
+
+def seed_cache(cache_dir: Path, root: Path = ROOT) -> list[str]:
+    """Put every valid staged notebook into the Jupyter cache at ``cache_dir``; return their sources."""
+    import nbformat
+    from jupyter_cache import get_cache
+    from jupyter_cache.base import CacheBundleIn
+
+    base = STAGE if root == ROOT else root / "_build" / "executed"
+    if not base.exists():
+        return []
+    current = fingerprint(root)
+    cache = get_cache(str(cache_dir))
+    seeded = []
+    for meta_path in sorted(base.rglob("*.json")):
+        meta = json.loads(meta_path.read_text())
+        source = root / meta["source"]
+        nb_path = meta_path.with_suffix(".ipynb")
+        if meta.get("fingerprint") != current or not source.exists() or not nb_path.exists():
+            continue
+        nb = nbformat.read(str(nb_path), as_version=4)
+        cache.cache_notebook_bundle(CacheBundleIn(nb, str(source), data={"execution_seconds": meta["seconds"]}),
+                                    check_validity=False, overwrite=True)
+        seeded.append(meta["source"])
+    return seeded
+
+
+def _execute_one(path: str, timeout: int) -> tuple[str, object, float, str | None]:
+    from jupyter_cache.executors.utils import single_nb_execution
+
+    configure_nbclient()
+    nb = read_notebook(Path(path))
+    result = single_nb_execution(nb, cwd=str(Path(path).parent), timeout=timeout, allow_errors=False)
+    err = None if result.err is None else f"{type(result.err).__name__}: {result.err}"
+    return path, nb, result.time, err
+
+
+def execute_missing(cache_dir: Path, paths: list[Path], jobs: int | None = None,
+                    timeout: int = EXECUTION_TIMEOUT, log=print) -> dict[str, str | None]:
+    """Execute, ``jobs`` at a time, the notebooks of ``paths`` that the cache lacks, and cache them.
+
+    A notebook whose execution fails is not cached: the book's build then executes it
+    again and reports the error with its traceback. Returns ``{path: error or None}``.
+    """
+    from jupyter_cache import get_cache
+    from jupyter_cache.base import CacheBundleIn
+
+    cache = get_cache(str(cache_dir))
+    todo = []
+    for p in paths:
+        try:
+            cache.match_cache_notebook(read_notebook(p))
+        except KeyError:
+            todo.append(str(p))
+    jobs = jobs or os.cpu_count() or 2
+    results: dict[str, str | None] = {}
+    if not todo:
+        return results
+    log(f"executing {len(todo)} notebook(s), {jobs} at a time")
+    t0 = time.perf_counter()
+    with concurrent.futures.ProcessPoolExecutor(max_workers=jobs) as pool:
+        # longest first would balance better; source order is what a reader expects in the log
+        for path, nb, secs, err in pool.map(_execute_one, todo, [timeout] * len(todo)):
+            rel = os.path.relpath(path, ROOT)
+            results[path] = err
+            if err is None:
+                cache.cache_notebook_bundle(CacheBundleIn(nb, path, data={"execution_seconds": secs}),
+                                            check_validity=False, overwrite=True)
+                log(f"  {rel}: {secs:.1f} s")
+            else:
+                log(f"  {rel}: FAILED ({err.splitlines()[0][:200]}); the build will report it")
+    log(f"executed in {time.perf_counter() - t0:.1f} s")
+    return results
+
+
+def configure_nbclient() -> None:
+    """The build's robust execution settings (see ``_ext/dpnotes_build.py``), for executions run here."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "_ext"))
+    from dpnotes_build import configure_nbclient as configure
+
+    configure()

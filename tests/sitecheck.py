@@ -130,6 +130,7 @@ def serve(directory: Path):
 
 # ------------------------------------------------------------------ browser checks
 def find_chromium() -> str | None:
+    """Chromium to drive: ``$DPNOTES_CHROMIUM``, one on ``PATH``, or one that Playwright installed."""
     env = os.environ.get("DPNOTES_CHROMIUM")
     if env:
         return env
@@ -137,6 +138,11 @@ def find_chromium() -> str | None:
         found = shutil.which(name)
         if found:
             return found
+    # `playwright install chromium` puts it here (or under $PLAYWRIGHT_BROWSERS_PATH)
+    cache = Path(os.environ.get("PLAYWRIGHT_BROWSERS_PATH") or Path.home() / ".cache" / "ms-playwright")
+    for exe in sorted(cache.glob("chromium-*/chrome-linux*/chrome"), reverse=True):
+        if os.access(exe, os.X_OK):
+            return str(exe)
     return None
 
 

@@ -164,9 +164,16 @@ def test_every_page_of_the_toc_was_built(site):
 
 def test_live_code_is_configured(site):
     """Thebe's "Live Code" button is on every chapter, set to start the book's own Binder."""
-    page = (site / "chapters" / "definition" / "definition.html").read_text()
-    assert "thebe-launch-button" in page or "initThebe" in page, "no Live Code (Thebe) button"
-    assert "dpnotes/dpnotes" in page, "Thebe is not pointed at the book's repository"
+    import yaml
+
+    repo = yaml.safe_load((ROOT / "_config.yml").read_text())["repository"]["url"].split("github.com/")[1]
+    for chapter in ("definition/definition", "composition/composition"):
+        page = (site / "chapters" / f"{chapter}.html").read_text()
+        assert 'onclick="initThebeSBT()"' in page, f"no Live Code (Thebe) button on {chapter}"
+        config = re.search(r'<script type="text/x-thebe-config">(.*?)</script>', page, re.S)
+        assert config, f"no Thebe configuration on {chapter}"
+        assert re.search(r'repo:\s*"' + re.escape(repo) + '"', config.group(1)), config.group(1)
+        assert f'path: "./chapters/{chapter.split("/")[0]}"' in config.group(1), config.group(1)
 
 
 def test_internal_links_and_images_resolve(site, pdf):

@@ -44,7 +44,7 @@ import numpy as np
 from scipy import integrate, optimize
 from scipy.special import logsumexp, roots_legendre
 
-from ._validate import check_integer, check_nonnegative, check_positive, check_rng
+from ._validate import check_in_range, check_integer, check_nonnegative, check_positive, check_rng
 
 __all__ = [
     "exponential_mechanism_probabilities",
@@ -54,6 +54,7 @@ __all__ = [
     "permute_and_flip",
     "permute_and_flip_probabilities",
     "accuracy_gap",
+    "quantile_utility",
     "median_utility",
 ]
 
@@ -442,16 +443,15 @@ def accuracy_gap(n_outputs, epsilon, t, sensitivity=1.0) -> float:
     return scale * (math.log(n_outputs) + t)
 
 
-def median_utility(data, candidates) -> np.ndarray:
-    r"""Utility of each candidate as a median: :math:`-\,|\#\{i : x_i < r\} - \#\{i : x_i > r\}| / 2`.
+def quantile_utility(data, candidates, alpha) -> np.ndarray:
+    r"""Utility of each candidate as an :math:`\alpha`-quantile: :math:`-|\operatorname{rank}(r) - \alpha n|`.
 
-    This is :math:`-|\operatorname{rank}(r) - n/2|` with the *mid-rank*
-    :math:`\operatorname{rank}(r) = \#\{i : x_i < r\} + \#\{i : x_i = r\}/2`, which treats
-    records tied with :math:`r` symmetrically (with :math:`\#\{i : x_i \le r\}` as the rank, a
-    candidate tied with many records looks worse than its lower neighbour). It is 0 at an
-    exact median. Under replace-one neighbours :math:`n` is fixed and replacing one record
-    changes :math:`\#\{x_i < r\} - \#\{x_i > r\}` by at most 2 (a record moving from below
-    :math:`r` to above it), so the utility has sensitivity 1, attained by that move.
+    :math:`\operatorname{rank}(r) = \#\{i : x_i < r\} + \#\{i : x_i = r\}/2` is the *mid-rank*,
+    which counts records tied with :math:`r` as half below and half above it (with
+    :math:`\#\{i : x_i \le r\}` instead, a candidate tied with many records looks worse than
+    its lower neighbour). Under replace-one neighbours :math:`n` is fixed and replacing one
+    record changes the mid-rank by at most 1 (a record moving from below :math:`r` to above
+    it), so the utility has sensitivity 1, attained by that move.
 
     Parameters
     ----------
@@ -459,6 +459,8 @@ def median_utility(data, candidates) -> np.ndarray:
         Finite records; a 2-D array holds one data set per row.
     candidates : array_like, shape (m,)
         Finite candidate values (a public grid).
+    alpha : float
+        The quantile, in ``[0, 1]``.
 
     Returns
     -------
@@ -466,8 +468,8 @@ def median_utility(data, candidates) -> np.ndarray:
 
     Examples
     --------
-    >>> median_utility([1.0, 2.0, 2.0, 10.0], [0.0, 2.0, 3.0, 10.0]).tolist()
-    [-2.0, 0.0, -1.0, -1.5]
+    >>> quantile_utility([1.0, 2.0, 2.0, 10.0], [0.0, 2.0, 3.0, 10.0], 0.25).tolist()
+    [-1.0, -1.0, -2.0, -2.5]
     """
     x = np.asarray(data, dtype=float)
     c = np.asarray(candidates, dtype=float)
@@ -475,6 +477,22 @@ def median_utility(data, candidates) -> np.ndarray:
         raise ValueError(f"data must be a finite non-empty 1-D or 2-D array, got shape {x.shape}")
     if c.ndim != 1 or c.size == 0 or not np.all(np.isfinite(c)):
         raise ValueError(f"candidates must be a finite non-empty 1-D array, got shape {c.shape}")
+    alpha = check_in_range("alpha", alpha, 0.0, 1.0)
+    n = x.shape[-1]
     below = (x[..., :, None] < c).sum(axis=-2)
     above = (x[..., :, None] > c).sum(axis=-2)
-    return -np.abs(below - above) / 2.0
+    return 0.0 - np.abs((n + below - above) / 2.0 - alpha * n)      # 0.0 - : no negative zeros
+
+
+def median_utility(data, candidates) -> np.ndarray:
+    r"""Utility of each candidate as a median: :math:`-|\#\{i : x_i < r\} - \#\{i : x_i > r\}| / 2`.
+
+    This is :func:`quantile_utility` with :math:`\alpha = 1/2`: :math:`-|\operatorname{rank}(r) - n/2|`
+    with the mid-rank. It is 0 at an exact median and has sensitivity 1 under replace-one.
+
+    Examples
+    --------
+    >>> median_utility([1.0, 2.0, 2.0, 10.0], [0.0, 2.0, 3.0, 10.0]).tolist()
+    [-2.0, 0.0, -1.0, -1.5]
+    """
+    return quantile_utility(data, candidates, 0.5)

@@ -306,6 +306,21 @@ def test_median_utility_has_sensitivity_one_under_replace_one():
     for n in (3, 4):
         assert mechanisms.sensitivity(lambda x: selection.median_utility(x, grid), n, (0, 1, 2, 3),
                                       ord=np.inf) == 1.0
+        for alpha in (0.0, 0.3, 1.0):
+            assert mechanisms.sensitivity(lambda x: selection.quantile_utility(x, grid, alpha), n, (0, 1, 2, 3),
+                                          ord=np.inf) == 1.0
+
+
+def test_quantile_utility_values():
+    x = [5.0, 1.0, 3.0, 3.0, 3.0, 9.0]                   # n = 6
+    c = [0.0, 2.0, 3.0, 4.0, 10.0]
+    # mid-ranks: 0, 1, 1 + 3/2, 4, 6; alpha n = 1.5 and 4.8
+    assert selection.quantile_utility(x, c, 0.25).tolist() == [-1.5, -0.5, -1.0, -2.5, -4.5]
+    assert np.allclose(selection.quantile_utility(x, c, 0.8), [-4.8, -3.8, -2.3, -0.8, -1.2], rtol=0, atol=1e-12)
+    assert np.array_equal(selection.quantile_utility(x, c, 0.5), selection.median_utility(x, c))
+    # the best candidate of the 0.25-quantile on a spread-out data set
+    data = np.arange(100.0)
+    assert np.argmax(selection.quantile_utility(data, data, 0.25)) in (24, 25)
 
 
 # --------------------------------------------------------------------------- bad input
@@ -376,3 +391,7 @@ def test_bad_median_inputs():
         selection.median_utility([1.0], [[1.0]])
     with pytest.raises(ValueError, match="candidates must be a finite non-empty"):
         selection.median_utility([1.0], [np.inf])
+    with pytest.raises(ValueError, match=r"alpha must be in \[0, 1\], got 1.5"):
+        selection.quantile_utility([1.0], [1.0], 1.5)
+    with pytest.raises(ValueError, match=r"alpha must be in \[0, 1\], got -0.1"):
+        selection.quantile_utility([1.0], [1.0], -0.1)

@@ -211,7 +211,8 @@ def test_permute_and_flip_sampler_frequencies_and_a_literal_walk():
     freq = np.bincount(walk, minlength=U.size) / len(walk)
     assert np.all(np.abs(freq - p) < 5 * np.sqrt(p * (1 - p) / len(walk)))
     one = selection.permute_and_flip(U, EPS, DELTA, rng=np.random.default_rng(4))
-    assert isinstance(one, int) and one == got[0]
+    assert isinstance(one, int)
+    assert one == selection.permute_and_flip(U, EPS, DELTA, rng=np.random.default_rng(4), size=1)[0]
 
 
 def test_permute_and_flip_sampler_blocks():

@@ -77,6 +77,22 @@ def test_exponential_sampler_is_inversion_of_the_exact_cdf():
     assert isinstance(one, int) and one == expected[0]
 
 
+def test_exponential_sampler_default_sensitivity_is_one():
+    cdf = np.cumsum(mp_softmax(U, EPS, 1.0))
+    got = selection.exponential_mechanism(U, EPS, rng=np.random.default_rng(6), size=3000)
+    v = np.random.default_rng(6).random(3000)
+    assert np.array_equal(got, (cdf[None, :] <= v[:, None]).sum(axis=1))
+
+
+def test_one_run_uses_exactly_the_randomness_of_one_run():
+    """size=None is one run: it leaves the generator where a run of size 1 leaves it."""
+    for fn in (selection.exponential_mechanism, selection.report_noisy_max, selection.permute_and_flip):
+        a, b = np.random.default_rng(8), np.random.default_rng(8)
+        fn(U, EPS, DELTA, rng=a)
+        fn(U, EPS, DELTA, rng=b, size=1)
+        assert a.random() == b.random(), fn.__name__
+
+
 def test_exponential_sampler_frequencies():
     n = 200_000
     got = selection.exponential_mechanism(U, EPS, DELTA, rng=np.random.default_rng(3), size=n)

@@ -183,9 +183,11 @@ def _gaussian_log_delta(mu: float, epsilon: float) -> float:
 
     :math:`\delta = \Phi(a) - e^{\varepsilon}\Phi(b)` with :math:`a = \mu/2 - \varepsilon/\mu`,
     :math:`b = -\mu/2 - \varepsilon/\mu`. Both terms are computed as logarithms
-    (``log_ndtr`` stays accurate far in the tail) and the difference as
-    :math:`\log\Phi(a) + \log(1 - e^{\ell_b - \ell_a})` with ``expm1``, so that no digits
-    are lost when the two terms are close (small ``mu``) or tiny (small ``delta``).
+    (``log_ndtr`` stays accurate far in the tail, where :math:`\Phi` underflows) and the
+    difference as :math:`\log\Phi(a) + \log g` with :math:`g = 1 - e^{\ell_b - \ell_a}` (``expm1``).
+    Where :math:`g < 1/2` the two terms cancel and that difference would lose
+    :math:`\log_{10}(1/g)` digits, so the cancellation-free integral of
+    :func:`dpnotes.loss.gaussian_delta` is used there instead.
     """
     from scipy.special import log_ndtr
 
@@ -193,7 +195,12 @@ def _gaussian_log_delta(mu: float, epsilon: float) -> float:
     la = float(log_ndtr(0.5 * mu - ratio))
     lb = epsilon + float(log_ndtr(-0.5 * mu - ratio))
     gap = -math.expm1(lb - la)
-    return la + math.log(gap) if gap > 0.0 else -math.inf
+    if gap < 0.5:
+        from .loss import _gaussian_delta_integral
+
+        value = float(_gaussian_delta_integral(np.array([0.5 * mu - ratio]), np.array([mu]))[0])
+        return math.log(value) if value > 0.0 else -math.inf
+    return la + math.log(gap)
 
 
 def _analytic_sigma(epsilon: float, delta: float) -> float:
@@ -259,7 +266,8 @@ def gaussian_sigma(epsilon, delta, sensitivity=1.0, method="classical") -> float
         :math:`\delta(\varepsilon) \le \delta` (:cite:`balle2018improving`): the root of
         :math:`\Phi(\mu/2 - \varepsilon/\mu) - e^{\varepsilon}\Phi(-\mu/2 - \varepsilon/\mu) = \delta`
         in :math:`\mu = \Delta/\sigma`. Valid for every :math:`\varepsilon > 0` and
-        :math:`\delta \in (0, 1)`; accurate to about ``1e-12`` relative.
+        :math:`\delta \in (0, 1)`; accurate to about ``1e-14`` relative (the tests compare it
+        with a 50-digit bisection).
 
     Parameters
     ----------

@@ -42,6 +42,37 @@ def test_epsilon_over_pairs_matches_exact_fractions():
     assert exact == 2
 
 
+def test_epsilon_over_pairs_on_an_asymmetric_channel():
+    # rows [0.99, 0.01] and [0.5, 0.5]: the largest ratio is 0.5/0.01 = 50, reached on the
+    # *second* row of the pair, in the output where the first row is small
+    table = [[0.99, 0.01], [0.5, 0.5]]
+    exact = max(Fraction(99, 100) / Fraction(1, 2), Fraction(1, 2) / Fraction(1, 100))
+    assert exact == 50
+    assert finite.epsilon_over_pairs(table, [(0, 1)]) == pytest.approx(math.log(50), rel=1e-14)
+    assert finite.epsilon_over_pairs(table, [(1, 0)]) == pytest.approx(math.log(50), rel=1e-14)
+
+
+def test_epsilon_over_pairs_only_uses_the_given_pairs():
+    # rows 0 and 1 are close (log 1.25), row 2 is far from both: which pairs are given matters
+    table = [[0.5, 0.5], [0.4, 0.6], [0.1, 0.9]]
+    assert finite.epsilon_over_pairs(table, [(0, 1)]) == pytest.approx(math.log(1.25), rel=1e-14)
+    assert finite.epsilon_over_pairs(table, [(1, 2)]) == pytest.approx(math.log(4), rel=1e-14)
+    assert finite.epsilon_over_pairs(table, [(0, 1), (0, 2)]) == pytest.approx(math.log(5), rel=1e-14)
+
+
+def test_epsilon_by_distance_on_an_asymmetric_mechanism():
+    # n = 2 bits; the output law depends on the number of ones c only, and asymmetrically:
+    # Pr[out = 1] = 1/100, 1/10, 1/2 for c = 0, 1, 2 (exact ratios by hand, in fractions)
+    d = finite.binary_datasets(2)
+    p1 = {0: Fraction(1, 100), 1: Fraction(1, 10), 2: Fraction(1, 2)}
+    table = [[float(1 - p1[int(c)]), float(p1[int(c)])] for c in d.sum(axis=1)]
+    def eps(c, c2):
+        return max(max(a / b, b / a) for a, b in [(p1[c], p1[c2]), (1 - p1[c], 1 - p1[c2])])
+    expect = [max(eps(0, 1), eps(1, 2)), eps(0, 2)]
+    assert expect == [10, 50]
+    assert finite.epsilon_by_distance(table, d) == pytest.approx(np.log(np.array(expect, dtype=float)), rel=1e-14)
+
+
 def test_epsilon_over_pairs_infinite_on_disjoint_support():
     assert finite.epsilon_over_pairs([[1.0, 0.0], [0.5, 0.5]], [(0, 1)]) == math.inf
 

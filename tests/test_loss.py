@@ -138,15 +138,58 @@ def mp_gaussian_delta(eps, mu):
         return mp.ncdf(mu / 2 - eps / mu) - mp.e ** eps * mp.ncdf(-mu / 2 - eps / mu)
 
 
+def mp_phi_a(eps, mu):
+    with mp.workdps(60):
+        eps, mu = mp.mpf(eps), mp.mpf(mu)
+        return mp.ncdf(mu / 2 - eps / mu)
+
+
 @pytest.mark.parametrize("mu", [1e-3, 0.05, 0.5, 1.0, 3.0, 10.0])
 def test_gaussian_delta_full_relative_precision(mu):
+    # relative error ~1e-16 * (1 + a^2): the a^2 is the conditioning of phi(a), not the method
     for eps in (0.0, 0.01, 0.5, 2.0, 10.0):
         ref = mp_gaussian_delta(eps, mu)
         got = loss.gaussian_delta(eps, mu)
+        a = mu / 2 - eps / mu
         if ref < mp.mpf("1e-300"):
             assert got < 1e-290
         else:
-            assert got == pytest.approx(float(ref), rel=1e-10)
+            assert got == pytest.approx(float(ref), rel=1e-14 * (1 + a * a))
+
+
+@pytest.mark.parametrize("eps, mu", [(0.0, 1e-8), (0.0, 3e-7), (2e-5, 1e-6), (1e-6, 1e-6),
+                                     (1e-3, 1e-4), (0.3, 0.01), (1e-9, 2e-5)])
+def test_gaussian_delta_accurate_where_the_two_terms_cancel(eps, mu):
+    """delta = Phi(a) - e^eps Phi(a - mu) with Phi(a)/delta > 1e3: a difference of the two terms
+    (in floats or in logs) loses log10 of that ratio in digits; the integral form does not."""
+    ref = mp_gaussian_delta(eps, mu)
+    cancellation = float(mp_phi_a(eps, mu) / ref)
+    assert cancellation > 1e3
+    a = mu / 2 - eps / mu
+    assert loss.gaussian_delta(eps, mu) == pytest.approx(float(ref), rel=2e-14 * (1 + a * a))
+    naive = stats.norm.cdf(a) - math.exp(eps) * stats.norm.cdf(a - mu)
+    if cancellation > 1e6:      # the naive difference is off by far more than the tolerance
+        assert abs(naive / float(ref) - 1) > 1e-11
+
+
+def test_gaussian_delta_random_parameters_against_mpmath():
+    rng = np.random.default_rng(8)
+    mus = 10 ** rng.uniform(-8, 1.5, 60)
+    eps = np.where(rng.random(60) < 0.2, 0.0, 10 ** rng.uniform(-6, 1.5, 60))
+    got = loss.gaussian_delta(eps, mus)             # vectorized: both branches in one call
+    for e, m, g in zip(eps, mus, got):
+        ref = mp_gaussian_delta(e, m)
+        a = m / 2 - e / m
+        if ref < mp.mpf("1e-300"):
+            assert g < 1e-290
+        else:
+            assert g == pytest.approx(float(ref), rel=2e-14 * (1 + a * a))
+
+
+def test_gaussian_delta_far_tail_is_zero_not_nan():
+    assert loss.gaussian_delta(1.0, 1e-300) == 0.0      # a = -1e300: la = -inf
+    assert loss.gaussian_delta(1000.0, 1.0) == 0.0
+    assert loss.gaussian_delta(0.0, 1e6) == 1.0
 
 
 def test_gaussian_delta_equals_expectation_and_supremum():

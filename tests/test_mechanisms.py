@@ -22,6 +22,14 @@ def test_rr_keep_probability_matches_exact_rationals(p):
     assert mech.rr_epsilon(float(p)) == pytest.approx(eps, abs=1e-15)
 
 
+@pytest.mark.parametrize("p", [Fraction(1, 4), Fraction(1, 10), Fraction(2, 5)])
+def test_rr_epsilon_of_a_keep_probability_below_one_half(p):
+    # keeping the bit with probability p < 1/2 is the same channel as flipping it with 1 - p:
+    # the largest ratio is (1-p)/p, so epsilon = log((1-p)/p) > 0, not the negative log(p/(1-p))
+    assert mech.rr_epsilon(float(p)) == pytest.approx(math.log((1 - p) / p), rel=1e-14)
+    assert mech.rr_epsilon(float(p)) == pytest.approx(mech.rr_epsilon(float(1 - p)), rel=1e-14)
+
+
 def test_rr_keep_probability_large_epsilon_is_stable():
     assert mech.rr_keep_probability(800.0) == 1.0  # no overflow
     assert mech.rr_keep_probability(0.0) == 0.5
@@ -41,6 +49,17 @@ def test_randomized_response_frequency_of_truth():
     y = mech.randomized_response(x, math.log(3), rng)
     assert y.dtype == np.int8 and y.shape == x.shape
     assert np.mean(y == x) == pytest.approx(0.75, abs=5 * math.sqrt(0.75 * 0.25 / x.size))
+
+
+@pytest.mark.parametrize("eps", [0.4, math.log(3), 2.5])
+def test_randomized_response_flips_exactly_the_coupled_uniforms_above_p(eps):
+    # coupling: the same seed gives the same uniforms; a bit is flipped iff its uniform is >= p
+    x = np.array([[0, 1, 1, 0, 1], [1, 1, 0, 0, 0]])
+    for seed in range(5):
+        y = mech.randomized_response(x, eps, np.random.default_rng(seed))
+        u = np.random.default_rng(seed).random(x.shape)
+        p = math.exp(eps) / (1 + math.exp(eps))
+        assert np.array_equal(y ^ x, (u >= p).astype(np.int8))
 
 
 def test_randomized_response_is_seeded():
@@ -133,14 +152,14 @@ def mp_bisect_sigma(eps, delta):
         return float(mp.e ** ((lo + hi) / 2))
 
 
-EPS_GRID = [0.01, 0.05, 0.3, 1.0, 3.0, 10.0]
+EPS_GRID = [1e-4, 0.01, 0.05, 0.3, 1.0, 3.0, 10.0]   # 1e-4: tiny mu, where the profile's two terms cancel
 DELTA_GRID = [1e-12, 1e-9, 1e-6, 1e-4, 1e-2]
 
 
 @pytest.mark.parametrize("eps, delta", list(itertools.product(EPS_GRID, DELTA_GRID)))
 def test_analytic_sigma_agrees_with_mpmath_bisection(eps, delta):
     assert mech.gaussian_sigma(eps, delta, method="analytic") == pytest.approx(
-        mp_bisect_sigma(eps, delta), rel=1e-9)
+        mp_bisect_sigma(eps, delta), rel=1e-13)
 
 
 def test_analytic_sigma_scales_with_sensitivity_and_is_tight():
@@ -157,6 +176,20 @@ def test_analytic_sigma_extreme_parameters(eps, delta):
     s = mech.gaussian_sigma(eps, delta, method="analytic")
     assert math.isfinite(s) and s > 0
     assert loss.gaussian_delta(eps, 1 / s) == pytest.approx(delta, rel=1e-8)
+
+
+def test_analytic_sigma_returns_the_tail_bound_end_when_it_already_meets_the_target(monkeypatch):
+    """The bracket's lower end mu0 = z + sqrt(z^2 + 2 eps) solves the tail bound Phi(mu/2 - eps/mu) = delta.
+    If the profile there already reaches delta (for the real profile only by rounding), sigma = 1/mu0."""
+    from scipy.special import log_ndtr, ndtri
+
+    # a stand-in profile a hair above the tail bound, so that the early return must be taken
+    monkeypatch.setattr(mech, "_gaussian_log_delta",
+                        lambda mu, eps: float(log_ndtr(0.5 * mu - eps / mu)) + 1e-9)
+    for eps, delta in [(0.7, 1e-6), (3.0, 0.2)]:
+        z = float(ndtri(delta))
+        mu0 = z + math.sqrt(z * z + 2 * eps)
+        assert mech.gaussian_sigma(eps, delta, sensitivity=2.0, method="analytic") == pytest.approx(2.0 / mu0, rel=1e-14)
 
 
 def test_analytic_beats_classical_and_hrw_where_they_are_valid():
@@ -202,6 +235,15 @@ def test_publish_each_frequency_and_mask():
     assert isinstance(out, np.ma.MaskedArray) and out.shape == x.shape
     assert abs(out.count() - 2000) < 5 * math.sqrt(100_000 * 0.02 * 0.98)
     assert np.array_equal(out.compressed(), x[~out.mask])
+
+
+def test_publish_each_shows_exactly_the_coupled_uniforms_below_delta():
+    x = np.arange(40) * 3 - 7
+    for delta in (0.1, 0.35, 0.8):
+        out = mech.publish_each(x, delta, np.random.default_rng(9))
+        u = np.random.default_rng(9).random(x.size)
+        assert np.array_equal(~out.mask, u < delta)
+        assert np.array_equal(out.compressed(), x[u < delta])
 
 
 def test_publish_each_is_exactly_epsilon_delta_dp():
@@ -251,6 +293,9 @@ def test_sensitivity_of_histogram_and_mean():
     assert mech.sensitivity(hist, 3, (0, 1, 2), ord=1) == 2.0
     assert mech.sensitivity(hist, 3, (0, 1, 2), ord=2) == pytest.approx(math.sqrt(2))
     assert mech.sensitivity(lambda x: np.mean(x), 4, (0.0, 0.5, 1.0)) == pytest.approx(0.25)
+    # the default norm is L1 (Dwork-Roth Definition 3.1): 2 for the histogram, not sqrt(2) or 1
+    assert mech.sensitivity(hist, 3, (0, 1, 2)) == 2.0
+    assert mech.sensitivity(hist, 3, (0, 1, 2), ord=np.inf) == 1.0
 
 
 def test_mahalanobis_sensitivity_matches_matrix_square_root():
@@ -277,6 +322,35 @@ def test_laplace_mechanism_law_matches_scipy():
     assert stats.kstest(out, stats.laplace(loc=5.0, scale=4.0).cdf).pvalue > 1e-3
     vec = mech.laplace_mechanism(np.zeros(50_000), 1.0, rng)
     assert stats.kstest(vec, stats.laplace(scale=1.0).cdf).pvalue > 1e-3
+
+
+@pytest.mark.parametrize("eps, sens", [(0.5, 2.0), (3.0, 0.25), (1.7, 1.0)])
+def test_laplace_mechanism_noise_is_exactly_scale_times_the_coupled_draw(eps, sens):
+    """Released - true == (sensitivity/epsilon) * standard Laplace draw of the same seed."""
+    value = np.array([10.0, -3.0, 0.5])
+    out = mech.laplace_mechanism(value, eps, np.random.default_rng(21), sensitivity=sens)
+    z = np.random.default_rng(21).laplace(0.0, 1.0, size=3)
+    assert np.allclose(out - value, (sens / eps) * z, rtol=1e-13, atol=1e-13)
+    scalar = mech.laplace_mechanism(4.0, eps, np.random.default_rng(22), sensitivity=sens)
+    assert isinstance(scalar, float)
+    assert scalar - 4.0 == pytest.approx((sens / eps) * np.random.default_rng(22).laplace(0.0, 1.0), rel=1e-13)
+
+
+@pytest.mark.parametrize("sigma", [0.3, 2.5])
+def test_gaussian_mechanism_noise_is_exactly_sigma_times_the_coupled_draw(sigma):
+    """Without cov: released - true == sigma * Z; with cov = L L^T: == sigma * L Z (same seed)."""
+    value = np.array([1.0, -2.0, 4.0])
+    out = mech.gaussian_mechanism(value, sigma, np.random.default_rng(31))
+    z = np.random.default_rng(31).standard_normal(3)
+    assert np.allclose(out - value, sigma * z, rtol=1e-13, atol=1e-13)
+    scalar = mech.gaussian_mechanism(7.0, sigma, np.random.default_rng(32))
+    assert isinstance(scalar, float)
+    assert scalar - 7.0 == pytest.approx(sigma * np.random.default_rng(32).standard_normal(), rel=1e-13)
+    cov = np.array([[4.0, 1.2, 0.0], [1.2, 1.0, 0.3], [0.0, 0.3, 2.0]])
+    chol = np.linalg.cholesky(cov)          # lower triangular, cov = chol @ chol.T
+    out = mech.gaussian_mechanism(value, sigma, np.random.default_rng(33), cov=cov)
+    z = np.random.default_rng(33).standard_normal(3)
+    assert np.allclose(out - value, sigma * chol @ z, rtol=1e-13, atol=1e-13)
 
 
 def test_laplace_exact_epsilon_is_attained():

@@ -2,6 +2,7 @@
 
 import itertools
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -51,6 +52,62 @@ def test_region_boundary_closed_form_points():
     # eps = 0: the diagonal
     grid = np.linspace(0, 1, 11)
     assert np.allclose(tradeoff.region_lower_boundary(grid, 0.0), 1 - grid)
+
+
+@pytest.mark.parametrize("eps, delta", [(math.log(3), 0.1), (math.log(2), 0.25), (2.0, 1e-3)])
+def test_region_boundary_with_delta_in_both_constraints(eps, delta):
+    """beta_min = max(0, 1 - delta - e^eps alpha, e^-eps (1 - delta - alpha)), checked in exact
+    rationals at points where each of the three pieces is the binding one."""
+    e = Fraction(math.exp(eps))
+    d = Fraction(delta)
+    corner = (1 - d) / (1 + e)                     # where the two lines cross
+    for alpha in (Fraction(0), corner / 2, corner, (corner + 1 - d) / 2, 1 - d, Fraction(1)):
+        want = max(Fraction(0), 1 - d - e * alpha, (1 - d - alpha) / e)
+        got = tradeoff.region_lower_boundary([float(alpha)], eps, delta)[0]
+        assert got == pytest.approx(float(want), abs=1e-14)
+    # right of the corner only the second line binds, and it moves with delta
+    a_right = float((corner + 1 - d) / 2)
+    assert tradeoff.region_lower_boundary([a_right], eps, delta)[0] > 0
+    assert (tradeoff.region_lower_boundary([a_right], eps, delta)[0]
+            < tradeoff.region_lower_boundary([a_right], eps, 0.0)[0])
+
+
+def kov_extremal(eps, delta):
+    """The (eps, delta) mechanism of Kairouz, Oh and Viswanath (2015) on four outputs."""
+    e = math.exp(eps)
+    p = [delta, (1 - delta) * e / (1 + e), (1 - delta) / (1 + e), 0.0]
+    return p, p[::-1]
+
+
+@pytest.mark.parametrize("eps, delta", [(math.log(3), 0.1), (0.5, 0.02), (2.0, 0.3)])
+def test_region_boundary_is_the_lower_envelope_of_an_extremal_mechanism(eps, delta):
+    """Independent of the formula: the smallest beta over all *randomized* tests at each alpha,
+    by linear programming over the rejection probabilities phi in [0, 1]^4."""
+    from scipy.optimize import linprog
+
+    p, q = kov_extremal(eps, delta)
+    for alpha in np.linspace(0, 1, 23):
+        # minimise beta = 1 - q.phi subject to p.phi = alpha
+        res = linprog(-np.array(q), A_eq=[p], b_eq=[alpha], bounds=[(0, 1)] * 4, method="highs")
+        assert res.status == 0
+        assert 1 + res.fun == pytest.approx(tradeoff.region_lower_boundary([alpha], eps, delta)[0], abs=1e-9)
+
+
+def test_in_privacy_region_delta_enters_both_inequalities():
+    eps, delta = math.log(2), 0.15
+    # alpha + e^eps beta = 0.9 >= 1 - delta = 0.85 only thanks to delta (second inequality)
+    assert tradeoff.in_privacy_region([0.6], [0.15], eps, delta)[0]
+    assert not tradeoff.in_privacy_region([0.6], [0.15], eps, 0.0)[0]
+    # e^eps alpha + beta = 0.9 >= 0.85 only thanks to delta (first inequality)
+    assert tradeoff.in_privacy_region([0.15], [0.6], eps, delta)[0]
+    assert not tradeoff.in_privacy_region([0.15], [0.6], eps, 0.0)[0]
+    # and each inequality can fail alone, with delta
+    assert not tradeoff.in_privacy_region([0.6], [0.1], eps, delta)[0]     # 0.6 + 0.2 < 0.85
+    assert not tradeoff.in_privacy_region([0.1], [0.6], eps, delta)[0]     # 0.2 + 0.6 < 0.85
+    # tol is a one-sided allowance for rounding: a point 1e-13 below a line passes, 1e-9 does not
+    assert tradeoff.in_privacy_region([0.6], [0.125 - 1e-13], eps, delta)[0]
+    assert not tradeoff.in_privacy_region([0.6], [0.125 - 1e-9], eps, delta)[0]
+    assert not tradeoff.in_privacy_region([0.6], [0.125 - 1e-13], eps, delta, tol=0.0)[0]
 
 
 def test_in_privacy_region_both_inequalities_matter():

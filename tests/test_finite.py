@@ -48,16 +48,16 @@ def test_epsilon_over_pairs_on_an_asymmetric_channel():
     table = [[0.99, 0.01], [0.5, 0.5]]
     exact = max(Fraction(99, 100) / Fraction(1, 2), Fraction(1, 2) / Fraction(1, 100))
     assert exact == 50
-    assert finite.epsilon_over_pairs(table, [(0, 1)]) == pytest.approx(math.log(50), rel=1e-14)
-    assert finite.epsilon_over_pairs(table, [(1, 0)]) == pytest.approx(math.log(50), rel=1e-14)
+    assert finite.epsilon_over_pairs(table, [(0, 1)]) == pytest.approx(math.log(50), rel=1e-14, abs=0)
+    assert finite.epsilon_over_pairs(table, [(1, 0)]) == pytest.approx(math.log(50), rel=1e-14, abs=0)
 
 
 def test_epsilon_over_pairs_only_uses_the_given_pairs():
     # rows 0 and 1 are close (log 1.25), row 2 is far from both: which pairs are given matters
     table = [[0.5, 0.5], [0.4, 0.6], [0.1, 0.9]]
-    assert finite.epsilon_over_pairs(table, [(0, 1)]) == pytest.approx(math.log(1.25), rel=1e-14)
-    assert finite.epsilon_over_pairs(table, [(1, 2)]) == pytest.approx(math.log(4), rel=1e-14)
-    assert finite.epsilon_over_pairs(table, [(0, 1), (0, 2)]) == pytest.approx(math.log(5), rel=1e-14)
+    assert finite.epsilon_over_pairs(table, [(0, 1)]) == pytest.approx(math.log(1.25), rel=1e-14, abs=0)
+    assert finite.epsilon_over_pairs(table, [(1, 2)]) == pytest.approx(math.log(4), rel=1e-14, abs=0)
+    assert finite.epsilon_over_pairs(table, [(0, 1), (0, 2)]) == pytest.approx(math.log(5), rel=1e-14, abs=0)
 
 
 def test_epsilon_by_distance_on_an_asymmetric_mechanism():
@@ -70,7 +70,7 @@ def test_epsilon_by_distance_on_an_asymmetric_mechanism():
         return max(max(a / b, b / a) for a, b in [(p1[c], p1[c2]), (1 - p1[c], 1 - p1[c2])])
     expect = [max(eps(0, 1), eps(1, 2)), eps(0, 2)]
     assert expect == [10, 50]
-    assert finite.epsilon_by_distance(table, d) == pytest.approx(np.log(np.array(expect, dtype=float)), rel=1e-14)
+    assert finite.epsilon_by_distance(table, d) == pytest.approx(np.log(np.array(expect, dtype=float)), rel=1e-14, abs=0)
 
 
 def test_epsilon_over_pairs_infinite_on_disjoint_support():

@@ -154,7 +154,7 @@ def test_gaussian_delta_full_relative_precision(mu):
         if ref < mp.mpf("1e-300"):
             assert got < 1e-290
         else:
-            assert got == pytest.approx(float(ref), rel=1e-14 * (1 + a * a))
+            assert got == pytest.approx(float(ref), rel=1e-14 * (1 + a * a), abs=0)
 
 
 @pytest.mark.parametrize("eps, mu", [(0.0, 1e-8), (0.0, 3e-7), (2e-5, 1e-6), (1e-6, 1e-6),
@@ -166,7 +166,7 @@ def test_gaussian_delta_accurate_where_the_two_terms_cancel(eps, mu):
     cancellation = float(mp_phi_a(eps, mu) / ref)
     assert cancellation > 1e3
     a = mu / 2 - eps / mu
-    assert loss.gaussian_delta(eps, mu) == pytest.approx(float(ref), rel=2e-14 * (1 + a * a))
+    assert loss.gaussian_delta(eps, mu) == pytest.approx(float(ref), rel=2e-14 * (1 + a * a), abs=0)
     naive = stats.norm.cdf(a) - math.exp(eps) * stats.norm.cdf(a - mu)
     if cancellation > 1e6:      # the naive difference is off by far more than the tolerance
         assert abs(naive / float(ref) - 1) > 1e-11
@@ -183,7 +183,7 @@ def test_gaussian_delta_random_parameters_against_mpmath():
         if ref < mp.mpf("1e-300"):
             assert g < 1e-290
         else:
-            assert g == pytest.approx(float(ref), rel=2e-14 * (1 + a * a))
+            assert g == pytest.approx(float(ref), rel=2e-14 * (1 + a * a), abs=0)
 
 
 def test_gaussian_delta_far_tail_is_zero_not_nan():
@@ -201,8 +201,8 @@ def test_gaussian_delta_equals_expectation_and_supremum():
             lambda t: -(stats.norm.cdf(t) - math.exp(eps) * stats.norm.cdf(t - mu)),
             bounds=(-20, 20), method="bounded", options={"xatol": 1e-10})
         # P = N(0,1) on outputs below t, Q = N(mu, 1): the supremum over half-lines (-inf, t]
-        assert loss.gaussian_delta(eps, mu) == pytest.approx(expect, rel=1e-8)
-        assert loss.gaussian_delta(eps, mu) == pytest.approx(-half.fun, rel=1e-8)
+        assert loss.gaussian_delta(eps, mu) == pytest.approx(expect, rel=1e-8, abs=0)
+        assert loss.gaussian_delta(eps, mu) == pytest.approx(-half.fun, rel=1e-8, abs=0)
 
 
 def test_gaussian_delta_vectorized_and_at_zero():
@@ -218,7 +218,7 @@ def test_gaussian_delta_vectorized_and_at_zero():
 @pytest.mark.parametrize("delta, mu", [(1e-5, 0.5), (1e-10, 2.0), (0.1, 0.3)])
 def test_gaussian_epsilon_inverts_profile(delta, mu):
     e = loss.gaussian_epsilon(delta, mu)
-    assert float(mp_gaussian_delta(e, mu)) == pytest.approx(delta, rel=1e-9)
+    assert float(mp_gaussian_delta(e, mu)) == pytest.approx(delta, rel=1e-9, abs=0)
 
 
 def test_gaussian_epsilon_zero_when_tv_small():
@@ -231,15 +231,15 @@ def test_gaussian_loss_is_the_law_of_the_log_ratio():
     # L(y) = log phi(y) - log phi(y - mu) = mu^2/2 - y*mu is decreasing in y:
     for ell in (-1.0, 0.5, 2.0):
         y_star = (mu * mu / 2 - ell) / mu
-        assert law.cdf(ell) == pytest.approx(stats.norm.sf(y_star), rel=1e-12)
-        assert loss.gaussian_loss_tail(ell, mu) == pytest.approx(stats.norm.cdf(y_star), rel=1e-12)
+        assert law.cdf(ell) == pytest.approx(stats.norm.sf(y_star), rel=1e-12, abs=0)
+        assert loss.gaussian_loss_tail(ell, mu) == pytest.approx(stats.norm.cdf(y_star), rel=1e-12, abs=0)
 
 
 def test_gaussian_test_power_matches_neyman_pearson_threshold():
     mu = 1.2
     for gamma in (1e-4, 0.05, 0.5):
         threshold = stats.norm.isf(gamma)              # reject when y > threshold under N(0,1)
-        assert loss.gaussian_test_power(gamma, mu) == pytest.approx(stats.norm.sf(threshold - mu), rel=1e-12)
+        assert loss.gaussian_test_power(gamma, mu) == pytest.approx(stats.norm.sf(threshold - mu), rel=1e-12, abs=0)
 
 
 # ---------------------------------------------------------------- bad inputs

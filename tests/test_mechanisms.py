@@ -18,7 +18,7 @@ from dpnotes import mechanisms as mech
 def test_rr_keep_probability_matches_exact_rationals(p):
     # epsilon = log(p/(1-p)) exactly; the keep-probability must give p back.
     eps = math.log(p / (1 - p))
-    assert mech.rr_keep_probability(eps) == pytest.approx(float(p), rel=1e-15)
+    assert mech.rr_keep_probability(eps) == pytest.approx(float(p), rel=1e-15, abs=0)
     assert mech.rr_epsilon(float(p)) == pytest.approx(eps, abs=1e-15)
 
 
@@ -26,8 +26,8 @@ def test_rr_keep_probability_matches_exact_rationals(p):
 def test_rr_epsilon_of_a_keep_probability_below_one_half(p):
     # keeping the bit with probability p < 1/2 is the same channel as flipping it with 1 - p:
     # the largest ratio is (1-p)/p, so epsilon = log((1-p)/p) > 0, not the negative log(p/(1-p))
-    assert mech.rr_epsilon(float(p)) == pytest.approx(math.log((1 - p) / p), rel=1e-14)
-    assert mech.rr_epsilon(float(p)) == pytest.approx(mech.rr_epsilon(float(1 - p)), rel=1e-14)
+    assert mech.rr_epsilon(float(p)) == pytest.approx(math.log((1 - p) / p), rel=1e-14, abs=0)
+    assert mech.rr_epsilon(float(p)) == pytest.approx(mech.rr_epsilon(float(1 - p)), rel=1e-14, abs=0)
 
 
 def test_rr_keep_probability_large_epsilon_is_stable():
@@ -79,7 +79,7 @@ def test_randomized_response_log_pmf_sums_to_one_and_matches_product():
         prob = Fraction(1)
         for yi, xi in zip(y, x):
             prob *= Fraction(3, 4) if yi == xi else Fraction(1, 4)
-        assert math.exp(lp) == pytest.approx(float(prob), rel=1e-12)
+        assert math.exp(lp) == pytest.approx(float(prob), rel=1e-12, abs=0)
 
 
 @pytest.mark.parametrize("bad", [-0.1, float("nan"), float("inf"), "1", None])
@@ -159,13 +159,13 @@ DELTA_GRID = [1e-12, 1e-9, 1e-6, 1e-4, 1e-2]
 @pytest.mark.parametrize("eps, delta", list(itertools.product(EPS_GRID, DELTA_GRID)))
 def test_analytic_sigma_agrees_with_mpmath_bisection(eps, delta):
     assert mech.gaussian_sigma(eps, delta, method="analytic") == pytest.approx(
-        mp_bisect_sigma(eps, delta), rel=1e-13)
+        mp_bisect_sigma(eps, delta), rel=1e-13, abs=0)
 
 
 def test_analytic_sigma_scales_with_sensitivity_and_is_tight():
     s1 = mech.gaussian_sigma(0.7, 1e-6, method="analytic")
     s3 = mech.gaussian_sigma(0.7, 1e-6, sensitivity=3.0, method="analytic")
-    assert s3 == pytest.approx(3 * s1, rel=1e-14)
+    assert s3 == pytest.approx(3 * s1, rel=1e-14, abs=0)
     with mp.workdps(50):   # slightly less noise breaks the guarantee, slightly more keeps it
         assert mp_profile(mp.mpf(0.7), mp.mpf(s1) * (1 - mp.mpf("1e-7"))) > 1e-6
         assert mp_profile(mp.mpf(0.7), mp.mpf(s1) * (1 + mp.mpf("1e-7"))) < 1e-6
@@ -175,7 +175,7 @@ def test_analytic_sigma_scales_with_sensitivity_and_is_tight():
 def test_analytic_sigma_extreme_parameters(eps, delta):
     s = mech.gaussian_sigma(eps, delta, method="analytic")
     assert math.isfinite(s) and s > 0
-    assert loss.gaussian_delta(eps, 1 / s) == pytest.approx(delta, rel=1e-8)
+    assert loss.gaussian_delta(eps, 1 / s) == pytest.approx(delta, rel=1e-8, abs=0)
 
 
 def test_analytic_sigma_returns_the_tail_bound_end_when_it_already_meets_the_target(monkeypatch):
@@ -189,7 +189,7 @@ def test_analytic_sigma_returns_the_tail_bound_end_when_it_already_meets_the_tar
     for eps, delta in [(0.7, 1e-6), (3.0, 0.2)]:
         z = float(ndtri(delta))
         mu0 = z + math.sqrt(z * z + 2 * eps)
-        assert mech.gaussian_sigma(eps, delta, sensitivity=2.0, method="analytic") == pytest.approx(2.0 / mu0, rel=1e-14)
+        assert mech.gaussian_sigma(eps, delta, sensitivity=2.0, method="analytic") == pytest.approx(2.0 / mu0, rel=1e-14, abs=0)
 
 
 def test_analytic_beats_classical_and_hrw_where_they_are_valid():
@@ -266,18 +266,18 @@ def test_publish_each_is_exactly_epsilon_delta_dp():
             p, q = law(x), law(xp)
             for eps in (0.0, 1.0, 10.0):
                 best = sum(max(p.get(y, 0) - Fraction(math.exp(eps)) * q.get(y, 0), 0) for y in outs)
-                assert best == pytest.approx(float(delta), rel=1e-12)
+                assert best == pytest.approx(float(delta), rel=1e-12, abs=0)
 
 
 @pytest.mark.parametrize("n, delta", [(1, Fraction(1, 3)), (5, Fraction(1, 7)), (40, Fraction(1, 1000))])
 def test_publish_any_probability_exact(n, delta):
     exact = 1 - (1 - delta) ** n
-    assert mech.publish_any_probability(n, float(delta)) == pytest.approx(float(exact), rel=1e-13)
+    assert mech.publish_any_probability(n, float(delta)) == pytest.approx(float(exact), rel=1e-13, abs=0)
     assert mech.publish_any_probability(n, float(delta)) <= n * float(delta) * (1 + 1e-15)
 
 
 def test_publish_any_probability_tiny_is_accurate():
-    assert mech.publish_any_probability(10, 1e-20) == pytest.approx(1e-19, rel=1e-12)
+    assert mech.publish_any_probability(10, 1e-20) == pytest.approx(1e-19, rel=1e-12, abs=0)
 
 
 # ---------------------------------------------------------------- sensitivity
@@ -305,7 +305,7 @@ def test_mahalanobis_sensitivity_matches_matrix_square_root():
     d = rng.normal(size=(5, 3))
     inv_root = np.real(linalg.inv(linalg.sqrtm(cov)))
     expect = np.max(np.linalg.norm(d @ inv_root.T, axis=1))
-    assert mech.mahalanobis_sensitivity(d, cov) == pytest.approx(expect, rel=1e-10)
+    assert mech.mahalanobis_sensitivity(d, cov) == pytest.approx(expect, rel=1e-10, abs=0)
     assert mech.mahalanobis_sensitivity(d, np.eye(3)) == pytest.approx(np.max(np.linalg.norm(d, axis=1)))
 
 
@@ -333,7 +333,7 @@ def test_laplace_mechanism_noise_is_exactly_scale_times_the_coupled_draw(eps, se
     assert np.allclose(out - value, (sens / eps) * z, rtol=1e-13, atol=1e-13)
     scalar = mech.laplace_mechanism(4.0, eps, np.random.default_rng(22), sensitivity=sens)
     assert isinstance(scalar, float)
-    assert scalar - 4.0 == pytest.approx((sens / eps) * np.random.default_rng(22).laplace(0.0, 1.0), rel=1e-13)
+    assert scalar - 4.0 == pytest.approx((sens / eps) * np.random.default_rng(22).laplace(0.0, 1.0), rel=1e-13, abs=0)
 
 
 @pytest.mark.parametrize("sigma", [0.3, 2.5])
@@ -345,7 +345,7 @@ def test_gaussian_mechanism_noise_is_exactly_sigma_times_the_coupled_draw(sigma)
     assert np.allclose(out - value, sigma * z, rtol=1e-13, atol=1e-13)
     scalar = mech.gaussian_mechanism(7.0, sigma, np.random.default_rng(32))
     assert isinstance(scalar, float)
-    assert scalar - 7.0 == pytest.approx(sigma * np.random.default_rng(32).standard_normal(), rel=1e-13)
+    assert scalar - 7.0 == pytest.approx(sigma * np.random.default_rng(32).standard_normal(), rel=1e-13, abs=0)
     cov = np.array([[4.0, 1.2, 0.0], [1.2, 1.0, 0.3], [0.0, 0.3, 2.0]])
     chol = np.linalg.cholesky(cov)          # lower triangular, cov = chol @ chol.T
     out = mech.gaussian_mechanism(value, sigma, np.random.default_rng(33), cov=cov)

@@ -54,7 +54,7 @@ def _table(table) -> np.ndarray:
     t = np.asarray(table, dtype=float)
     if t.ndim != 2:
         raise ValueError(f"table must be 2-D (data sets x outputs), got shape {t.shape}")
-    if np.any(t < 0) or not np.allclose(t.sum(axis=1), 1.0, atol=1e-9):
+    if np.any(t < 0) or not np.allclose(t.sum(axis=1), 1.0, rtol=0.0, atol=1e-9):
         raise ValueError("table must have non-negative rows that each sum to 1")
     return t
 

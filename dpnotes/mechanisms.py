@@ -174,21 +174,23 @@ def randomized_response_log_pmf(y, x, epsilon) -> np.ndarray:
     p = rr_keep_probability(epsilon)
     disagree = (y != x).sum(axis=-1)
     agree = x.shape[0] - disagree
-    log_q = math.log1p(-p) if p < 1 else -math.inf
-    return agree * math.log(p) + disagree * log_q
+    if p < 1.0:
+        return agree * math.log(p) + disagree * math.log1p(-p)
+    # p = 1 in floats (huge epsilon): only y = x is possible; 0 * log(0) must count as 0, not nan
+    return np.where(disagree == 0, 0.0, -math.inf)
 
 
-def _gaussian_log_delta(mu: float, epsilon: float, *, cancellation_free: bool = True) -> float:
+def _gaussian_log_delta(mu: float, epsilon: float, *, integral_below: float = 0.5) -> float:
     r"""``log`` of the exact Gaussian privacy profile :math:`\delta(\varepsilon)` at ``mu = sensitivity/sigma``.
 
     :math:`\delta = \Phi(a) - e^{\varepsilon}\Phi(b)` with :math:`a = \mu/2 - \varepsilon/\mu`,
     :math:`b = -\mu/2 - \varepsilon/\mu`. Both terms are computed as logarithms
     (``log_ndtr`` stays accurate far in the tail, where :math:`\Phi` underflows) and the
     difference as :math:`\log\Phi(a) + \log g` with :math:`g = 1 - e^{\ell_b - \ell_a}` (``expm1``).
-    Where :math:`g < 1/2` the two terms cancel and that difference loses
-    :math:`\log_{10}(1/g)` digits, so there the cancellation-free integral of
-    :func:`dpnotes.loss.gaussian_delta` is used instead, unless ``cancellation_free`` is
-    false (about a hundred times faster, for the root finder's iterations).
+    Where :math:`g` is small the two terms cancel and that difference loses
+    :math:`\log_{10}(1/g)` digits, so where :math:`g` is below ``integral_below`` the
+    cancellation-free integral of :func:`dpnotes.loss.gaussian_delta` is used instead (about a
+    hundred times slower: the root finder's iterations use it only where ``g < 1e-6``).
     """
     from scipy.special import log_ndtr
 
@@ -196,12 +198,12 @@ def _gaussian_log_delta(mu: float, epsilon: float, *, cancellation_free: bool = 
     la = float(log_ndtr(0.5 * mu - ratio))
     lb = epsilon + float(log_ndtr(-0.5 * mu - ratio))
     gap = -math.expm1(lb - la)
-    if cancellation_free and gap < 0.5:
+    if gap < integral_below:
         from .loss import _gaussian_delta_integral
 
         value = float(_gaussian_delta_integral(np.array([0.5 * mu - ratio]), np.array([mu]))[0])
         return math.log(value) if value > 0.0 else -math.inf
-    return la + math.log(gap)
+    return la + math.log(gap) if gap > 0.0 else -math.inf    # gap = 0: the two terms are equal in floats
 
 
 def _analytic_sigma(epsilon: float, delta: float) -> float:
@@ -214,20 +216,22 @@ def _analytic_sigma(epsilon: float, delta: float) -> float:
     to :math:`\mu_0 = z + \sqrt{z^2 + 2\varepsilon}` with :math:`z = \Phi^{-1}(\delta)`;
     the upper end is found by doubling, and Brent's method finds the root
     (:cite:`balle2018improving` Theorem 8 gives the profile). Its iterations use the fast
-    form of the profile, which is off by up to :math:`10^{-16}/g` relative where its two terms
-    cancel (small :math:`\mu`); one Newton step on the cancellation-free profile, with
-    :math:`\partial\delta/\partial\mu = \varphi(\mu/2 - \varepsilon/\mu)`, then brings the root to
+    form of the profile wherever it keeps at least six digits, so the root is first found to
+    about :math:`10^{-10}`; one Newton step on the cancellation-free profile, with
+    :math:`\partial\delta/\partial\mu = \varphi(\mu/2 - \varepsilon/\mu)`, then brings it to
     machine precision.
     """
     from scipy.optimize import brentq
     from scipy.special import ndtri
 
     z = float(ndtri(delta))
-    lo = z + math.sqrt(z * z + 2.0 * epsilon)  # > 0 for every z, since epsilon > 0
+    root = math.sqrt(z * z + 2.0 * epsilon)
+    # mu_0 = z + root > 0; for z < 0 that sum cancels (to 0 when epsilon << z^2), the product form does not
+    lo = 2.0 * epsilon / (root - z) if z < 0.0 else z + root
     target = math.log(delta)
 
     def gap(mu):
-        value = _gaussian_log_delta(mu, epsilon, cancellation_free=False) - target
+        value = _gaussian_log_delta(mu, epsilon, integral_below=1e-6) - target
         return value if value > -1e300 else -1e300
 
     hi = 2.0 * lo
@@ -444,11 +448,10 @@ def sensitivity(query, n, domain, ord=1) -> float:
     return best
 
 
-def _check_cov(cov, d=None) -> np.ndarray:
+def _check_cov(cov, d: int) -> np.ndarray:
     m = np.asarray(cov, dtype=float)
-    if m.ndim != 2 or m.shape[0] != m.shape[1] or (d is not None and m.shape[0] != d):
-        want = f"({d}, {d})" if d is not None else "square"
-        raise ValueError(f"cov must be a {want} matrix, got shape {m.shape}")
+    if m.shape != (d, d):
+        raise ValueError(f"cov must be a ({d}, {d}) matrix, got shape {m.shape}")
     if not np.all(np.isfinite(m)) or not np.allclose(m, m.T, rtol=1e-12, atol=1e-12):
         raise ValueError("cov must be a finite symmetric matrix")
     try:

@@ -99,3 +99,54 @@ def test_epsilon_by_distance_of_a_data_independent_mechanism_is_zero():
 def test_bad_inputs(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def _exactly(message):
+    import re
+
+    return "^" + re.escape(message) + "$"
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: finite.epsilon_over_pairs([0.5, 0.5], [(0, 1)]), "table must be 2-D (data sets x outputs), got shape (2,)"),
+        (lambda: finite.epsilon_over_pairs([[1.5, -0.5], [0.5, 0.5]], [(0, 1)]), "table must have non-negative rows that each sum to 1"),
+        (lambda: finite.epsilon_over_pairs([[0.5, 0.5 + 3e-9], [0.5, 0.5]], [(0, 1)]),
+         "table must have non-negative rows that each sum to 1"),
+        (lambda: finite.epsilon_over_pairs([[1.0], [1.0]], []), "pairs must contain at least one pair"),
+        (lambda: finite.epsilon_over_pairs(np.full((2, 3), 1 / 3), [(0, 2)]), "pairs must index rows 0..1 of table"),
+        (lambda: finite.epsilon_over_pairs(np.full((2, 3), 1 / 3), [(-1, 0)]), "pairs must index rows 0..1 of table"),
+        (lambda: finite.epsilon_by_distance(np.full((4, 2), 0.5), finite.binary_datasets(3)),
+         "datasets must have one row per row of table (4), got shape (8, 3)"),
+        (lambda: finite.pairs_at_distance(np.zeros(3), 1), "datasets must be a 2-D array (one data set per row), got shape (3,)"),
+    ],
+)
+def test_bad_inputs_exact_messages(call, message):
+    with pytest.raises(ValueError, match=_exactly(message)):
+        call()
+
+
+def test_rows_summing_to_one_within_1e9_are_accepted():
+    assert finite.epsilon_over_pairs([[0.5, 0.5 + 5e-10], [0.5, 0.5]], [(0, 1)]) == pytest.approx(1e-9, rel=1e-3, abs=0)
+
+
+def test_epsilon_over_pairs_with_outputs_impossible_under_both():
+    # an output neither row can produce must be ignored, not give inf or log(0) - log(0) = nan
+    table = [[0.5, 0.5, 0.0], [0.25, 0.75, 0.0]]
+    assert finite.epsilon_over_pairs(table, [(0, 1)]) == pytest.approx(math.log(2), rel=1e-14, abs=0)
+    assert finite.epsilon_over_pairs(table, [(1, 0)]) == pytest.approx(math.log(2), rel=1e-14, abs=0)
+
+
+def test_epsilon_over_pairs_takes_exact_rationals_and_float_index_arrays():
+    table = [[Fraction(99, 100), Fraction(1, 100)], [Fraction(1, 2), Fraction(1, 2)]]
+    assert finite.epsilon_over_pairs(table, np.array([[0.0, 1.0]])) == pytest.approx(math.log(50), rel=1e-14, abs=0)
+
+
+def test_no_numpy_warnings_on_zero_probabilities():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert finite.epsilon_over_pairs([[0.5, 0.5, 0.0], [0.25, 0.75, 0.0]], [(0, 1)]) > 0
+        assert finite.epsilon_over_pairs([[1.0, 0.0], [0.5, 0.5]], [(0, 1)]) == math.inf

@@ -274,3 +274,77 @@ def test_gaussian_test_power_matches_neyman_pearson_threshold():
 def test_bad_inputs(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def _exactly(message):
+    import re
+
+    return "^" + re.escape(message) + "$"
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: loss.gaussian_delta([], 1.0), "epsilon must not be empty"),
+        (lambda: loss.gaussian_delta(True, 1.0), "epsilon must be a real number, got True"),
+        (lambda: loss.gaussian_delta("a", 1.0), "epsilon must be a real number or an array of them, got 'a'"),
+        (lambda: loss.gaussian_epsilon(0.0, 1.0), "delta must be in (0, 1) for the Gaussian mechanism, got 0"),
+        (lambda: loss.gaussian_epsilon(1.5, 1.0), "delta must be in [0, 1), got 1.5"),
+        (lambda: loss.gaussian_loss_tail(np.nan, 1.0), "epsilon must be a real number, got nan"),
+        (lambda: loss.hockey_stick_from_loss([1.0, 0.0], [0.5, 0.6], 1.0), "prob must sum to 1, got sum 1.1"),
+        (lambda: loss.hockey_stick_from_loss([np.nan, 0.0], [0.5, 0.5], 1.0),
+         "loss must be a vector of 2 numbers (inf allowed), got [nan, 0.0]"),
+        (lambda: loss.hockey_stick_from_loss([1.0, 0.0], [0.5, 0.5], -1.0), "epsilon must be >= 0, got -1"),
+        (lambda: loss.laplace_loss_cdf(np.nan, 1.0), "ell must be a real number, got nan"),
+        (lambda: loss.laplace_loss_tail(np.nan, 1.0), "epsilon must be a real number, got nan"),
+        (lambda: loss.loss_tail([1.0, 0.0], [0.5, 0.6], 1.0), "prob must sum to 1, got sum 1.1"),
+        (lambda: loss.loss_tail([1.0, 0.0, 2.0], [0.5, 0.5], 1.0), "loss must be a vector of 2 numbers (inf allowed), got [1.0, 0.0, 2.0]"),
+        (lambda: loss.loss_tail([np.nan, 0.0], [0.5, 0.5], 1.0), "loss must be a vector of 2 numbers (inf allowed), got [nan, 0.0]"),
+        (lambda: loss.loss_tail([1.0, 0.0], [0.5, 0.5], np.nan), "epsilon must be a real number, got nan"),
+        (lambda: loss.rr_delta(-1.0, 1.0), "epsilon must be >= 0, got -1"),
+        (lambda: loss.tail_bound_from_dp(-0.5, 0.1, 1.0), "epsilon must be >= 0, got -0.5"),
+        (lambda: loss.tail_bound_from_dp(0.5, 0.1, 0.5), "epsilon_prime must be > 0.5, got 0.5"),
+    ],
+)
+def test_bad_inputs_exact_messages(call, message):
+    with pytest.raises(ValueError, match=_exactly(message)):
+        call()
+
+
+def test_tail_bound_from_dp_below_one_and_vectorized():
+    # eps = 0.5 < 1 is allowed; the bound is delta / (1 - e^{eps - eps'}), here in exact closed form
+    got = loss.tail_bound_from_dp(0.5, 1e-3, np.array([0.5 + math.log(2), 0.5 + math.log(4)]))
+    assert got.shape == (2,) and got == pytest.approx([2e-3, 1e-3 * 4 / 3], rel=1e-12, abs=0)
+
+
+def test_laplace_loss_tail_weak_inequality_against_the_law_of_the_loss():
+    """P[L >= eps] from the law of L = |y - mu| - |y|, y ~ Lap(0, 1), computed with scipy's cdf:
+    L = mu on y <= 0, L = -mu on y >= mu, L = mu - 2y in between."""
+    mu = 1.3
+    lap = stats.laplace(0, 1)
+    for eps in (-2.0, -1.3, -0.4, 0.0, 0.9, 1.3, 2.0):
+        expect = (0.5 if eps <= mu else 0.0) + (lap.sf(mu) if eps <= -mu else 0.0)
+        upper = min((mu - eps) / 2, mu)                     # 0 < y <= upper  <=>  mu - 2y >= eps
+        if upper > 0:
+            expect += lap.cdf(upper) - lap.cdf(0.0)
+        assert loss.laplace_loss_tail(eps, mu, strict=False) == pytest.approx(expect, rel=1e-12, abs=1e-15)
+    vec = loss.laplace_loss_tail(np.array([-2.0, 2.0]), mu, strict=False)
+    assert vec.shape == (2,) and vec.tolist() == [1.0, 0.0]
+
+
+def test_scalar_in_scalar_out_and_vector_in_vector_out():
+    assert isinstance(loss.laplace_loss_cdf(0.0, 1.0), float)
+    assert isinstance(loss.laplace_loss_tail(0.0, 1.0, strict=False), float)
+    tails = loss.loss_tail([1.0, -1.0], [0.75, 0.25], np.array([-2.0, 0.0, 2.0]))
+    assert tails.shape == (3,) and tails.tolist() == [1.0, 0.75, 0.0]
+
+
+def test_no_numpy_warnings_on_impossible_outcomes_or_huge_epsilon():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        loss.privacy_loss([0.5, 0.5, 0.0], [0.25, 0.0, 0.75])
+        assert loss.hockey_stick([0.5, 0.5], [0.0, 1.0], 1000.0) == 0.5          # e^1000 overflows to inf
+        assert loss.hockey_stick_from_loss([math.inf, -math.inf], [0.5, 0.5], 1000.0) == 0.5
+        loss.gaussian_delta(np.array([0.0, 1.0, 1e3]), np.array([1e-300, 1e-8, 1.0]))

@@ -404,3 +404,96 @@ def test_gaussian_mechanism_covariance():
 def test_new_functions_bad_inputs(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+# ---------------------------------------------------------------- exact messages, edge cases, exact inputs
+def _exactly(message):
+    """A regex that matches the whole message and nothing else."""
+    import re
+
+    return "^" + re.escape(message) + "$"
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: mech.randomized_response([0, 2], 1.0, np.random.default_rng(0)), "x must contain only 0 and 1, got values [0, 2]"),
+        (lambda: mech.randomized_response_log_pmf([0, 3], [0, 1], 1.0), "y must contain only 0 and 1, got values [0, 3]"),
+        (lambda: mech.randomized_response_log_pmf([0, 1], [2, 1], 1.0), "x must contain only 0 and 1, got values [1, 2]"),
+        (lambda: mech.randomized_response_log_pmf([0, 1, 1], [0, 1], 1.0),
+         "y must have last axis of length 2 (the size of x), got shape (3,)"),
+        (lambda: mech.randomized_response_log_pmf([0, 1], [[0, 1]], 1.0),
+         "y must have last axis of length 2 (the size of x), got shape (2,)"),
+        (lambda: mech.gaussian_sigma(1.0, 0.0, method="analytic"), "delta must be in (0, 1) for the Gaussian mechanism, got 0"),
+        (lambda: list(mech.replace_one_neighbours((0,), ())), "domain must contain at least one value, got an empty domain"),
+        (lambda: mech.laplace_epsilon(2.0, sensitivity=0.0), "sensitivity must be > 0, got 0"),
+        (lambda: mech.laplace_mechanism(np.inf, 1.0, np.random.default_rng(0)), "value must be finite"),
+        (lambda: mech.gaussian_mechanism([np.nan], 1.0, np.random.default_rng(0)), "value must be finite"),
+        (lambda: mech.gaussian_mechanism(1.0, 1.0, 7),
+         "rng must be a numpy.random.Generator (use numpy.random.default_rng(seed)), got int"),
+        (lambda: mech.gaussian_mechanism([1.0, 2.0], 1.0, np.random.default_rng(0), cov=[[1.0, 0.0], [0.0, 1.0], [0.0, 0.0]]),
+         "cov must be a (2, 2) matrix, got shape (3, 2)"),
+        (lambda: mech.gaussian_mechanism([1.0, 2.0], 1.0, np.random.default_rng(0), cov=[1.0, 1.0]),
+         "cov must be a (2, 2) matrix, got shape (2,)"),
+        (lambda: mech.mahalanobis_sensitivity([[1.0, 0.0]], [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]),
+         "cov must be a (2, 2) matrix, got shape (2, 3)"),
+        (lambda: mech.mahalanobis_sensitivity([[1.0, 0.0]], [[1.0, 1e-9], [0.0, 1.0]]), "cov must be a finite symmetric matrix"),
+        (lambda: mech.mahalanobis_sensitivity([[1.0, 0.0]], [[1.0, np.inf], [np.inf, 1.0]]), "cov must be a finite symmetric matrix"),
+        (lambda: mech.mahalanobis_sensitivity([[1.0, 0.0]], [[1.0, 2.0], [2.0, 1.0]]), "cov must be positive definite"),
+    ],
+)
+def test_bad_inputs_exact_messages(call, message):
+    with pytest.raises(ValueError, match=_exactly(message)):
+        call()
+
+
+def test_symmetry_tolerance_of_cov_is_relative_1e12():
+    # 1e-13 of asymmetry on entries of size 1 is rounding and is accepted; 1e-9 is not
+    assert mech.mahalanobis_sensitivity([[1.0, 0.0]], [[1.0, 1e-13], [0.0, 1.0]]) == pytest.approx(1.0, rel=1e-12, abs=0)
+    big = 1e6 * np.array([[2.0, 1.0], [1.0 + 1e-7, 2.0]])     # relative asymmetry 1e-7, absolute 0.1
+    with pytest.raises(ValueError, match="symmetric"):
+        mech.mahalanobis_sensitivity([[1.0, 0.0]], big)
+
+
+def test_defaults_of_the_laplace_calibration_are_sensitivity_one():
+    assert mech.laplace_scale(0.25) == 4.0
+    assert mech.laplace_epsilon(4.0) == 0.25
+
+
+def test_replace_one_neighbours_of_a_one_value_domain_is_empty():
+    assert list(mech.replace_one_neighbours((0, 0, 0), (0,))) == []
+
+
+def test_randomized_response_log_pmf_when_the_keep_probability_is_one():
+    # eps = 800: p = 1.0 in floats; agreeing outputs have log-probability 0, others -inf (not an error)
+    logp = mech.randomized_response_log_pmf([[1, 1], [1, 0], [0, 0]], [1, 1], 800.0)
+    assert logp.tolist() == [0.0, -math.inf, -math.inf]
+
+
+def test_mechanisms_accept_exact_rationals_and_booleans():
+    """Fractions and bools are real numbers: the samplers, sensitivities and covariances take them."""
+    half = Fraction(1, 2)
+    out = mech.laplace_mechanism([half, Fraction(3)], 1.0, np.random.default_rng(1))
+    assert np.allclose(out - [0.5, 3.0], np.random.default_rng(1).laplace(0.0, 1.0, size=2), rtol=1e-13, atol=0)
+    out = mech.gaussian_mechanism([half, Fraction(3)], 2.0, np.random.default_rng(2), cov=[[half, 0], [0, Fraction(2)]])
+    z = np.random.default_rng(2).standard_normal(2)
+    assert np.allclose(out - [0.5, 3.0], 2.0 * np.array([math.sqrt(0.5) * z[0], math.sqrt(2.0) * z[1]]), rtol=1e-13, atol=0)
+    out = mech.gaussian_mechanism([half, Fraction(3)], 2.0, np.random.default_rng(2))
+    assert np.allclose(out - [0.5, 3.0], 2.0 * z, rtol=1e-13, atol=0)
+    assert mech.mahalanobis_sensitivity([[Fraction(2), Fraction(0)]], [[Fraction(4), 0], [0, Fraction(1)]]) == 1.0
+    # a predicate query (returns a bool): the count of ones changes by at most one
+    assert mech.sensitivity(lambda x: x[0] == 1, 3, (0, 1)) == 1.0
+    assert mech.sensitivity(lambda x: [x[0] == 1, x[1] == 1], 2, (0, 1), ord=2) == 1.0
+
+
+@pytest.mark.parametrize("eps, delta", [(1e-20, 1e-17), (1e-12, 1e-15), (1e-15, 1e-5), (1e-9, 1e-300)])
+def test_analytic_sigma_for_a_tiny_epsilon(eps, delta):
+    """epsilon << z^2: mu_0 = z + sqrt(z^2 + 2 eps) cancels to 0 in floats (it used to divide by zero),
+    and the profile's two terms agree in more than 15 digits: both are handled exactly."""
+    s = mech.gaussian_sigma(eps, delta, method="analytic")
+    with mp.workdps(80):
+        mu = 1 / mp.mpf(s)
+        e = mp.mpf(eps)
+        prof = lambda m: mp.ncdf(m / 2 - e / m) - mp.e ** e * mp.ncdf(-m / 2 - e / m)
+        assert abs(prof(mu) / delta - 1) < 1e-12
+        assert prof(mu * (1 + mp.mpf("1e-9"))) > delta      # tight: less noise breaks it

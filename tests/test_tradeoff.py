@@ -142,3 +142,71 @@ def test_region_contains_exactly_the_tests_of_an_eps_dp_pair():
 def test_bad_inputs(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def _exactly(message):
+    import re
+
+    return "^" + re.escape(message) + "$"
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: tradeoff.in_privacy_region([0.5], [0.5], -1.0), "epsilon must be >= 0, got -1"),
+        (lambda: tradeoff.in_privacy_region([0.5], [0.5], 1.0, 1.5), "delta must be in [0, 1), got 1.5"),
+        (lambda: tradeoff.region_lower_boundary([0.5], -0.5), "epsilon must be >= 0, got -0.5"),
+        (lambda: tradeoff.region_lower_boundary([0.5], 1.0, -0.1), "delta must be in [0, 1), got -0.1"),
+        (lambda: tradeoff.region_lower_boundary([np.nan], 1.0), "alpha must lie in [0, 1]"),
+        (lambda: tradeoff.region_lower_boundary([-0.1], 1.0), "alpha must lie in [0, 1]"),
+        (lambda: tradeoff.in_privacy_region([0.1, 0.2], [0.1], 1.0), "alpha and beta must have the same shape, got (2,) and (1,)"),
+    ],
+)
+def test_bad_inputs_exact_messages(call, message):
+    with pytest.raises(ValueError, match=_exactly(message)):
+        call()
+
+
+def test_in_privacy_region_on_the_lines_with_no_tolerance():
+    # eps = 0 (e^eps = 1 exactly): alpha + beta = 1 is on both lines and belongs to the region
+    assert tradeoff.in_privacy_region([0.25, 0.75], [0.75, 0.25], 0.0, tol=0.0).tolist() == [True, True]
+    # with delta = 0.25 the lines move to alpha + beta = 0.75, exactly representable
+    assert tradeoff.in_privacy_region([0.25, 0.5], [0.5, 0.25], 0.0, 0.25, tol=0.0).tolist() == [True, True]
+    assert not tradeoff.in_privacy_region([0.25], [0.25], 0.0, 0.25, tol=0.0)[0]
+
+
+def test_region_functions_take_exact_rationals_and_return_floats():
+    alpha = [Fraction(1, 4), Fraction(1, 2)]
+    beta_min = tradeoff.region_lower_boundary(alpha, math.log(3))
+    assert beta_min.dtype == float and beta_min == pytest.approx([0.25, 1 / 6], rel=1e-14, abs=0)
+    inside = tradeoff.in_privacy_region(alpha, [Fraction(1, 4), Fraction(1, 6)], math.log(3))
+    assert inside.dtype == bool and inside.tolist() == [True, True]
+
+
+def test_optimal_tradeoff_ignores_outcomes_neither_law_produces():
+    a, b = tradeoff.optimal_tradeoff([0.5, 0.5, 0.0], [0.5, 0.5, 0.0])
+    assert a.tolist() == [0.0, 1.0] and b.tolist() == [1.0, 0.0]
+    a, b = tradeoff.optimal_tradeoff([0.0, 0.75, 0.25], [0.0, 0.25, 0.75])
+    assert a.tolist() == [0.0, 0.25, 1.0] and b.tolist() == [1.0, 0.25, 0.0]
+
+
+def test_tradeoff_end_points_are_exact_despite_rounding():
+    # in floats 0.2 + 0.4 + 0.3 + 0.1 = 1.0000000000000002: the curve must still end at exactly
+    # (1, 0), and every test's errors must stay in [0, 1]
+    p1, q1 = [0.2, 0.4, 0.3, 0.1], [0.4, 0.4, 0.15, 0.05]     # ratio order = index order: cumsum(p) > 1
+    p2, q2 = [0.1, 0.3, 0.4, 0.2], [0.2, 0.4, 0.3, 0.1]       # ratio order = index order: cumsum(q) > 1
+    assert np.cumsum(p1)[-1] > 1.0 and np.cumsum(q2)[-1] > 1.0
+    for p, q in [(p1, q1), (p2, q2)]:
+        a, b = tradeoff.optimal_tradeoff(p, q)
+        assert a[0] == 0.0 and b[0] == 1.0 and a[-1] == 1.0 and b[-1] == 0.0
+        pairs = tradeoff.error_pairs(p, q)
+        assert pairs.min() >= 0.0 and pairs.max() <= 1.0
+    assert tradeoff.error_pairs(p2, q2)[0b1111, 1] == 0.0
+
+
+def test_no_numpy_warnings_on_zero_probabilities():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        tradeoff.optimal_tradeoff([0.0, 0.5, 0.5], [0.5, 0.0, 0.5])

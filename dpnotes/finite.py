@@ -81,8 +81,7 @@ def epsilon_over_pairs(table, pairs) -> float:
     if np.any((a > 0) != (b > 0)):
         return float("inf")
     both = (a > 0) & (b > 0)
-    with np.errstate(divide="ignore"):
-        ratio = np.abs(np.log(np.where(both, a, 1.0)) - np.log(np.where(both, b, 1.0)))
+    ratio = np.abs(np.log(np.where(both, a, 1.0)) - np.log(np.where(both, b, 1.0)))
     return float(ratio.max())
 
 

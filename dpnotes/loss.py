@@ -93,8 +93,7 @@ def privacy_loss(p, q) -> tuple[np.ndarray, np.ndarray]:
     p, q = check_distribution_pair(p, q)
     keep = p > 0
     pk, qk = p[keep], q[keep]
-    with np.errstate(divide="ignore"):
-        loss = np.where(qk > 0, np.log(pk) - np.log(np.where(qk > 0, qk, 1.0)), np.inf)
+    loss = np.where(qk > 0, np.log(pk) - np.log(np.where(qk > 0, qk, 1.0)), np.inf)
     return loss, pk
 
 
@@ -154,8 +153,7 @@ def hockey_stick_from_loss(loss, prob, epsilon):
     if loss.shape != prob.shape or np.any(np.isnan(loss)):
         raise ValueError(f"loss must be a vector of {prob.size} numbers (inf allowed), got {loss.tolist()}")
     eps, scalar = _array("epsilon", epsilon)
-    with np.errstate(over="ignore"):
-        factor = -np.expm1(np.minimum(eps[..., None] - loss, 0.0))   # (1 - e^{eps - L})_+
+    factor = -np.expm1(np.minimum(eps[..., None] - loss, 0.0))   # (1 - e^{eps - L})_+
     return _out((prob * factor).sum(axis=-1), scalar)
 
 
@@ -337,22 +335,24 @@ def gaussian_delta(epsilon, mu):
     hard = finite & (gap < 0.5)
     if np.any(hard):
         delta = np.array(delta, dtype=float)          # writable copy (broadcast views are not)
-        delta[hard] = _gaussian_delta_integral(a[hard], mu[hard])
+        delta[hard] = np.exp(_gaussian_log_delta_integral(a[hard], mu[hard]))
     return _out(delta, s1 and s2)
 
 
-def _gaussian_delta_integral(a, mu):
-    r""":math:`\varphi(a)\int_0^U e^{a u - u^2/2}(1 - e^{-\mu u})\,du` by Gauss-Legendre (see :func:`gaussian_delta`).
+def _gaussian_log_delta_integral(a, mu):
+    r"""``log`` of :math:`\varphi(a)\int_0^U e^{a u - u^2/2}(1 - e^{-\mu u})\,du`, by Gauss-Legendre (see :func:`gaussian_delta`).
 
     The weight :math:`e^{au - u^2/2}` is below :math:`e^{-40}` of its peak from
     :math:`U = 40/|a|` on when :math:`a < -40/9`, and from :math:`U = 9 + \max(a, 0)` otherwise.
+    The factor :math:`\varphi(a)` is added as a logarithm, so nothing underflows.
     """
     x = -a
     upper = np.where(x > 40.0 / 9.0, 40.0 / np.maximum(x, 40.0 / 9.0), 9.0 + np.maximum(a, 0.0))
     half = 0.5 * upper[:, None]
     u = half * (_GL_NODES + 1.0)
     integrand = np.exp(a[:, None] * u - 0.5 * u * u) * -np.expm1(-mu[:, None] * u)
-    return np.exp(-0.5 * a * a) / math.sqrt(2.0 * math.pi) * (half * _GL_WEIGHTS * integrand).sum(axis=1)
+    integral = (half * _GL_WEIGHTS * integrand).sum(axis=1)
+    return -0.5 * a * a - 0.5 * math.log(2.0 * math.pi) + np.log(integral)
 
 
 def gaussian_epsilon(delta, mu) -> float:

@@ -188,7 +188,7 @@ def _gaussian_log_delta(mu: float, epsilon: float, *, integral_below: float = 0.
     (``log_ndtr`` stays accurate far in the tail, where :math:`\Phi` underflows) and the
     difference as :math:`\log\Phi(a) + \log g` with :math:`g = 1 - e^{\ell_b - \ell_a}` (``expm1``).
     Where :math:`g` is small the two terms cancel and that difference loses
-    :math:`\log_{10}(1/g)` digits, so where :math:`g` is below ``integral_below`` the
+    :math:`\log_{10}(1/g)` digits, so where :math:`g` is below ``integral_below`` (``> 0``) the
     cancellation-free integral of :func:`dpnotes.loss.gaussian_delta` is used instead (about a
     hundred times slower: the root finder's iterations use it only where ``g < 1e-6``).
     """
@@ -199,11 +199,10 @@ def _gaussian_log_delta(mu: float, epsilon: float, *, integral_below: float = 0.
     lb = epsilon + float(log_ndtr(-0.5 * mu - ratio))
     gap = -math.expm1(lb - la)
     if gap < integral_below:
-        from .loss import _gaussian_delta_integral
+        from .loss import _gaussian_log_delta_integral
 
-        value = float(_gaussian_delta_integral(np.array([0.5 * mu - ratio]), np.array([mu]))[0])
-        return math.log(value) if value > 0.0 else -math.inf
-    return la + math.log(gap) if gap > 0.0 else -math.inf    # gap = 0: the two terms are equal in floats
+        return float(_gaussian_log_delta_integral(np.array([0.5 * mu - ratio]), np.array([mu]))[0])
+    return la + math.log(gap)
 
 
 def _analytic_sigma(epsilon: float, delta: float) -> float:

@@ -86,8 +86,7 @@ def optimal_tradeoff(p, q) -> tuple[np.ndarray, np.ndarray]:
     keep = (p > 0) | (q > 0)
     p, q = p[keep], q[keep]
     # order by likelihood ratio q/p, descending; outcomes with p = 0 first (ratio +inf)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.where(p > 0, q / np.where(p > 0, p, 1.0), np.inf)
+    ratio = np.where(p > 0, q / np.where(p > 0, p, 1.0), np.inf)
     order = np.argsort(-ratio, kind="stable")
     ratio, p, q = ratio[order], p[order], q[order]
     # merge ties: only the last outcome of each group of equal ratios is a vertex

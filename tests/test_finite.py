@@ -133,9 +133,9 @@ def test_rows_summing_to_one_within_1e9_are_accepted():
 
 def test_epsilon_over_pairs_with_outputs_impossible_under_both():
     # an output neither row can produce must be ignored, not give inf or log(0) - log(0) = nan
-    table = [[0.5, 0.5, 0.0], [0.25, 0.75, 0.0]]
-    assert finite.epsilon_over_pairs(table, [(0, 1)]) == pytest.approx(math.log(2), rel=1e-14, abs=0)
-    assert finite.epsilon_over_pairs(table, [(1, 0)]) == pytest.approx(math.log(2), rel=1e-14, abs=0)
+    table = [[0.5, 0.5, 0.0], [0.4, 0.6, 0.0]]
+    assert finite.epsilon_over_pairs(table, [(0, 1)]) == pytest.approx(math.log(1.25), rel=1e-14, abs=0)
+    assert finite.epsilon_over_pairs(table, [(1, 0)]) == pytest.approx(math.log(1.25), rel=1e-14, abs=0)
 
 
 def test_epsilon_over_pairs_takes_exact_rationals_and_float_index_arrays():

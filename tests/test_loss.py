@@ -348,3 +348,11 @@ def test_no_numpy_warnings_on_impossible_outcomes_or_huge_epsilon():
         assert loss.hockey_stick([0.5, 0.5], [0.0, 1.0], 1000.0) == 0.5          # e^1000 overflows to inf
         assert loss.hockey_stick_from_loss([math.inf, -math.inf], [0.5, 0.5], 1000.0) == 0.5
         loss.gaussian_delta(np.array([0.0, 1.0, 1e3]), np.array([1e-300, 1e-8, 1.0]))
+
+
+def test_loss_values_may_be_integers_or_exact_rationals():
+    half = Fraction(1, 2)
+    assert loss.loss_tail([Fraction(1), Fraction(-1)], [half, half], 0.5) == 0.5
+    assert loss.loss_tail([1, -1], [half, half], 0.5) == 0.5
+    got = loss.hockey_stick_from_loss([Fraction(2), Fraction(0)], [half, half], 1.0)
+    assert got == pytest.approx(0.5 * (1 - math.exp(-1)), rel=1e-14, abs=0)

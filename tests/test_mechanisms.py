@@ -424,6 +424,10 @@ def _exactly(message):
          "y must have last axis of length 2 (the size of x), got shape (3,)"),
         (lambda: mech.randomized_response_log_pmf([0, 1], [[0, 1]], 1.0),
          "y must have last axis of length 2 (the size of x), got shape (2,)"),
+        (lambda: mech.randomized_response_log_pmf([0, 1], 1, 1.0),
+         "y must have last axis of length 0 (the size of x), got shape (2,)"),
+        (lambda: mech.randomized_response([0, 9, 8, 7, 6, 5, 1], 1.0, np.random.default_rng(0)),
+         "x must contain only 0 and 1, got values [0, 1, 5, 6, 7]"),
         (lambda: mech.gaussian_sigma(1.0, 0.0, method="analytic"), "delta must be in (0, 1) for the Gaussian mechanism, got 0"),
         (lambda: list(mech.replace_one_neighbours((0,), ())), "domain must contain at least one value, got an empty domain"),
         (lambda: mech.laplace_epsilon(2.0, sensitivity=0.0), "sensitivity must be > 0, got 0"),
@@ -486,7 +490,8 @@ def test_mechanisms_accept_exact_rationals_and_booleans():
     assert mech.sensitivity(lambda x: [x[0] == 1, x[1] == 1], 2, (0, 1), ord=2) == 1.0
 
 
-@pytest.mark.parametrize("eps, delta", [(1e-20, 1e-17), (1e-12, 1e-15), (1e-15, 1e-5), (1e-9, 1e-300)])
+@pytest.mark.parametrize("eps, delta", [(1e-20, 1e-17), (1e-12, 1e-15), (1e-15, 1e-5), (1e-9, 1e-300),
+                                        (1e-20, 0.7), (1e-20, 0.9)])
 def test_analytic_sigma_for_a_tiny_epsilon(eps, delta):
     """epsilon << z^2: mu_0 = z + sqrt(z^2 + 2 eps) cancels to 0 in floats (it used to divide by zero),
     and the profile's two terms agree in more than 15 digits: both are handled exactly."""
@@ -497,3 +502,19 @@ def test_analytic_sigma_for_a_tiny_epsilon(eps, delta):
         prof = lambda m: mp.ncdf(m / 2 - e / m) - mp.e ** e * mp.ncdf(-m / 2 - e / m)
         assert abs(prof(mu) / delta - 1) < 1e-12
         assert prof(mu * (1 + mp.mpf("1e-9"))) > delta      # tight: less noise breaks it
+
+
+@pytest.mark.parametrize("eps, mu", [(0.5, 1.0), (3.0, 2.0), (1.0, 0.27), (6.0, 1.0), (0.0, 0.3),
+                                     (1e-4, 1e-3), (0.0, 1e-8)])
+def test_gaussian_log_delta_both_forms_against_mpmath(eps, mu):
+    """The closed form (forced with a tiny integral_below) where its two terms do not cancel, and
+    the default (the integral where they do) everywhere, against 60-digit mpmath."""
+    with mp.workdps(60):
+        m, e = mp.mpf(mu), mp.mpf(eps)
+        ref = mp.ncdf(m / 2 - e / m) - mp.e ** e * mp.ncdf(-m / 2 - e / m)
+        gap = ref / mp.ncdf(m / 2 - e / m)
+        log_ref = float(mp.log(ref))
+    assert mech._gaussian_log_delta(mu, eps) == pytest.approx(log_ref, rel=1e-14, abs=1e-14)
+    if gap > 0.05:                      # the closed form keeps its digits here
+        closed = mech._gaussian_log_delta(mu, eps, integral_below=1e-300)
+        assert closed == pytest.approx(log_ref, rel=1e-14, abs=1e-14)

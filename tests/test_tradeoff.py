@@ -201,7 +201,10 @@ def test_tradeoff_end_points_are_exact_despite_rounding():
         assert a[0] == 0.0 and b[0] == 1.0 and a[-1] == 1.0 and b[-1] == 0.0
         pairs = tradeoff.error_pairs(p, q)
         assert pairs.min() >= 0.0 and pairs.max() <= 1.0
-    assert tradeoff.error_pairs(p2, q2)[0b1111, 1] == 0.0
+    q3 = [0.2, 0.05, 0.4, 0.25, 0.1]                           # here the rejection sums exceed 1
+    regions = (np.arange(32)[:, None] >> np.arange(5)[None, :]) & 1
+    assert (regions @ np.array(q3)).max() > 1.0
+    assert tradeoff.error_pairs(q3[::-1], q3)[:, 1].min() == 0.0
 
 
 def test_no_numpy_warnings_on_zero_probabilities():
@@ -210,3 +213,12 @@ def test_no_numpy_warnings_on_zero_probabilities():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         tradeoff.optimal_tradeoff([0.0, 0.5, 0.5], [0.5, 0.0, 0.5])
+
+
+def test_optimal_tradeoff_rejects_outcomes_only_the_alternative_produces_first():
+    # outcome 2 has p = 0 < q: likelihood ratio +inf, so the best tests reject on it first
+    a, b = tradeoff.optimal_tradeoff([0.5, 0.5, 0.0], [0.9, 0.0, 0.1])
+    assert a.tolist() == [0.0, 0.0, 0.5, 1.0]
+    assert b == pytest.approx([1.0, 0.9, 0.0, 0.0], abs=1e-15)
+    pairs = tradeoff.error_pairs([0.5, 0.5, 0.0], [0.9, 0.0, 0.1])
+    assert np.all(pairs[:, 1] >= np.interp(pairs[:, 0], a, b) - 1e-15)

@@ -54,7 +54,7 @@ def _table(table) -> np.ndarray:
     t = np.asarray(table, dtype=float)
     if t.ndim != 2:
         raise ValueError(f"table must be 2-D (data sets x outputs), got shape {t.shape}")
-    if np.any(t < 0) or not np.allclose(t.sum(axis=1), 1.0, atol=1e-9):
+    if np.any(t < 0) or not np.allclose(t.sum(axis=1), 1.0, rtol=0.0, atol=1e-9):
         raise ValueError("table must have non-negative rows that each sum to 1")
     return t
 
@@ -81,8 +81,7 @@ def epsilon_over_pairs(table, pairs) -> float:
     if np.any((a > 0) != (b > 0)):
         return float("inf")
     both = (a > 0) & (b > 0)
-    with np.errstate(divide="ignore"):
-        ratio = np.abs(np.log(np.where(both, a, 1.0)) - np.log(np.where(both, b, 1.0)))
+    ratio = np.abs(np.log(np.where(both, a, 1.0)) - np.log(np.where(both, b, 1.0)))
     return float(ratio.max())
 
 

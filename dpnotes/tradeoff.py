@@ -8,9 +8,10 @@ for a randomized test). Its errors are
 * false positive (type I) :math:`\alpha = \Pr[M(x) \in R]` (reject a true :math:`H_0`);
 * false negative (type II) :math:`\beta = \Pr[M(x') \notin R]` (keep a false :math:`H_0`).
 
-:math:`\varepsilon`-DP holds exactly when every test's pair obeys
-:math:`e^{\varepsilon}\alpha + \beta \ge 1` and :math:`\alpha + e^{\varepsilon}\beta \ge 1`
-(:cite:`wasserman2010statistical`, :cite:`kairouz2015composition`).
+:math:`(\varepsilon,\delta)`-DP holds exactly when every test's pair obeys
+:math:`e^{\varepsilon}\alpha + \beta \ge 1 - \delta` and :math:`\alpha + e^{\varepsilon}\beta \ge 1 - \delta`
+(:cite:`kairouz2015composition` Theorem 2.1; the direction "DP bounds every test" for
+:math:`\delta = 0` is :cite:`wasserman2010statistical`).
 """
 
 from __future__ import annotations
@@ -85,8 +86,7 @@ def optimal_tradeoff(p, q) -> tuple[np.ndarray, np.ndarray]:
     keep = (p > 0) | (q > 0)
     p, q = p[keep], q[keep]
     # order by likelihood ratio q/p, descending; outcomes with p = 0 first (ratio +inf)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.where(p > 0, q / np.where(p > 0, p, 1.0), np.inf)
+    ratio = np.where(p > 0, q / np.where(p > 0, p, 1.0), np.inf)
     order = np.argsort(-ratio, kind="stable")
     ratio, p, q = ratio[order], p[order], q[order]
     # merge ties: only the last outcome of each group of equal ratios is a vertex

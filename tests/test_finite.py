@@ -42,6 +42,37 @@ def test_epsilon_over_pairs_matches_exact_fractions():
     assert exact == 2
 
 
+def test_epsilon_over_pairs_on_an_asymmetric_channel():
+    # rows [0.99, 0.01] and [0.5, 0.5]: the largest ratio is 0.5/0.01 = 50, reached on the
+    # *second* row of the pair, in the output where the first row is small
+    table = [[0.99, 0.01], [0.5, 0.5]]
+    exact = max(Fraction(99, 100) / Fraction(1, 2), Fraction(1, 2) / Fraction(1, 100))
+    assert exact == 50
+    assert finite.epsilon_over_pairs(table, [(0, 1)]) == pytest.approx(math.log(50), rel=1e-14, abs=0)
+    assert finite.epsilon_over_pairs(table, [(1, 0)]) == pytest.approx(math.log(50), rel=1e-14, abs=0)
+
+
+def test_epsilon_over_pairs_only_uses_the_given_pairs():
+    # rows 0 and 1 are close (log 1.25), row 2 is far from both: which pairs are given matters
+    table = [[0.5, 0.5], [0.4, 0.6], [0.1, 0.9]]
+    assert finite.epsilon_over_pairs(table, [(0, 1)]) == pytest.approx(math.log(1.25), rel=1e-14, abs=0)
+    assert finite.epsilon_over_pairs(table, [(1, 2)]) == pytest.approx(math.log(4), rel=1e-14, abs=0)
+    assert finite.epsilon_over_pairs(table, [(0, 1), (0, 2)]) == pytest.approx(math.log(5), rel=1e-14, abs=0)
+
+
+def test_epsilon_by_distance_on_an_asymmetric_mechanism():
+    # n = 2 bits; the output law depends on the number of ones c only, and asymmetrically:
+    # Pr[out = 1] = 1/100, 1/10, 1/2 for c = 0, 1, 2 (exact ratios by hand, in fractions)
+    d = finite.binary_datasets(2)
+    p1 = {0: Fraction(1, 100), 1: Fraction(1, 10), 2: Fraction(1, 2)}
+    table = [[float(1 - p1[int(c)]), float(p1[int(c)])] for c in d.sum(axis=1)]
+    def eps(c, c2):
+        return max(max(a / b, b / a) for a, b in [(p1[c], p1[c2]), (1 - p1[c], 1 - p1[c2])])
+    expect = [max(eps(0, 1), eps(1, 2)), eps(0, 2)]
+    assert expect == [10, 50]
+    assert finite.epsilon_by_distance(table, d) == pytest.approx(np.log(np.array(expect, dtype=float)), rel=1e-14, abs=0)
+
+
 def test_epsilon_over_pairs_infinite_on_disjoint_support():
     assert finite.epsilon_over_pairs([[1.0, 0.0], [0.5, 0.5]], [(0, 1)]) == math.inf
 
@@ -68,3 +99,54 @@ def test_epsilon_by_distance_of_a_data_independent_mechanism_is_zero():
 def test_bad_inputs(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def _exactly(message):
+    import re
+
+    return "^" + re.escape(message) + "$"
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: finite.epsilon_over_pairs([0.5, 0.5], [(0, 1)]), "table must be 2-D (data sets x outputs), got shape (2,)"),
+        (lambda: finite.epsilon_over_pairs([[1.5, -0.5], [0.5, 0.5]], [(0, 1)]), "table must have non-negative rows that each sum to 1"),
+        (lambda: finite.epsilon_over_pairs([[0.5, 0.5 + 3e-9], [0.5, 0.5]], [(0, 1)]),
+         "table must have non-negative rows that each sum to 1"),
+        (lambda: finite.epsilon_over_pairs([[1.0], [1.0]], []), "pairs must contain at least one pair"),
+        (lambda: finite.epsilon_over_pairs(np.full((2, 3), 1 / 3), [(0, 2)]), "pairs must index rows 0..1 of table"),
+        (lambda: finite.epsilon_over_pairs(np.full((2, 3), 1 / 3), [(-1, 0)]), "pairs must index rows 0..1 of table"),
+        (lambda: finite.epsilon_by_distance(np.full((4, 2), 0.5), finite.binary_datasets(3)),
+         "datasets must have one row per row of table (4), got shape (8, 3)"),
+        (lambda: finite.pairs_at_distance(np.zeros(3), 1), "datasets must be a 2-D array (one data set per row), got shape (3,)"),
+    ],
+)
+def test_bad_inputs_exact_messages(call, message):
+    with pytest.raises(ValueError, match=_exactly(message)):
+        call()
+
+
+def test_rows_summing_to_one_within_1e9_are_accepted():
+    assert finite.epsilon_over_pairs([[0.5, 0.5 + 5e-10], [0.5, 0.5]], [(0, 1)]) == pytest.approx(1e-9, rel=1e-3, abs=0)
+
+
+def test_epsilon_over_pairs_with_outputs_impossible_under_both():
+    # an output neither row can produce must be ignored, not give inf or log(0) - log(0) = nan
+    table = [[0.5, 0.5, 0.0], [0.4, 0.6, 0.0]]
+    assert finite.epsilon_over_pairs(table, [(0, 1)]) == pytest.approx(math.log(1.25), rel=1e-14, abs=0)
+    assert finite.epsilon_over_pairs(table, [(1, 0)]) == pytest.approx(math.log(1.25), rel=1e-14, abs=0)
+
+
+def test_epsilon_over_pairs_takes_exact_rationals_and_float_index_arrays():
+    table = [[Fraction(99, 100), Fraction(1, 100)], [Fraction(1, 2), Fraction(1, 2)]]
+    assert finite.epsilon_over_pairs(table, np.array([[0.0, 1.0]])) == pytest.approx(math.log(50), rel=1e-14, abs=0)
+
+
+def test_no_numpy_warnings_on_zero_probabilities():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert finite.epsilon_over_pairs([[0.5, 0.5, 0.0], [0.25, 0.75, 0.0]], [(0, 1)]) > 0
+        assert finite.epsilon_over_pairs([[1.0, 0.0], [0.5, 0.5]], [(0, 1)]) == math.inf

@@ -138,15 +138,58 @@ def mp_gaussian_delta(eps, mu):
         return mp.ncdf(mu / 2 - eps / mu) - mp.e ** eps * mp.ncdf(-mu / 2 - eps / mu)
 
 
+def mp_phi_a(eps, mu):
+    with mp.workdps(60):
+        eps, mu = mp.mpf(eps), mp.mpf(mu)
+        return mp.ncdf(mu / 2 - eps / mu)
+
+
 @pytest.mark.parametrize("mu", [1e-3, 0.05, 0.5, 1.0, 3.0, 10.0])
 def test_gaussian_delta_full_relative_precision(mu):
+    # relative error ~1e-16 * (1 + a^2): the a^2 is the conditioning of phi(a), not the method
     for eps in (0.0, 0.01, 0.5, 2.0, 10.0):
         ref = mp_gaussian_delta(eps, mu)
         got = loss.gaussian_delta(eps, mu)
+        a = mu / 2 - eps / mu
         if ref < mp.mpf("1e-300"):
             assert got < 1e-290
         else:
-            assert got == pytest.approx(float(ref), rel=1e-10)
+            assert got == pytest.approx(float(ref), rel=1e-14 * (1 + a * a), abs=0)
+
+
+@pytest.mark.parametrize("eps, mu", [(0.0, 1e-8), (0.0, 3e-7), (2e-5, 1e-6), (1e-6, 1e-6),
+                                     (1e-3, 1e-4), (0.3, 0.01), (1e-9, 2e-5)])
+def test_gaussian_delta_accurate_where_the_two_terms_cancel(eps, mu):
+    """delta = Phi(a) - e^eps Phi(a - mu) with Phi(a)/delta > 1e3: a difference of the two terms
+    (in floats or in logs) loses log10 of that ratio in digits; the integral form does not."""
+    ref = mp_gaussian_delta(eps, mu)
+    cancellation = float(mp_phi_a(eps, mu) / ref)
+    assert cancellation > 1e3
+    a = mu / 2 - eps / mu
+    assert loss.gaussian_delta(eps, mu) == pytest.approx(float(ref), rel=2e-14 * (1 + a * a), abs=0)
+    naive = stats.norm.cdf(a) - math.exp(eps) * stats.norm.cdf(a - mu)
+    if cancellation > 1e6:      # the naive difference is off by far more than the tolerance
+        assert abs(naive / float(ref) - 1) > 1e-11
+
+
+def test_gaussian_delta_random_parameters_against_mpmath():
+    rng = np.random.default_rng(8)
+    mus = 10 ** rng.uniform(-8, 1.5, 60)
+    eps = np.where(rng.random(60) < 0.2, 0.0, 10 ** rng.uniform(-6, 1.5, 60))
+    got = loss.gaussian_delta(eps, mus)             # vectorized: both branches in one call
+    for e, m, g in zip(eps, mus, got):
+        ref = mp_gaussian_delta(e, m)
+        a = m / 2 - e / m
+        if ref < mp.mpf("1e-300"):
+            assert g < 1e-290
+        else:
+            assert g == pytest.approx(float(ref), rel=2e-14 * (1 + a * a), abs=0)
+
+
+def test_gaussian_delta_far_tail_is_zero_not_nan():
+    assert loss.gaussian_delta(1.0, 1e-300) == 0.0      # a = -1e300: la = -inf
+    assert loss.gaussian_delta(1000.0, 1.0) == 0.0
+    assert loss.gaussian_delta(0.0, 1e6) == 1.0
 
 
 def test_gaussian_delta_equals_expectation_and_supremum():
@@ -158,8 +201,8 @@ def test_gaussian_delta_equals_expectation_and_supremum():
             lambda t: -(stats.norm.cdf(t) - math.exp(eps) * stats.norm.cdf(t - mu)),
             bounds=(-20, 20), method="bounded", options={"xatol": 1e-10})
         # P = N(0,1) on outputs below t, Q = N(mu, 1): the supremum over half-lines (-inf, t]
-        assert loss.gaussian_delta(eps, mu) == pytest.approx(expect, rel=1e-8)
-        assert loss.gaussian_delta(eps, mu) == pytest.approx(-half.fun, rel=1e-8)
+        assert loss.gaussian_delta(eps, mu) == pytest.approx(expect, rel=1e-8, abs=0)
+        assert loss.gaussian_delta(eps, mu) == pytest.approx(-half.fun, rel=1e-8, abs=0)
 
 
 def test_gaussian_delta_vectorized_and_at_zero():
@@ -175,7 +218,7 @@ def test_gaussian_delta_vectorized_and_at_zero():
 @pytest.mark.parametrize("delta, mu", [(1e-5, 0.5), (1e-10, 2.0), (0.1, 0.3)])
 def test_gaussian_epsilon_inverts_profile(delta, mu):
     e = loss.gaussian_epsilon(delta, mu)
-    assert float(mp_gaussian_delta(e, mu)) == pytest.approx(delta, rel=1e-9)
+    assert float(mp_gaussian_delta(e, mu)) == pytest.approx(delta, rel=1e-9, abs=0)
 
 
 def test_gaussian_epsilon_zero_when_tv_small():
@@ -188,15 +231,15 @@ def test_gaussian_loss_is_the_law_of_the_log_ratio():
     # L(y) = log phi(y) - log phi(y - mu) = mu^2/2 - y*mu is decreasing in y:
     for ell in (-1.0, 0.5, 2.0):
         y_star = (mu * mu / 2 - ell) / mu
-        assert law.cdf(ell) == pytest.approx(stats.norm.sf(y_star), rel=1e-12)
-        assert loss.gaussian_loss_tail(ell, mu) == pytest.approx(stats.norm.cdf(y_star), rel=1e-12)
+        assert law.cdf(ell) == pytest.approx(stats.norm.sf(y_star), rel=1e-12, abs=0)
+        assert loss.gaussian_loss_tail(ell, mu) == pytest.approx(stats.norm.cdf(y_star), rel=1e-12, abs=0)
 
 
 def test_gaussian_test_power_matches_neyman_pearson_threshold():
     mu = 1.2
     for gamma in (1e-4, 0.05, 0.5):
         threshold = stats.norm.isf(gamma)              # reject when y > threshold under N(0,1)
-        assert loss.gaussian_test_power(gamma, mu) == pytest.approx(stats.norm.sf(threshold - mu), rel=1e-12)
+        assert loss.gaussian_test_power(gamma, mu) == pytest.approx(stats.norm.sf(threshold - mu), rel=1e-12, abs=0)
 
 
 # ---------------------------------------------------------------- bad inputs
@@ -231,3 +274,85 @@ def test_gaussian_test_power_matches_neyman_pearson_threshold():
 def test_bad_inputs(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def _exactly(message):
+    import re
+
+    return "^" + re.escape(message) + "$"
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: loss.gaussian_delta([], 1.0), "epsilon must not be empty"),
+        (lambda: loss.gaussian_delta(True, 1.0), "epsilon must be a real number, got True"),
+        (lambda: loss.gaussian_delta("a", 1.0), "epsilon must be a real number or an array of them, got 'a'"),
+        (lambda: loss.gaussian_epsilon(0.0, 1.0), "delta must be in (0, 1) for the Gaussian mechanism, got 0"),
+        (lambda: loss.gaussian_epsilon(1.5, 1.0), "delta must be in [0, 1), got 1.5"),
+        (lambda: loss.gaussian_loss_tail(np.nan, 1.0), "epsilon must be a real number, got nan"),
+        (lambda: loss.hockey_stick_from_loss([1.0, 0.0], [0.5, 0.6], 1.0), "prob must sum to 1, got sum 1.1"),
+        (lambda: loss.hockey_stick_from_loss([np.nan, 0.0], [0.5, 0.5], 1.0),
+         "loss must be a vector of 2 numbers (inf allowed), got [nan, 0.0]"),
+        (lambda: loss.hockey_stick_from_loss([1.0, 0.0], [0.5, 0.5], -1.0), "epsilon must be >= 0, got -1"),
+        (lambda: loss.laplace_loss_cdf(np.nan, 1.0), "ell must be a real number, got nan"),
+        (lambda: loss.laplace_loss_tail(np.nan, 1.0), "epsilon must be a real number, got nan"),
+        (lambda: loss.loss_tail([1.0, 0.0], [0.5, 0.6], 1.0), "prob must sum to 1, got sum 1.1"),
+        (lambda: loss.loss_tail([1.0, 0.0, 2.0], [0.5, 0.5], 1.0), "loss must be a vector of 2 numbers (inf allowed), got [1.0, 0.0, 2.0]"),
+        (lambda: loss.loss_tail([np.nan, 0.0], [0.5, 0.5], 1.0), "loss must be a vector of 2 numbers (inf allowed), got [nan, 0.0]"),
+        (lambda: loss.loss_tail([1.0, 0.0], [0.5, 0.5], np.nan), "epsilon must be a real number, got nan"),
+        (lambda: loss.rr_delta(-1.0, 1.0), "epsilon must be >= 0, got -1"),
+        (lambda: loss.tail_bound_from_dp(-0.5, 0.1, 1.0), "epsilon must be >= 0, got -0.5"),
+        (lambda: loss.tail_bound_from_dp(0.5, 0.1, 0.5), "epsilon_prime must be > 0.5, got 0.5"),
+    ],
+)
+def test_bad_inputs_exact_messages(call, message):
+    with pytest.raises(ValueError, match=_exactly(message)):
+        call()
+
+
+def test_tail_bound_from_dp_below_one_and_vectorized():
+    # eps = 0.5 < 1 is allowed; the bound is delta / (1 - e^{eps - eps'}), here in exact closed form
+    got = loss.tail_bound_from_dp(0.5, 1e-3, np.array([0.5 + math.log(2), 0.5 + math.log(4)]))
+    assert got.shape == (2,) and got == pytest.approx([2e-3, 1e-3 * 4 / 3], rel=1e-12, abs=0)
+
+
+def test_laplace_loss_tail_weak_inequality_against_the_law_of_the_loss():
+    """P[L >= eps] from the law of L = |y - mu| - |y|, y ~ Lap(0, 1), computed with scipy's cdf:
+    L = mu on y <= 0, L = -mu on y >= mu, L = mu - 2y in between."""
+    mu = 1.3
+    lap = stats.laplace(0, 1)
+    for eps in (-2.0, -1.3, -0.4, 0.0, 0.9, 1.3, 2.0):
+        expect = (0.5 if eps <= mu else 0.0) + (lap.sf(mu) if eps <= -mu else 0.0)
+        upper = min((mu - eps) / 2, mu)                     # 0 < y <= upper  <=>  mu - 2y >= eps
+        if upper > 0:
+            expect += lap.cdf(upper) - lap.cdf(0.0)
+        assert loss.laplace_loss_tail(eps, mu, strict=False) == pytest.approx(expect, rel=1e-12, abs=1e-15)
+    vec = loss.laplace_loss_tail(np.array([-2.0, 2.0]), mu, strict=False)
+    assert vec.shape == (2,) and vec.tolist() == [1.0, 0.0]
+
+
+def test_scalar_in_scalar_out_and_vector_in_vector_out():
+    assert isinstance(loss.laplace_loss_cdf(0.0, 1.0), float)
+    assert isinstance(loss.laplace_loss_tail(0.0, 1.0, strict=False), float)
+    tails = loss.loss_tail([1.0, -1.0], [0.75, 0.25], np.array([-2.0, 0.0, 2.0]))
+    assert tails.shape == (3,) and tails.tolist() == [1.0, 0.75, 0.0]
+
+
+def test_no_numpy_warnings_on_impossible_outcomes_or_huge_epsilon():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        loss.privacy_loss([0.5, 0.5, 0.0], [0.25, 0.0, 0.75])
+        assert loss.hockey_stick([0.5, 0.5], [0.0, 1.0], 1000.0) == 0.5          # e^1000 overflows to inf
+        assert loss.hockey_stick_from_loss([math.inf, -math.inf], [0.5, 0.5], 1000.0) == 0.5
+        loss.gaussian_delta(np.array([0.0, 1.0, 1e3]), np.array([1e-300, 1e-8, 1.0]))
+
+
+def test_loss_values_may_be_integers_or_exact_rationals():
+    half = Fraction(1, 2)
+    assert loss.loss_tail([Fraction(1), Fraction(-1)], [half, half], 0.5) == 0.5
+    assert loss.loss_tail([1, -1], [half, half], 0.5) == 0.5
+    got = loss.hockey_stick_from_loss([Fraction(2), Fraction(0)], [half, half], 1.0)
+    assert got == pytest.approx(0.5 * (1 - math.exp(-1)), rel=1e-14, abs=0)

@@ -18,8 +18,16 @@ from dpnotes import mechanisms as mech
 def test_rr_keep_probability_matches_exact_rationals(p):
     # epsilon = log(p/(1-p)) exactly; the keep-probability must give p back.
     eps = math.log(p / (1 - p))
-    assert mech.rr_keep_probability(eps) == pytest.approx(float(p), rel=1e-15)
+    assert mech.rr_keep_probability(eps) == pytest.approx(float(p), rel=1e-15, abs=0)
     assert mech.rr_epsilon(float(p)) == pytest.approx(eps, abs=1e-15)
+
+
+@pytest.mark.parametrize("p", [Fraction(1, 4), Fraction(1, 10), Fraction(2, 5)])
+def test_rr_epsilon_of_a_keep_probability_below_one_half(p):
+    # keeping the bit with probability p < 1/2 is the same channel as flipping it with 1 - p:
+    # the largest ratio is (1-p)/p, so epsilon = log((1-p)/p) > 0, not the negative log(p/(1-p))
+    assert mech.rr_epsilon(float(p)) == pytest.approx(math.log((1 - p) / p), rel=1e-14, abs=0)
+    assert mech.rr_epsilon(float(p)) == pytest.approx(mech.rr_epsilon(float(1 - p)), rel=1e-14, abs=0)
 
 
 def test_rr_keep_probability_large_epsilon_is_stable():
@@ -43,6 +51,17 @@ def test_randomized_response_frequency_of_truth():
     assert np.mean(y == x) == pytest.approx(0.75, abs=5 * math.sqrt(0.75 * 0.25 / x.size))
 
 
+@pytest.mark.parametrize("eps", [0.4, math.log(3), 2.5])
+def test_randomized_response_flips_exactly_the_coupled_uniforms_above_p(eps):
+    # coupling: the same seed gives the same uniforms; a bit is flipped iff its uniform is >= p
+    x = np.array([[0, 1, 1, 0, 1], [1, 1, 0, 0, 0]])
+    for seed in range(5):
+        y = mech.randomized_response(x, eps, np.random.default_rng(seed))
+        u = np.random.default_rng(seed).random(x.shape)
+        p = math.exp(eps) / (1 + math.exp(eps))
+        assert np.array_equal(y ^ x, (u >= p).astype(np.int8))
+
+
 def test_randomized_response_is_seeded():
     x = np.zeros(50, dtype=int)
     a = mech.randomized_response(x, 1.0, np.random.default_rng(7))
@@ -60,7 +79,7 @@ def test_randomized_response_log_pmf_sums_to_one_and_matches_product():
         prob = Fraction(1)
         for yi, xi in zip(y, x):
             prob *= Fraction(3, 4) if yi == xi else Fraction(1, 4)
-        assert math.exp(lp) == pytest.approx(float(prob), rel=1e-12)
+        assert math.exp(lp) == pytest.approx(float(prob), rel=1e-12, abs=0)
 
 
 @pytest.mark.parametrize("bad", [-0.1, float("nan"), float("inf"), "1", None])
@@ -133,20 +152,20 @@ def mp_bisect_sigma(eps, delta):
         return float(mp.e ** ((lo + hi) / 2))
 
 
-EPS_GRID = [0.01, 0.05, 0.3, 1.0, 3.0, 10.0]
+EPS_GRID = [1e-4, 0.01, 0.05, 0.3, 1.0, 3.0, 10.0]   # 1e-4: tiny mu, where the profile's two terms cancel
 DELTA_GRID = [1e-12, 1e-9, 1e-6, 1e-4, 1e-2]
 
 
 @pytest.mark.parametrize("eps, delta", list(itertools.product(EPS_GRID, DELTA_GRID)))
 def test_analytic_sigma_agrees_with_mpmath_bisection(eps, delta):
     assert mech.gaussian_sigma(eps, delta, method="analytic") == pytest.approx(
-        mp_bisect_sigma(eps, delta), rel=1e-9)
+        mp_bisect_sigma(eps, delta), rel=1e-13, abs=0)
 
 
 def test_analytic_sigma_scales_with_sensitivity_and_is_tight():
     s1 = mech.gaussian_sigma(0.7, 1e-6, method="analytic")
     s3 = mech.gaussian_sigma(0.7, 1e-6, sensitivity=3.0, method="analytic")
-    assert s3 == pytest.approx(3 * s1, rel=1e-14)
+    assert s3 == pytest.approx(3 * s1, rel=1e-14, abs=0)
     with mp.workdps(50):   # slightly less noise breaks the guarantee, slightly more keeps it
         assert mp_profile(mp.mpf(0.7), mp.mpf(s1) * (1 - mp.mpf("1e-7"))) > 1e-6
         assert mp_profile(mp.mpf(0.7), mp.mpf(s1) * (1 + mp.mpf("1e-7"))) < 1e-6
@@ -156,7 +175,21 @@ def test_analytic_sigma_scales_with_sensitivity_and_is_tight():
 def test_analytic_sigma_extreme_parameters(eps, delta):
     s = mech.gaussian_sigma(eps, delta, method="analytic")
     assert math.isfinite(s) and s > 0
-    assert loss.gaussian_delta(eps, 1 / s) == pytest.approx(delta, rel=1e-8)
+    assert loss.gaussian_delta(eps, 1 / s) == pytest.approx(delta, rel=1e-8, abs=0)
+
+
+def test_analytic_sigma_returns_the_tail_bound_end_when_it_already_meets_the_target(monkeypatch):
+    """The bracket's lower end mu0 = z + sqrt(z^2 + 2 eps) solves the tail bound Phi(mu/2 - eps/mu) = delta.
+    If the profile there already reaches delta (for the real profile only by rounding), sigma = 1/mu0."""
+    from scipy.special import log_ndtr, ndtri
+
+    # a stand-in profile a hair above the tail bound, so that the early return must be taken
+    monkeypatch.setattr(mech, "_gaussian_log_delta",
+                        lambda mu, eps, **kw: float(log_ndtr(0.5 * mu - eps / mu)) + 1e-9)
+    for eps, delta in [(0.7, 1e-6), (3.0, 0.2)]:
+        z = float(ndtri(delta))
+        mu0 = z + math.sqrt(z * z + 2 * eps)
+        assert mech.gaussian_sigma(eps, delta, sensitivity=2.0, method="analytic") == pytest.approx(2.0 / mu0, rel=1e-14, abs=0)
 
 
 def test_analytic_beats_classical_and_hrw_where_they_are_valid():
@@ -204,6 +237,15 @@ def test_publish_each_frequency_and_mask():
     assert np.array_equal(out.compressed(), x[~out.mask])
 
 
+def test_publish_each_shows_exactly_the_coupled_uniforms_below_delta():
+    x = np.arange(40) * 3 - 7
+    for delta in (0.1, 0.35, 0.8):
+        out = mech.publish_each(x, delta, np.random.default_rng(9))
+        u = np.random.default_rng(9).random(x.size)
+        assert np.array_equal(~out.mask, u < delta)
+        assert np.array_equal(out.compressed(), x[u < delta])
+
+
 def test_publish_each_is_exactly_epsilon_delta_dp():
     # n = 2 records over {0, 1}: outputs are pairs over {bottom, 0, 1}; exact rationals.
     delta = Fraction(1, 10)
@@ -224,18 +266,18 @@ def test_publish_each_is_exactly_epsilon_delta_dp():
             p, q = law(x), law(xp)
             for eps in (0.0, 1.0, 10.0):
                 best = sum(max(p.get(y, 0) - Fraction(math.exp(eps)) * q.get(y, 0), 0) for y in outs)
-                assert best == pytest.approx(float(delta), rel=1e-12)
+                assert best == pytest.approx(float(delta), rel=1e-12, abs=0)
 
 
 @pytest.mark.parametrize("n, delta", [(1, Fraction(1, 3)), (5, Fraction(1, 7)), (40, Fraction(1, 1000))])
 def test_publish_any_probability_exact(n, delta):
     exact = 1 - (1 - delta) ** n
-    assert mech.publish_any_probability(n, float(delta)) == pytest.approx(float(exact), rel=1e-13)
+    assert mech.publish_any_probability(n, float(delta)) == pytest.approx(float(exact), rel=1e-13, abs=0)
     assert mech.publish_any_probability(n, float(delta)) <= n * float(delta) * (1 + 1e-15)
 
 
 def test_publish_any_probability_tiny_is_accurate():
-    assert mech.publish_any_probability(10, 1e-20) == pytest.approx(1e-19, rel=1e-12)
+    assert mech.publish_any_probability(10, 1e-20) == pytest.approx(1e-19, rel=1e-12, abs=0)
 
 
 # ---------------------------------------------------------------- sensitivity
@@ -251,6 +293,9 @@ def test_sensitivity_of_histogram_and_mean():
     assert mech.sensitivity(hist, 3, (0, 1, 2), ord=1) == 2.0
     assert mech.sensitivity(hist, 3, (0, 1, 2), ord=2) == pytest.approx(math.sqrt(2))
     assert mech.sensitivity(lambda x: np.mean(x), 4, (0.0, 0.5, 1.0)) == pytest.approx(0.25)
+    # the default norm is L1 (Dwork-Roth Definition 3.1): 2 for the histogram, not sqrt(2) or 1
+    assert mech.sensitivity(hist, 3, (0, 1, 2)) == 2.0
+    assert mech.sensitivity(hist, 3, (0, 1, 2), ord=np.inf) == 1.0
 
 
 def test_mahalanobis_sensitivity_matches_matrix_square_root():
@@ -260,7 +305,7 @@ def test_mahalanobis_sensitivity_matches_matrix_square_root():
     d = rng.normal(size=(5, 3))
     inv_root = np.real(linalg.inv(linalg.sqrtm(cov)))
     expect = np.max(np.linalg.norm(d @ inv_root.T, axis=1))
-    assert mech.mahalanobis_sensitivity(d, cov) == pytest.approx(expect, rel=1e-10)
+    assert mech.mahalanobis_sensitivity(d, cov) == pytest.approx(expect, rel=1e-10, abs=0)
     assert mech.mahalanobis_sensitivity(d, np.eye(3)) == pytest.approx(np.max(np.linalg.norm(d, axis=1)))
 
 
@@ -277,6 +322,35 @@ def test_laplace_mechanism_law_matches_scipy():
     assert stats.kstest(out, stats.laplace(loc=5.0, scale=4.0).cdf).pvalue > 1e-3
     vec = mech.laplace_mechanism(np.zeros(50_000), 1.0, rng)
     assert stats.kstest(vec, stats.laplace(scale=1.0).cdf).pvalue > 1e-3
+
+
+@pytest.mark.parametrize("eps, sens", [(0.5, 2.0), (3.0, 0.25), (1.7, 1.0)])
+def test_laplace_mechanism_noise_is_exactly_scale_times_the_coupled_draw(eps, sens):
+    """Released - true == (sensitivity/epsilon) * standard Laplace draw of the same seed."""
+    value = np.array([10.0, -3.0, 0.5])
+    out = mech.laplace_mechanism(value, eps, np.random.default_rng(21), sensitivity=sens)
+    z = np.random.default_rng(21).laplace(0.0, 1.0, size=3)
+    assert np.allclose(out - value, (sens / eps) * z, rtol=1e-13, atol=1e-13)
+    scalar = mech.laplace_mechanism(4.0, eps, np.random.default_rng(22), sensitivity=sens)
+    assert isinstance(scalar, float)
+    assert scalar - 4.0 == pytest.approx((sens / eps) * np.random.default_rng(22).laplace(0.0, 1.0), rel=1e-13, abs=0)
+
+
+@pytest.mark.parametrize("sigma", [0.3, 2.5])
+def test_gaussian_mechanism_noise_is_exactly_sigma_times_the_coupled_draw(sigma):
+    """Without cov: released - true == sigma * Z; with cov = L L^T: == sigma * L Z (same seed)."""
+    value = np.array([1.0, -2.0, 4.0])
+    out = mech.gaussian_mechanism(value, sigma, np.random.default_rng(31))
+    z = np.random.default_rng(31).standard_normal(3)
+    assert np.allclose(out - value, sigma * z, rtol=1e-13, atol=1e-13)
+    scalar = mech.gaussian_mechanism(7.0, sigma, np.random.default_rng(32))
+    assert isinstance(scalar, float)
+    assert scalar - 7.0 == pytest.approx(sigma * np.random.default_rng(32).standard_normal(), rel=1e-13, abs=0)
+    cov = np.array([[4.0, 1.2, 0.0], [1.2, 1.0, 0.3], [0.0, 0.3, 2.0]])
+    chol = np.linalg.cholesky(cov)          # lower triangular, cov = chol @ chol.T
+    out = mech.gaussian_mechanism(value, sigma, np.random.default_rng(33), cov=cov)
+    z = np.random.default_rng(33).standard_normal(3)
+    assert np.allclose(out - value, sigma * chol @ z, rtol=1e-13, atol=1e-13)
 
 
 def test_laplace_exact_epsilon_is_attained():
@@ -330,3 +404,117 @@ def test_gaussian_mechanism_covariance():
 def test_new_functions_bad_inputs(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+# ---------------------------------------------------------------- exact messages, edge cases, exact inputs
+def _exactly(message):
+    """A regex that matches the whole message and nothing else."""
+    import re
+
+    return "^" + re.escape(message) + "$"
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: mech.randomized_response([0, 2], 1.0, np.random.default_rng(0)), "x must contain only 0 and 1, got values [0, 2]"),
+        (lambda: mech.randomized_response_log_pmf([0, 3], [0, 1], 1.0), "y must contain only 0 and 1, got values [0, 3]"),
+        (lambda: mech.randomized_response_log_pmf([0, 1], [2, 1], 1.0), "x must contain only 0 and 1, got values [1, 2]"),
+        (lambda: mech.randomized_response_log_pmf([0, 1, 1], [0, 1], 1.0),
+         "y must have last axis of length 2 (the size of x), got shape (3,)"),
+        (lambda: mech.randomized_response_log_pmf([0, 1], [[0, 1]], 1.0),
+         "y must have last axis of length 2 (the size of x), got shape (2,)"),
+        (lambda: mech.randomized_response_log_pmf([0, 1], 1, 1.0),
+         "y must have last axis of length 0 (the size of x), got shape (2,)"),
+        (lambda: mech.randomized_response([0, 9, 8, 7, 6, 5, 1], 1.0, np.random.default_rng(0)),
+         "x must contain only 0 and 1, got values [0, 1, 5, 6, 7]"),
+        (lambda: mech.gaussian_sigma(1.0, 0.0, method="analytic"), "delta must be in (0, 1) for the Gaussian mechanism, got 0"),
+        (lambda: list(mech.replace_one_neighbours((0,), ())), "domain must contain at least one value, got an empty domain"),
+        (lambda: mech.laplace_epsilon(2.0, sensitivity=0.0), "sensitivity must be > 0, got 0"),
+        (lambda: mech.laplace_mechanism(np.inf, 1.0, np.random.default_rng(0)), "value must be finite"),
+        (lambda: mech.gaussian_mechanism([np.nan], 1.0, np.random.default_rng(0)), "value must be finite"),
+        (lambda: mech.gaussian_mechanism(1.0, 1.0, 7),
+         "rng must be a numpy.random.Generator (use numpy.random.default_rng(seed)), got int"),
+        (lambda: mech.gaussian_mechanism([1.0, 2.0], 1.0, np.random.default_rng(0), cov=[[1.0, 0.0], [0.0, 1.0], [0.0, 0.0]]),
+         "cov must be a (2, 2) matrix, got shape (3, 2)"),
+        (lambda: mech.gaussian_mechanism([1.0, 2.0], 1.0, np.random.default_rng(0), cov=[1.0, 1.0]),
+         "cov must be a (2, 2) matrix, got shape (2,)"),
+        (lambda: mech.mahalanobis_sensitivity([[1.0, 0.0]], [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]),
+         "cov must be a (2, 2) matrix, got shape (2, 3)"),
+        (lambda: mech.mahalanobis_sensitivity([[1.0, 0.0]], [[1.0, 1e-9], [0.0, 1.0]]), "cov must be a finite symmetric matrix"),
+        (lambda: mech.mahalanobis_sensitivity([[1.0, 0.0]], [[1.0, np.inf], [np.inf, 1.0]]), "cov must be a finite symmetric matrix"),
+        (lambda: mech.mahalanobis_sensitivity([[1.0, 0.0]], [[1.0, 2.0], [2.0, 1.0]]), "cov must be positive definite"),
+    ],
+)
+def test_bad_inputs_exact_messages(call, message):
+    with pytest.raises(ValueError, match=_exactly(message)):
+        call()
+
+
+def test_symmetry_tolerance_of_cov_is_relative_1e12():
+    # 1e-13 of asymmetry on entries of size 1 is rounding and is accepted; 1e-9 is not
+    assert mech.mahalanobis_sensitivity([[1.0, 0.0]], [[1.0, 1e-13], [0.0, 1.0]]) == pytest.approx(1.0, rel=1e-12, abs=0)
+    big = 1e6 * np.array([[2.0, 1.0], [1.0 + 1e-7, 2.0]])     # relative asymmetry 1e-7, absolute 0.1
+    with pytest.raises(ValueError, match="symmetric"):
+        mech.mahalanobis_sensitivity([[1.0, 0.0]], big)
+
+
+def test_defaults_of_the_laplace_calibration_are_sensitivity_one():
+    assert mech.laplace_scale(0.25) == 4.0
+    assert mech.laplace_epsilon(4.0) == 0.25
+
+
+def test_replace_one_neighbours_of_a_one_value_domain_is_empty():
+    assert list(mech.replace_one_neighbours((0, 0, 0), (0,))) == []
+
+
+def test_randomized_response_log_pmf_when_the_keep_probability_is_one():
+    # eps = 800: p = 1.0 in floats; agreeing outputs have log-probability 0, others -inf (not an error)
+    logp = mech.randomized_response_log_pmf([[1, 1], [1, 0], [0, 0]], [1, 1], 800.0)
+    assert logp.tolist() == [0.0, -math.inf, -math.inf]
+
+
+def test_mechanisms_accept_exact_rationals_and_booleans():
+    """Fractions and bools are real numbers: the samplers, sensitivities and covariances take them."""
+    half = Fraction(1, 2)
+    out = mech.laplace_mechanism([half, Fraction(3)], 1.0, np.random.default_rng(1))
+    assert np.allclose(out - [0.5, 3.0], np.random.default_rng(1).laplace(0.0, 1.0, size=2), rtol=1e-13, atol=0)
+    out = mech.gaussian_mechanism([half, Fraction(3)], 2.0, np.random.default_rng(2), cov=[[half, 0], [0, Fraction(2)]])
+    z = np.random.default_rng(2).standard_normal(2)
+    assert np.allclose(out - [0.5, 3.0], 2.0 * np.array([math.sqrt(0.5) * z[0], math.sqrt(2.0) * z[1]]), rtol=1e-13, atol=0)
+    out = mech.gaussian_mechanism([half, Fraction(3)], 2.0, np.random.default_rng(2))
+    assert np.allclose(out - [0.5, 3.0], 2.0 * z, rtol=1e-13, atol=0)
+    assert mech.mahalanobis_sensitivity([[Fraction(2), Fraction(0)]], [[Fraction(4), 0], [0, Fraction(1)]]) == 1.0
+    # a predicate query (returns a bool): the count of ones changes by at most one
+    assert mech.sensitivity(lambda x: x[0] == 1, 3, (0, 1)) == 1.0
+    assert mech.sensitivity(lambda x: [x[0] == 1, x[1] == 1], 2, (0, 1), ord=2) == 1.0
+
+
+@pytest.mark.parametrize("eps, delta", [(1e-20, 1e-17), (1e-12, 1e-15), (1e-15, 1e-5), (1e-9, 1e-300),
+                                        (1e-20, 0.7), (1e-20, 0.9)])
+def test_analytic_sigma_for_a_tiny_epsilon(eps, delta):
+    """epsilon << z^2: mu_0 = z + sqrt(z^2 + 2 eps) cancels to 0 in floats (it used to divide by zero),
+    and the profile's two terms agree in more than 15 digits: both are handled exactly."""
+    s = mech.gaussian_sigma(eps, delta, method="analytic")
+    with mp.workdps(80):
+        mu = 1 / mp.mpf(s)
+        e = mp.mpf(eps)
+        prof = lambda m: mp.ncdf(m / 2 - e / m) - mp.e ** e * mp.ncdf(-m / 2 - e / m)
+        assert abs(prof(mu) / delta - 1) < 1e-12
+        assert prof(mu * (1 + mp.mpf("1e-9"))) > delta      # tight: less noise breaks it
+
+
+@pytest.mark.parametrize("eps, mu", [(0.5, 1.0), (3.0, 2.0), (1.0, 0.27), (6.0, 1.0), (0.0, 0.3),
+                                     (1e-4, 1e-3), (0.0, 1e-8)])
+def test_gaussian_log_delta_both_forms_against_mpmath(eps, mu):
+    """The closed form (forced with a tiny integral_below) where its two terms do not cancel, and
+    the default (the integral where they do) everywhere, against 60-digit mpmath."""
+    with mp.workdps(60):
+        m, e = mp.mpf(mu), mp.mpf(eps)
+        ref = mp.ncdf(m / 2 - e / m) - mp.e ** e * mp.ncdf(-m / 2 - e / m)
+        gap = ref / mp.ncdf(m / 2 - e / m)
+        log_ref = float(mp.log(ref))
+    assert mech._gaussian_log_delta(mu, eps) == pytest.approx(log_ref, rel=1e-14, abs=1e-14)
+    if gap > 0.05:                      # the closed form keeps its digits here
+        closed = mech._gaussian_log_delta(mu, eps, integral_below=1e-300)
+        assert closed == pytest.approx(log_ref, rel=1e-14, abs=1e-14)

@@ -2,6 +2,7 @@
 
 import itertools
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -53,6 +54,62 @@ def test_region_boundary_closed_form_points():
     assert np.allclose(tradeoff.region_lower_boundary(grid, 0.0), 1 - grid)
 
 
+@pytest.mark.parametrize("eps, delta", [(math.log(3), 0.1), (math.log(2), 0.25), (2.0, 1e-3)])
+def test_region_boundary_with_delta_in_both_constraints(eps, delta):
+    """beta_min = max(0, 1 - delta - e^eps alpha, e^-eps (1 - delta - alpha)), checked in exact
+    rationals at points where each of the three pieces is the binding one."""
+    e = Fraction(math.exp(eps))
+    d = Fraction(delta)
+    corner = (1 - d) / (1 + e)                     # where the two lines cross
+    for alpha in (Fraction(0), corner / 2, corner, (corner + 1 - d) / 2, 1 - d, Fraction(1)):
+        want = max(Fraction(0), 1 - d - e * alpha, (1 - d - alpha) / e)
+        got = tradeoff.region_lower_boundary([float(alpha)], eps, delta)[0]
+        assert got == pytest.approx(float(want), abs=1e-14)
+    # right of the corner only the second line binds, and it moves with delta
+    a_right = float((corner + 1 - d) / 2)
+    assert tradeoff.region_lower_boundary([a_right], eps, delta)[0] > 0
+    assert (tradeoff.region_lower_boundary([a_right], eps, delta)[0]
+            < tradeoff.region_lower_boundary([a_right], eps, 0.0)[0])
+
+
+def kov_extremal(eps, delta):
+    """The (eps, delta) mechanism of Kairouz, Oh and Viswanath (2015) on four outputs."""
+    e = math.exp(eps)
+    p = [delta, (1 - delta) * e / (1 + e), (1 - delta) / (1 + e), 0.0]
+    return p, p[::-1]
+
+
+@pytest.mark.parametrize("eps, delta", [(math.log(3), 0.1), (0.5, 0.02), (2.0, 0.3)])
+def test_region_boundary_is_the_lower_envelope_of_an_extremal_mechanism(eps, delta):
+    """Independent of the formula: the smallest beta over all *randomized* tests at each alpha,
+    by linear programming over the rejection probabilities phi in [0, 1]^4."""
+    from scipy.optimize import linprog
+
+    p, q = kov_extremal(eps, delta)
+    for alpha in np.linspace(0, 1, 23):
+        # minimise beta = 1 - q.phi subject to p.phi = alpha
+        res = linprog(-np.array(q), A_eq=[p], b_eq=[alpha], bounds=[(0, 1)] * 4, method="highs")
+        assert res.status == 0
+        assert 1 + res.fun == pytest.approx(tradeoff.region_lower_boundary([alpha], eps, delta)[0], abs=1e-9)
+
+
+def test_in_privacy_region_delta_enters_both_inequalities():
+    eps, delta = math.log(2), 0.15
+    # alpha + e^eps beta = 0.9 >= 1 - delta = 0.85 only thanks to delta (second inequality)
+    assert tradeoff.in_privacy_region([0.6], [0.15], eps, delta)[0]
+    assert not tradeoff.in_privacy_region([0.6], [0.15], eps, 0.0)[0]
+    # e^eps alpha + beta = 0.9 >= 0.85 only thanks to delta (first inequality)
+    assert tradeoff.in_privacy_region([0.15], [0.6], eps, delta)[0]
+    assert not tradeoff.in_privacy_region([0.15], [0.6], eps, 0.0)[0]
+    # and each inequality can fail alone, with delta
+    assert not tradeoff.in_privacy_region([0.6], [0.1], eps, delta)[0]     # 0.6 + 0.2 < 0.85
+    assert not tradeoff.in_privacy_region([0.1], [0.6], eps, delta)[0]     # 0.2 + 0.6 < 0.85
+    # tol is a one-sided allowance for rounding: a point 1e-13 below a line passes, 1e-9 does not
+    assert tradeoff.in_privacy_region([0.6], [0.125 - 1e-13], eps, delta)[0]
+    assert not tradeoff.in_privacy_region([0.6], [0.125 - 1e-9], eps, delta)[0]
+    assert not tradeoff.in_privacy_region([0.6], [0.125 - 1e-13], eps, delta, tol=0.0)[0]
+
+
 def test_in_privacy_region_both_inequalities_matter():
     eps = math.log(2)
     assert tradeoff.in_privacy_region([0.4], [0.3], eps)[0]          # 0.8+0.3 >= 1, 0.4+0.6 >= 1
@@ -85,3 +142,83 @@ def test_region_contains_exactly_the_tests_of_an_eps_dp_pair():
 def test_bad_inputs(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def _exactly(message):
+    import re
+
+    return "^" + re.escape(message) + "$"
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: tradeoff.in_privacy_region([0.5], [0.5], -1.0), "epsilon must be >= 0, got -1"),
+        (lambda: tradeoff.in_privacy_region([0.5], [0.5], 1.0, 1.5), "delta must be in [0, 1), got 1.5"),
+        (lambda: tradeoff.region_lower_boundary([0.5], -0.5), "epsilon must be >= 0, got -0.5"),
+        (lambda: tradeoff.region_lower_boundary([0.5], 1.0, -0.1), "delta must be in [0, 1), got -0.1"),
+        (lambda: tradeoff.region_lower_boundary([np.nan], 1.0), "alpha must lie in [0, 1]"),
+        (lambda: tradeoff.region_lower_boundary([-0.1], 1.0), "alpha must lie in [0, 1]"),
+        (lambda: tradeoff.in_privacy_region([0.1, 0.2], [0.1], 1.0), "alpha and beta must have the same shape, got (2,) and (1,)"),
+    ],
+)
+def test_bad_inputs_exact_messages(call, message):
+    with pytest.raises(ValueError, match=_exactly(message)):
+        call()
+
+
+def test_in_privacy_region_on_the_lines_with_no_tolerance():
+    # eps = 0 (e^eps = 1 exactly): alpha + beta = 1 is on both lines and belongs to the region
+    assert tradeoff.in_privacy_region([0.25, 0.75], [0.75, 0.25], 0.0, tol=0.0).tolist() == [True, True]
+    # with delta = 0.25 the lines move to alpha + beta = 0.75, exactly representable
+    assert tradeoff.in_privacy_region([0.25, 0.5], [0.5, 0.25], 0.0, 0.25, tol=0.0).tolist() == [True, True]
+    assert not tradeoff.in_privacy_region([0.25], [0.25], 0.0, 0.25, tol=0.0)[0]
+
+
+def test_region_functions_take_exact_rationals_and_return_floats():
+    alpha = [Fraction(1, 4), Fraction(1, 2)]
+    beta_min = tradeoff.region_lower_boundary(alpha, math.log(3))
+    assert beta_min.dtype == float and beta_min == pytest.approx([0.25, 1 / 6], rel=1e-14, abs=0)
+    inside = tradeoff.in_privacy_region(alpha, [Fraction(1, 4), Fraction(1, 6)], math.log(3))
+    assert inside.dtype == bool and inside.tolist() == [True, True]
+
+
+def test_optimal_tradeoff_ignores_outcomes_neither_law_produces():
+    a, b = tradeoff.optimal_tradeoff([0.5, 0.5, 0.0], [0.5, 0.5, 0.0])
+    assert a.tolist() == [0.0, 1.0] and b.tolist() == [1.0, 0.0]
+    a, b = tradeoff.optimal_tradeoff([0.0, 0.75, 0.25], [0.0, 0.25, 0.75])
+    assert a.tolist() == [0.0, 0.25, 1.0] and b.tolist() == [1.0, 0.25, 0.0]
+
+
+def test_tradeoff_end_points_are_exact_despite_rounding():
+    # in floats 0.2 + 0.4 + 0.3 + 0.1 = 1.0000000000000002: the curve must still end at exactly
+    # (1, 0), and every test's errors must stay in [0, 1]
+    p1, q1 = [0.2, 0.4, 0.3, 0.1], [0.4, 0.4, 0.15, 0.05]     # ratio order = index order: cumsum(p) > 1
+    p2, q2 = [0.1, 0.3, 0.4, 0.2], [0.2, 0.4, 0.3, 0.1]       # ratio order = index order: cumsum(q) > 1
+    assert np.cumsum(p1)[-1] > 1.0 and np.cumsum(q2)[-1] > 1.0
+    for p, q in [(p1, q1), (p2, q2)]:
+        a, b = tradeoff.optimal_tradeoff(p, q)
+        assert a[0] == 0.0 and b[0] == 1.0 and a[-1] == 1.0 and b[-1] == 0.0
+        pairs = tradeoff.error_pairs(p, q)
+        assert pairs.min() >= 0.0 and pairs.max() <= 1.0
+    q3 = [0.2, 0.05, 0.4, 0.25, 0.1]                           # here the rejection sums exceed 1
+    regions = (np.arange(32)[:, None] >> np.arange(5)[None, :]) & 1
+    assert (regions @ np.array(q3)).max() > 1.0
+    assert tradeoff.error_pairs(q3[::-1], q3)[:, 1].min() == 0.0
+
+
+def test_no_numpy_warnings_on_zero_probabilities():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        tradeoff.optimal_tradeoff([0.0, 0.5, 0.5], [0.5, 0.0, 0.5])
+
+
+def test_optimal_tradeoff_rejects_outcomes_only_the_alternative_produces_first():
+    # outcome 2 has p = 0 < q: likelihood ratio +inf, so the best tests reject on it first
+    a, b = tradeoff.optimal_tradeoff([0.5, 0.5, 0.0], [0.9, 0.0, 0.1])
+    assert a.tolist() == [0.0, 0.0, 0.5, 1.0]
+    assert b == pytest.approx([1.0, 0.9, 0.0, 0.0], abs=1e-15)
+    pairs = tradeoff.error_pairs([0.5, 0.5, 0.0], [0.9, 0.0, 0.1])
+    assert np.all(pairs[:, 1] >= np.interp(pairs[:, 0], a, b) - 1e-15)

@@ -13,8 +13,10 @@ __all__ = [
     "basic",
     "advanced",
     "advanced_reduction",
+    "advanced_heterogeneous",
     "optimal",
     "optimal_delta",
+    "optimal_delta_heterogeneous",
     "uv_pair",
     "rr_reduction_channel",
     "rdp_to_dp",
@@ -189,20 +191,25 @@ def _window(epsilon: float, k: int, n: int, threshold: float) -> tuple[int, int]
     return lo, end
 
 
-def optimal_delta(epsilon, k, epsilon_prime):
-    r"""Exact privacy profile :math:`\delta(\varepsilon')` of ``k``-fold composition of :math:`\varepsilon`-DP mechanisms.
+def optimal_delta(epsilon, k, epsilon_prime, step_delta=0.0):
+    r"""Exact privacy profile :math:`\delta(\varepsilon')` of ``k``-fold composition of :math:`(\varepsilon,\delta_0)`-DP mechanisms.
 
     :cite:`kairouz2015composition` (Theorem 3.3) show that ``k`` adaptively chosen
-    :math:`\varepsilon`-DP mechanisms are :math:`(\varepsilon',\delta)`-DP exactly
-    when ``k``-fold randomized response is, so the smallest :math:`\delta` for a
-    given :math:`\varepsilon'` is the hockey-stick divergence of ``k``-fold
+    :math:`(\varepsilon,\delta_0)`-DP mechanisms are :math:`(\varepsilon',\delta)`-DP exactly
+    when ``k`` independent copies of the pair :func:`uv_pair` are. For
+    :math:`\delta_0 = 0` that pair is randomized response, and the smallest :math:`\delta`
+    for a given :math:`\varepsilon'` is the hockey-stick divergence of ``k``-fold
     randomized response,
 
-    .. math:: \delta(\varepsilon') = \sum_{l:\,(k-2l)\varepsilon > \varepsilon'}
+    .. math:: \delta_k(\varepsilon') = \sum_{l:\,(k-2l)\varepsilon > \varepsilon'}
               a_l\bigl(1 - e^{\varepsilon' - (k-2l)\varepsilon}\bigr),\qquad
               a_l = \binom{k}{l}\frac{e^{(k-l)\varepsilon}}{(1+e^{\varepsilon})^k}.
 
-    Every term is non-negative, so the sum is evaluated in log space
+    For :math:`\delta_0 > 0` the outcomes where some copy says "I am U" add their
+    whole mass and the rest is randomized response:
+    :math:`\delta(\varepsilon') = 1 - (1-\delta_0)^k\bigl(1 - \delta_k(\varepsilon')\bigr)`.
+
+    Every term of :math:`\delta_k` is non-negative, so the sum is evaluated in log space
     (``logsumexp`` of ``log a_l + log(-expm1(...))``) without cancellation.
 
     Parameters
@@ -213,6 +220,8 @@ def optimal_delta(epsilon, k, epsilon_prime):
         Number of mechanisms, ``>= 1``.
     epsilon_prime : float or array_like
         Total privacy parameter(s) :math:`\varepsilon' \ge 0`.
+    step_delta : float
+        Per-mechanism :math:`\delta_0`, in ``[0, 1)``; ``0`` (the default) for pure DP.
 
     Returns
     -------
@@ -224,13 +233,16 @@ def optimal_delta(epsilon, k, epsilon_prime):
     >>> import math
     >>> round(float(optimal_delta(math.log(3), 1, 0.0)), 12)   # one randomized response: TV = 3/4 - 1/4
     0.5
+    >>> round(float(optimal_delta(math.log(3), 1, 0.0, step_delta=0.2)), 12)   # 0.2 + 0.8 * 0.5
+    0.6
     """
     epsilon = check_positive("epsilon", epsilon)
     k = check_integer("k", k, low=1)
+    step_delta = check_delta("step_delta", step_delta)
     ep = np.asarray(epsilon_prime, dtype=float)
     if not np.all(np.isfinite(ep)) or np.any(ep < 0):
         bad = ep[~(np.isfinite(ep) & (ep >= 0))].ravel()[0]
-        raise ValueError(f"epsilon_prime must be >= 0, got {bad!r}")
+        raise ValueError(f"epsilon_prime must be >= 0, got {float(bad)!r}")
     n = (k + 1) // 2                              # l = 0..n-1 have loss (k - 2l) eps > 0
     log_a = _rr_log_masses(epsilon, k, n)
     loss = (k - 2.0 * np.arange(n)) * epsilon
@@ -238,16 +250,24 @@ def optimal_delta(epsilon, k, epsilon_prime):
     with np.errstate(divide="ignore", invalid="ignore"):
         log_terms = np.where(gap < 0, log_a + np.log(-np.expm1(np.minimum(gap, 0.0))), -np.inf)
     out = np.exp(logsumexp(log_terms, axis=-1))
+    if step_delta > 0.0:
+        # 1 - (1 - d0)^k (1 - out), with 1 - (1 - d0)^k = -expm1(k log1p(-d0)) (no cancellation for small d0)
+        catastrophe = -math.expm1(k * math.log1p(-step_delta))
+        out = catastrophe + (1.0 - catastrophe) * out
     return float(out) if out.ndim == 0 else out
 
 
-def optimal(epsilon, k, delta) -> float:
-    r"""Optimal composition: the smallest :math:`\varepsilon'` such that ``k`` :math:`\varepsilon`-DP mechanisms are :math:`(\varepsilon',\delta)`-DP.
+def optimal(epsilon, k, delta, step_delta=0.0) -> float:
+    r"""Optimal composition: the smallest :math:`\varepsilon'` such that ``k`` :math:`(\varepsilon,\delta_0)`-DP mechanisms are :math:`(\varepsilon',\delta)`-DP.
 
     :cite:`kairouz2015composition` Theorem 3.3: the exact privacy profile of
     ``k``-fold composition of :math:`\varepsilon`-DP mechanisms (adaptive or not) is
     that of ``k``-fold randomized response (:func:`optimal_delta`), a decreasing
-    continuous function of :math:`\varepsilon'`. This function inverts it.
+    continuous function of :math:`\varepsilon'`. This function inverts it. With a
+    per-mechanism :math:`\delta_0 > 0` the profile is
+    :math:`1-(1-\delta_0)^k(1-\delta_k(\varepsilon'))`, so the target becomes
+    :math:`\delta_k(\varepsilon') \le 1-(1-\delta)/(1-\delta_0)^k`; when
+    :math:`\delta < 1-(1-\delta_0)^k` no :math:`\varepsilon'` works and the result is ``inf``.
 
     Method (why it is hand-written: no library inverts this profile exactly).
     Between consecutive breakpoints :math:`(k-2m)\varepsilon` the set of outcomes
@@ -271,12 +291,15 @@ def optimal(epsilon, k, delta) -> float:
     k : int
         Number of mechanisms, ``>= 1``.
     delta : float
-        Target :math:`\delta`, in ``[0, 1)``; ``0`` gives :math:`k\varepsilon`.
+        Target :math:`\delta`, in ``[0, 1)``; ``0`` gives :math:`k\varepsilon` (pure mechanisms).
+    step_delta : float
+        Per-mechanism :math:`\delta_0`, in ``[0, 1)``; ``0`` (the default) for pure DP.
 
     Returns
     -------
     float
-        The smallest :math:`\varepsilon' \ge 0` with :math:`\delta(\varepsilon') \le \delta`.
+        The smallest :math:`\varepsilon' \ge 0` with :math:`\delta(\varepsilon') \le \delta`
+        (``inf`` if there is none).
 
     Examples
     --------
@@ -286,10 +309,19 @@ def optimal(epsilon, k, delta) -> float:
     >>> # one randomized response with p = 3/4: delta(eps') = 3/4 - e^{eps'}/4
     >>> abs(optimal(math.log(3), 1, 0.25) - math.log(2)) < 1e-12
     True
+    >>> # with step_delta = 0.2: 0.2 + 0.8 (3/4 - e^{eps'}/4) = 0.4 at eps' = log 2
+    >>> abs(optimal(math.log(3), 1, 0.4, step_delta=0.2) - math.log(2)) < 1e-12
+    True
     """
     epsilon = check_positive("epsilon", epsilon)
     k = check_integer("k", k, low=1)
     delta = check_delta("delta", delta)
+    step_delta = check_delta("step_delta", step_delta)
+    if step_delta > 0.0:
+        # the target for k-fold randomized response: 1 - (1 - delta) / (1 - step_delta)^k
+        delta = -math.expm1(math.log1p(-delta) - k * math.log1p(-step_delta))
+        if delta < 0.0:                  # delta below the mass 1 - (1 - d0)^k of the "I am U" outcomes
+            return math.inf
     if delta == 0.0:
         return k * epsilon
     n = (k + 1) // 2                              # breakpoints with positive loss
@@ -318,6 +350,130 @@ def optimal(epsilon, k, delta) -> float:
     if ratio >= 0.0:                    # delta >= A: every eps' >= 0 works
         return 0.0
     return float(max(log_A[j] + math.log(-math.expm1(ratio)) - log_B, 0.0))
+
+
+def _check_heterogeneous(epsilons, deltas) -> tuple[np.ndarray, np.ndarray]:
+    eps = np.atleast_1d(np.asarray(epsilons, dtype=float))
+    if eps.ndim != 1 or eps.size == 0 or not np.all(np.isfinite(eps)) or np.any(eps <= 0):
+        raise ValueError(f"epsilons must be a non-empty 1-D array of finite values > 0, got {np.asarray(epsilons).tolist()!r}")
+    if deltas is None:
+        return eps, np.zeros_like(eps)
+    dl = np.atleast_1d(np.asarray(deltas, dtype=float))
+    if dl.shape != eps.shape:
+        raise ValueError(f"deltas must have the length of epsilons, got {dl.size} and {eps.size}")
+    if not np.all(np.isfinite(dl)) or np.any(dl < 0) or np.any(dl >= 1):
+        raise ValueError(f"deltas must lie in [0, 1), got {dl.tolist()!r}")
+    return eps, dl
+
+
+def advanced_heterogeneous(epsilons, delta_prime, deltas=None) -> tuple[float, float]:
+    r"""Advanced composition of mechanisms with different parameters :math:`(\varepsilon_i, \delta_i)`.
+
+    ``k`` adaptively chosen mechanisms, the ``i``-th :math:`(\varepsilon_i,\delta_i)`-DP with the
+    parameters fixed in advance, are :math:`(\varepsilon_{\mathrm{tot}}, \delta_{\mathrm{tot}})`-DP for every
+    :math:`\delta'\in(0,1)`, with
+
+    .. math:: \varepsilon_{\mathrm{tot}} = \sqrt{2\log(1/\delta')\textstyle\sum_i\varepsilon_i^2}
+              + \sum_i \varepsilon_i\tanh(\varepsilon_i/2),\qquad
+              \delta_{\mathrm{tot}} = 1 - (1-\delta')\prod_i(1-\delta_i).
+
+    This is the last of the three bounds of :cite:`kairouz2015composition` Theorem 3.5
+    (:math:`\tanh(\varepsilon/2) = (e^{\varepsilon}-1)/(e^{\varepsilon}+1)`): the martingale proof of
+    advanced composition with Azuma's inequality for steps bounded by :math:`c_i = \varepsilon_i`
+    and conditional means at most :math:`\varepsilon_i\tanh(\varepsilon_i/2)`. With equal parameters it
+    is :func:`advanced_reduction` with the smaller total delta :math:`1-(1-\delta')(1-\delta)^k \le k\delta+\delta'`.
+
+    Parameters
+    ----------
+    epsilons : array_like
+        The :math:`\varepsilon_i > 0`, one per mechanism.
+    delta_prime : float
+        The slack :math:`\delta'` of the concentration step, in ``(0, 1)``.
+    deltas : array_like, optional
+        The :math:`\delta_i \in [0, 1)`, same length as ``epsilons``; zeros if omitted.
+
+    Returns
+    -------
+    (epsilon_total, delta_total) : tuple of float
+
+    Examples
+    --------
+    >>> import math
+    >>> e, d = advanced_heterogeneous([0.1, 0.2, 0.2], math.exp(-2), deltas=[0.0, 0.5, 0.0])
+    >>> # sqrt(2 * 2 * (0.01 + 0.04 + 0.04)) = 0.6; delta: 1 - (1 - e^-2)(1 - 0.5)
+    >>> abs(e - (0.6 + 0.1 * math.tanh(0.05) + 0.4 * math.tanh(0.1))) < 1e-12, abs(d - (1 + math.exp(-2)) / 2) < 1e-12
+    (True, True)
+    """
+    eps, dl = _check_heterogeneous(epsilons, deltas)
+    delta_prime = check_in_range("delta_prime", delta_prime, 0.0, 1.0, low_inclusive=False, high_inclusive=False)
+    eps_total = math.sqrt(2.0 * math.log(1.0 / delta_prime) * float(np.sum(eps * eps))) + float(np.sum(eps * np.tanh(eps / 2.0)))
+    delta_total = -math.expm1(math.log1p(-delta_prime) + float(np.sum(np.log1p(-dl))))
+    return eps_total, min(delta_total, 1.0)
+
+
+# Exact enumeration over the 2^k subsets is the method: computing the optimal composition of
+# heterogeneous parameters is #P-complete (Murtagh and Vadhan 2016), so no library does it fast.
+MAX_HETEROGENEOUS = 20
+
+
+def optimal_delta_heterogeneous(epsilons, epsilon_prime, deltas=None):
+    r"""Exact privacy profile of the composition of :math:`(\varepsilon_i,\delta_i)`-DP mechanisms, by enumeration.
+
+    :cite:`murtagh2016complexity` (the heterogeneous form of :cite:`kairouz2015composition`
+    Theorem 3.3): ``k`` adaptively chosen mechanisms, the ``i``-th :math:`(\varepsilon_i,\delta_i)`-DP,
+    are :math:`(\varepsilon',\delta)`-DP exactly when :math:`\delta \ge \delta(\varepsilon')` with
+
+    .. math:: \delta(\varepsilon') = 1 - \prod_i(1-\delta_i)\Bigl(1 - \frac{1}{\prod_i(1+e^{\varepsilon_i})}
+              \sum_{S\subseteq[k]}\bigl[e^{\sum_{i\in S}\varepsilon_i}
+              - e^{\varepsilon'}e^{\sum_{i\notin S}\varepsilon_i}\bigr]_+\Bigr),
+
+    the hockey-stick divergence of the product of the pairs :func:`uv_pair` (``S`` is the set of
+    randomized responses that kept the bit). Computing it is #P-complete in general, so this
+    function enumerates the :math:`2^k` subsets (``k`` at most ``MAX_HETEROGENEOUS = 20``), each
+    term in log space.
+
+    Parameters
+    ----------
+    epsilons : array_like
+        The :math:`\varepsilon_i > 0`, at most 20 of them.
+    epsilon_prime : float or array_like
+        Total privacy parameter(s) :math:`\varepsilon' \ge 0`.
+    deltas : array_like, optional
+        The :math:`\delta_i \in [0, 1)`; zeros if omitted.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        :math:`\delta(\varepsilon')`, same shape as ``epsilon_prime``.
+
+    Examples
+    --------
+    >>> import math
+    >>> # one randomized response with e^eps = 3 and one with e^eps = 2, at eps' = 0:
+    >>> # subsets S = {1, 2}, {1}: (6 - 1) + (3 - 2) over (1 + 3)(1 + 2) = 1/2
+    >>> round(float(optimal_delta_heterogeneous([math.log(3), math.log(2)], 0.0)), 12)
+    0.5
+    """
+    eps, dl = _check_heterogeneous(epsilons, deltas)
+    if eps.size > MAX_HETEROGENEOUS:
+        raise ValueError(f"epsilons must have at most {MAX_HETEROGENEOUS} entries (exact enumeration of 2^k subsets), got {eps.size}")
+    ep = np.asarray(epsilon_prime, dtype=float)
+    if not np.all(np.isfinite(ep)) or np.any(ep < 0):
+        bad = ep[~(np.isfinite(ep) & (ep >= 0))].ravel()[0]
+        raise ValueError(f"epsilon_prime must be >= 0, got {float(bad)!r}")
+    kept = np.zeros(1)
+    for e in eps:                                  # sum of eps_i over S, for every subset S
+        kept = np.concatenate([kept, kept + e])
+    loss = 2.0 * kept - eps.sum()                  # privacy loss of an outcome: sum_S eps_i - sum_{not S} eps_i
+    log_p = kept - float(np.sum(np.logaddexp(0.0, eps)))
+    out = np.empty(ep.shape)
+    for idx, e_prime in np.ndenumerate(ep):
+        above = loss > e_prime
+        terms = log_p[above] + np.log(-np.expm1(e_prime - loss[above]))
+        out[idx] = math.exp(logsumexp(terms)) if terms.size else 0.0
+    catastrophe = -math.expm1(float(np.sum(np.log1p(-dl))))     # 1 - prod(1 - delta_i)
+    out = catastrophe + (1.0 - catastrophe) * out
+    return float(out) if out.ndim == 0 else out
 
 
 def uv_pair(epsilon, delta=0.0) -> tuple[np.ndarray, np.ndarray]:

@@ -159,3 +159,41 @@ def test_rr_loss_paths_shapes_and_single_step():
     assert loss.shape == comp.shape == (4,) and set(np.round(np.abs(loss), 12)) == {0.3}
     with pytest.raises(ValueError, match="n_paths must be an integer >= 1"):
         conc.rr_loss_paths(0.3, 2, 0, np.random.default_rng(0))
+
+
+def test_bounds_return_floats_for_scalars_and_arrays_for_arrays():
+    a = conc.azuma_bound(1.5, [0.5, 1.0])
+    h = conc.hoeffding_bound(1.5, 3, -1.0, 2.0)
+    assert type(a) is float and a == pytest.approx(math.exp(-1.5**2 / (2 * 1.25)))
+    assert type(h) is float and h == pytest.approx(math.exp(-2 * 1.5**2 / (3 * 9)))
+    taus = np.array([[0.0, 1.0], [2.0, 3.0]])
+    hv = conc.hoeffding_bound(taus, 5, 0.0, 2.0)
+    assert isinstance(hv, np.ndarray) and hv.shape == (2, 2)
+    assert np.allclose(hv, np.exp(-2 * taus**2 / (5 * 4)))
+    av = conc.azuma_bound(taus, [1.0, 3.0])
+    assert isinstance(av, np.ndarray) and av.shape == (2, 2) and np.allclose(av, np.exp(-taus**2 / 20))
+
+
+def test_rr_loss_paths_single_path():
+    loss, comp = conc.rr_loss_paths(0.4, 3, 1, np.random.default_rng(2), adaptive=True)
+    assert loss.shape == (1,) and comp.shape == (1,)
+
+
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (lambda: conc.azuma_bound(1.0, [1.0, 0.0]), r"c must be a non-empty 1-D array of finite values > 0, got \[1.0, 0.0\]"),
+        (lambda: conc.azuma_bound(1.0, ["x"]), r"c must be a real number or an array of real numbers, got \['x'\]"),
+        (lambda: conc.azuma_bound(1.0, [[1.0, 2.0]]), "c must be a non-empty 1-D"),
+        (lambda: conc.azuma_bound([0.0, 0.5, -2.0], [1.0]), r"t must be >= 0, got -2.0"),
+        (lambda: conc.azuma_bound([1.0, math.inf], [1.0]), r"t must be >= 0, got inf"),
+        (lambda: conc.azuma_bound("s", [1.0]), r"t must be a real number or an array of real numbers, got 's'"),
+        (lambda: conc.hoeffding_bound(1.0, 3, math.nan, 1), "a must be a real number, got nan"),
+        (lambda: conc.hoeffding_bound(1.0, 3, 0, math.nan), "b must be a real number, got nan"),
+        (lambda: conc.hoeffding_bound([1.0, -0.5], 3, 0, 1), r"tau must be >= 0, got -0.5"),
+        (lambda: conc.rr_loss_paths(0.4, 3, 1.5, np.random.default_rng(0)), "n_paths must be an integer >= 1, got 1.5"),
+    ],
+)
+def test_bad_inputs_name_the_parameter_and_the_value(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()

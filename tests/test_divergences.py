@@ -236,3 +236,46 @@ def test_approx_max_divergence_is_asymmetric_and_decreases_in_delta():
     vals = [div.approx_max_divergence(p, q, d) for d in (0.0, 0.1, 0.3, 0.5, 0.59)]
     assert np.all(np.diff(vals) < 0)
     assert div.approx_max_divergence(p, q, 0.0) == pytest.approx(math.log(3), rel=1e-12)
+
+
+import warnings
+
+
+def test_outcomes_impossible_under_both_laws_change_nothing():
+    # an outcome with p = q = 0 must neither make a divergence infinite nor produce warnings or errors
+    p, q = [0.5, 0.5, 0.0], [0.25, 0.75, 0.0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")                      # no division-by-zero or invalid-value warnings
+        assert div.max_divergence(p, q) == pytest.approx(math.log(2))
+        assert div.max_divergence([1.0, 0.0], [1.0, 0.0]) == 0.0
+        assert div.max_divergence([0.5, 0.5], [1.0, 0.0]) == math.inf
+        assert div.approx_max_divergence(p, q, 0.1) == pytest.approx(math.log(0.4 / 0.25))
+        for a in (0.5, 2.0):
+            want = math.log(0.5**a * 0.25 ** (1 - a) + 0.5**a * 0.75 ** (1 - a)) / (a - 1)
+            assert div.renyi_divergence(p, q, a) == pytest.approx(want, rel=1e-13)
+        assert div.renyi_divergence([0.5, 0.5, 0.0], [0.5, 0.5, 0.0], 3.0) == pytest.approx(0.0, abs=1e-15)
+        # supports that differ: infinite or finite, but silently
+        assert div.approx_max_divergence([0.5, 0.5, 0.0], [0.0, 0.5, 0.5], 0.4) == math.inf
+        assert div.renyi_divergence([0.5, 0.5], [1.0, 0.0], 0.5) == pytest.approx(math.log(2))
+        assert div.renyi_divergence([0.0, 1.0, 0.0], [0.3, 0.0, 0.7], 0.5) == math.inf
+        assert div.renyi_divergence([0.5, 0.5, 0.0], [0.5, 0.25, 0.25], 0.5) == pytest.approx(
+            -2 * math.log(0.5 + math.sqrt(0.125)))
+
+
+def test_approx_max_divergence_with_delta_at_the_top_of_its_range():
+    # delta = 1 - 2^-53 leaves no event with P(S) > delta (up to the 1e-15 guard): the supremum is empty
+    assert div.approx_max_divergence([0.3, 0.7], [0.5, 0.5], 1.0 - 2.0**-53) == -math.inf
+
+
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (lambda: div.gaussian_renyi(2.0, -1.0), "mu must be > 0, got -1"),
+        (lambda: div.gaussian_renyi(-2.0, 1.0), "alpha must be > 0, got -2"),
+        (lambda: div.laplace_renyi(2.0, 0.0), "epsilon must be > 0, got 0"),
+        (lambda: div.renyi_divergence([0.5, 0.5], [0.5, 0.5], math.nan), "alpha must be a real number, got nan"),
+    ],
+)
+def test_more_bad_inputs(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()

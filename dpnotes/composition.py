@@ -24,6 +24,22 @@ __all__ = [
 ]
 
 
+def _float_array(name, x) -> np.ndarray:
+    """``x`` as a float array, or a ValueError naming the parameter (numpy's own error does not)."""
+    try:
+        return np.asarray(x, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a real number or an array of real numbers, got {x!r}") from None
+
+
+def _nonneg_array(name, x) -> np.ndarray:
+    arr = _float_array(name, x)
+    if not np.all(np.isfinite(arr)) or np.any(arr < 0):
+        bad = arr[~(np.isfinite(arr) & (arr >= 0))].ravel()[0]
+        raise ValueError(f"{name} must be >= 0, got {float(bad)!r}")
+    return arr
+
+
 def basic(epsilon, k, delta=0.0) -> tuple[float, float]:
     r"""Basic composition: ``k`` adaptively chosen :math:`(\varepsilon,\delta)`-DP mechanisms are :math:`(k\varepsilon, k\delta)`-DP.
 
@@ -239,15 +255,12 @@ def optimal_delta(epsilon, k, epsilon_prime, step_delta=0.0):
     epsilon = check_positive("epsilon", epsilon)
     k = check_integer("k", k, low=1)
     step_delta = check_delta("step_delta", step_delta)
-    ep = np.asarray(epsilon_prime, dtype=float)
-    if not np.all(np.isfinite(ep)) or np.any(ep < 0):
-        bad = ep[~(np.isfinite(ep) & (ep >= 0))].ravel()[0]
-        raise ValueError(f"epsilon_prime must be >= 0, got {float(bad)!r}")
+    ep = _nonneg_array("epsilon_prime", epsilon_prime)
     n = (k + 1) // 2                              # l = 0..n-1 have loss (k - 2l) eps > 0
     log_a = _rr_log_masses(epsilon, k, n)
     loss = (k - 2.0 * np.arange(n)) * epsilon
     gap = ep[..., None] - loss                   # eps' - loss_l, shape (..., n)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore"):          # log(0) = -inf for the terms with gap >= 0, dropped below
         log_terms = np.where(gap < 0, log_a + np.log(-np.expm1(np.minimum(gap, 0.0))), -np.inf)
     out = np.exp(logsumexp(log_terms, axis=-1))
     if step_delta > 0.0:
@@ -353,12 +366,12 @@ def optimal(epsilon, k, delta, step_delta=0.0) -> float:
 
 
 def _check_heterogeneous(epsilons, deltas) -> tuple[np.ndarray, np.ndarray]:
-    eps = np.atleast_1d(np.asarray(epsilons, dtype=float))
+    eps = np.atleast_1d(_float_array("epsilons", epsilons))
     if eps.ndim != 1 or eps.size == 0 or not np.all(np.isfinite(eps)) or np.any(eps <= 0):
-        raise ValueError(f"epsilons must be a non-empty 1-D array of finite values > 0, got {np.asarray(epsilons).tolist()!r}")
+        raise ValueError(f"epsilons must be a non-empty 1-D array of finite values > 0, got {eps.tolist()!r}")
     if deltas is None:
         return eps, np.zeros_like(eps)
-    dl = np.atleast_1d(np.asarray(deltas, dtype=float))
+    dl = np.atleast_1d(_float_array("deltas", deltas))
     if dl.shape != eps.shape:
         raise ValueError(f"deltas must have the length of epsilons, got {dl.size} and {eps.size}")
     if not np.all(np.isfinite(dl)) or np.any(dl < 0) or np.any(dl >= 1):
@@ -408,7 +421,7 @@ def advanced_heterogeneous(epsilons, delta_prime, deltas=None) -> tuple[float, f
     delta_prime = check_in_range("delta_prime", delta_prime, 0.0, 1.0, low_inclusive=False, high_inclusive=False)
     eps_total = math.sqrt(2.0 * math.log(1.0 / delta_prime) * float(np.sum(eps * eps))) + float(np.sum(eps * np.tanh(eps / 2.0)))
     delta_total = -math.expm1(math.log1p(-delta_prime) + float(np.sum(np.log1p(-dl))))
-    return eps_total, min(delta_total, 1.0)
+    return eps_total, delta_total
 
 
 # Exact enumeration over the 2^k subsets is the method: computing the optimal composition of
@@ -457,10 +470,7 @@ def optimal_delta_heterogeneous(epsilons, epsilon_prime, deltas=None):
     eps, dl = _check_heterogeneous(epsilons, deltas)
     if eps.size > MAX_HETEROGENEOUS:
         raise ValueError(f"epsilons must have at most {MAX_HETEROGENEOUS} entries (exact enumeration of 2^k subsets), got {eps.size}")
-    ep = np.asarray(epsilon_prime, dtype=float)
-    if not np.all(np.isfinite(ep)) or np.any(ep < 0):
-        bad = ep[~(np.isfinite(ep) & (ep >= 0))].ravel()[0]
-        raise ValueError(f"epsilon_prime must be >= 0, got {float(bad)!r}")
+    ep = _nonneg_array("epsilon_prime", epsilon_prime)
     kept = np.zeros(1)
     for e in eps:                                  # sum of eps_i over S, for every subset S
         kept = np.concatenate([kept, kept + e])
@@ -576,14 +586,14 @@ def rdp_to_dp(alpha, rdp, delta, method="improved") -> float:
     >>> round(rdp_to_dp([2.0], [0.5], math.exp(-1), method="classic"), 12)
     1.5
     """
-    a = np.atleast_1d(np.asarray(alpha, dtype=float))
-    r = np.atleast_1d(np.asarray(rdp, dtype=float))
+    a = np.atleast_1d(_float_array("alpha", alpha))
+    r = np.atleast_1d(_float_array("rdp", rdp))
     if a.shape != r.shape or a.ndim != 1:
         raise ValueError(f"alpha and rdp must be 1-D arrays of the same length, got shapes {a.shape} and {r.shape}")
     if not np.all(np.isfinite(a)) or np.any(a <= 1):
-        raise ValueError(f"alpha must be > 1, got {a[~(np.isfinite(a) & (a > 1))][0]!r}")
+        raise ValueError(f"alpha must be > 1, got {float(a[~(np.isfinite(a) & (a > 1))][0])!r}")
     if not np.all(np.isfinite(r)) or np.any(r < 0):
-        raise ValueError(f"rdp must be >= 0, got {r[~(np.isfinite(r) & (r >= 0))][0]!r}")
+        raise ValueError(f"rdp must be >= 0, got {float(r[~(np.isfinite(r) & (r >= 0))][0])!r}")
     delta = check_in_range("delta", delta, 0.0, 1.0, low_inclusive=False, high_inclusive=False)
     if method == "classic":
         eps = r + math.log(1.0 / delta) / (a - 1.0)

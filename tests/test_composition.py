@@ -411,3 +411,67 @@ def test_advanced_heterogeneous_closed_form_and_validity():
 def test_heterogeneous_bad_inputs(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+# ---------------------------------------------------------------------------
+# caps, return types, messages that carry the offending value (mutation testing)
+# ---------------------------------------------------------------------------
+import warnings
+
+
+def test_total_delta_is_capped_at_one():
+    assert comp.basic(0.2, 10, 0.3) == (pytest.approx(2.0), 1.0)
+    assert comp.advanced(0.1, 10, 0.5, 0.2)[1] == 1.0
+    assert comp.advanced_reduction(0.1, 10, 0.5, 0.2)[1] == 1.0
+    # the heterogeneous total is a probability without any cap: 1 - (1 - d')(1 - d_1)...
+    assert comp.advanced_heterogeneous([0.1, 0.2], 0.5, deltas=[0.5, 0.9])[1] == pytest.approx(1 - 0.5 * 0.5 * 0.1)
+
+
+def test_profiles_return_floats_and_emit_no_warnings():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        d = comp.optimal_delta(0.3, 5, 0.5)                  # breakpoints 1.5 and 0.9 above, 0.3 and below not
+        assert type(d) is float
+        assert type(comp.optimal_delta(0.3, 5, 0.5, step_delta=0.1)) is float
+        assert comp.optimal_delta(0.3, 5, [0.0, 0.3, 0.9, 1.5, 2.0]).shape == (5,)
+        # eps' = 0 with subsets whose loss is exactly 0 (log 3 - log 3): those terms must be skipped silently
+        h = comp.optimal_delta_heterogeneous([math.log(3), math.log(3)], 0.0)
+        assert type(h) is float and h == pytest.approx(0.5)     # (9 - 1)/16 over the subset {1, 2}
+        assert comp.optimal_delta_heterogeneous([0.2] * 20, [3.9, 4.0]).shape == (2,)   # k = 20 is allowed
+        assert type(comp.optimal(0.3, 5, 1e-3)) is float
+    # exactly 1 - (1 - d0)^k: the randomized-response target is 0, so eps' = k eps (not inf)
+    assert comp.optimal(0.3, 1, 0.5, step_delta=0.5) == pytest.approx(0.3)
+    assert comp.optimal(0.3, 2, 0.75, step_delta=0.5) == pytest.approx(0.6)
+
+
+def test_rdp_to_dp_clips_at_zero_and_accepts_rdp_zero():
+    # improved conversion at alpha = 2, rho = 0, delta = 0.9: log(1/2) - (log 0.9 + log 2) < 0, clipped to 0
+    assert comp.rdp_to_dp([2.0], [0.0], 0.9) == 0.0
+    assert comp.rdp_to_dp([2.0], [0.0], 0.9, method="classic") == pytest.approx(math.log(1 / 0.9))
+    assert type(comp.zcdp_to_dp(0.3, 1e-5)) is float
+
+
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (lambda: comp.advanced(0.1, 0, 1e-6), "k must be an integer >= 1, got 0"),
+        (lambda: comp.advanced_reduction(0.1, 2.5, 1e-6), "k must be an integer >= 1, got 2.5"),
+        (lambda: comp.optimal_delta(0.0, 3, 1.0), "epsilon must be > 0, got 0"),
+        (lambda: comp.optimal_delta(0.1, 0, 1.0), "k must be an integer >= 1, got 0"),
+        (lambda: comp.optimal_delta(0.1, 3, [0.0, 0.5, -2.0]), r"epsilon_prime must be >= 0, got -2.0"),
+        (lambda: comp.optimal_delta(0.1, 3, [0.5, math.inf]), r"epsilon_prime must be >= 0, got inf"),
+        (lambda: comp.optimal_delta(0.1, 3, "a"), "epsilon_prime must be a real number or an array of real numbers, got 'a'"),
+        (lambda: comp.optimal_delta_heterogeneous([0.1, "x"], 1.0), "epsilons must be a real number or an array"),
+        (lambda: comp.optimal_delta_heterogeneous([0.1, 0.2], 1.0, deltas=["x", 0.1]), "deltas must be a real number or an array"),
+        (lambda: comp.rdp_to_dp([2.0, 0.5], [0.1, 0.1], 1e-6), r"alpha must be > 1, got 0.5"),
+        (lambda: comp.rdp_to_dp([2.0, 3.0, 4.0], [0.0, 0.5, -0.1], 1e-6), r"rdp must be >= 0, got -0.1"),
+        (lambda: comp.rdp_to_dp(["a"], [0.1], 1e-6), "alpha must be a real number or an array"),
+        (lambda: comp.rdp_to_dp([2.0], ["b"], 1e-6), "rdp must be a real number or an array"),
+        (lambda: comp.rdp_to_dp([[2.0, 3.0]], [[0.1, 0.2]], 1e-6), "alpha and rdp must be 1-D arrays of the same length"),
+        (lambda: comp.zcdp_to_dp(0.1, 0.0), r"delta must be in \(0, 1\), got 0"),
+        (lambda: comp.uv_pair(math.nan), "epsilon must be a real number, got nan"),
+    ],
+)
+def test_more_bad_inputs(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()

@@ -475,3 +475,26 @@ def test_rdp_to_dp_clips_at_zero_and_accepts_rdp_zero():
 def test_more_bad_inputs(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def test_window_is_the_interval_of_masses_above_the_threshold():
+    # _window(eps, k, n, threshold) returns [lo, end): the l < n with log a_l >= threshold, a_l the binomial
+    # probability of l flips (scipy.stats.binom here, independently); (0, n) when no mass reaches the threshold
+    from scipy import stats
+
+    from dpnotes.composition import _window
+
+    checked = 0
+    for eps in (0.01, 0.5, 3.0):
+        for k in (1, 2, 7, 12, 50, 1001):        # k = 12, eps = 0.5: (k + 1) q = 4.9, just below an integer
+            n = (k + 1) // 2
+            log_a = stats.binom.logpmf(np.arange(n), k, 1 / (1 + math.exp(eps)))
+            levels = np.sort(np.unique(log_a))
+            mids = (levels[1:] + levels[:-1]) / 2 if levels.size > 1 else np.array([])
+            # thresholds between distinct levels (no ties), including just below the top (a window of one l)
+            for thr in list(mids[:: max(1, mids.size // 6)]) + list(mids[-2:]) + [levels[0] - 1.0, levels[-1] + 1.0]:
+                inside = np.nonzero(log_a >= thr)[0]
+                want = (0, n) if inside.size == 0 else (int(inside[0]), int(inside[-1]) + 1)
+                assert _window(eps, k, n, float(thr)) == want, (eps, k, thr)
+                checked += 1
+    assert checked > 60

@@ -498,3 +498,17 @@ def test_window_is_the_interval_of_masses_above_the_threshold():
                 assert _window(eps, k, n, float(thr)) == want, (eps, k, thr)
                 checked += 1
     assert checked > 60
+
+
+def test_optimal_is_zero_once_delta_reaches_the_mass_of_positive_losses():
+    # A = Pr[loss > 0] under x: for delta >= A even eps' = 0 holds (binomial masses from scipy, independently)
+    from scipy import stats
+
+    for eps, k in [(0.01, 100), (0.5, 3), (0.3, 40)]:
+        n = (k + 1) // 2                                  # l < n flips: loss (k - 2l) eps > 0
+        A = float(stats.binom.cdf(n - 1, k, 1 / (1 + math.exp(eps))))
+        assert comp.optimal(eps, k, min(A * 1.001, 0.999999)) == 0.0
+        assert comp.optimal(eps, k, 0.999999) == 0.0
+        tv = comp.optimal_delta(eps, k, 0.0)              # between TV and A: still 0 (the clip at 0)
+        assert tv < A and comp.optimal(eps, k, (tv + A) / 2) == 0.0
+        assert comp.optimal(eps, k, tv * 0.9) > 0.0

@@ -13,13 +13,31 @@ __all__ = [
     "basic",
     "advanced",
     "advanced_reduction",
+    "advanced_heterogeneous",
     "optimal",
     "optimal_delta",
+    "optimal_delta_heterogeneous",
     "uv_pair",
     "rr_reduction_channel",
     "rdp_to_dp",
     "zcdp_to_dp",
 ]
+
+
+def _float_array(name, x) -> np.ndarray:
+    """``x`` as a float array, or a ValueError naming the parameter (numpy's own error does not)."""
+    try:
+        return np.asarray(x, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a real number or an array of real numbers, got {x!r}") from None
+
+
+def _nonneg_array(name, x) -> np.ndarray:
+    arr = _float_array(name, x)
+    if not np.all(np.isfinite(arr)) or np.any(arr < 0):
+        bad = arr[~(np.isfinite(arr) & (arr >= 0))].ravel()[0]
+        raise ValueError(f"{name} must be >= 0, got {float(bad)!r}")
+    return arr
 
 
 def basic(epsilon, k, delta=0.0) -> tuple[float, float]:
@@ -146,7 +164,7 @@ def _rr_log_masses(epsilon: float, k: int, n: int, start: int = 0) -> np.ndarray
     ``a_l = C(k, l) p^(k-l) (1-p)^l`` with ``p = e^eps/(1+e^eps)``; the privacy loss
     of such an outcome is ``(k - 2l) eps``. Logs of binomials via ``gammaln``.
     """
-    l = np.arange(start, n, dtype=float)
+    l = np.arange(start, n)
     log_p = -math.log1p(math.exp(-epsilon))      # log(e^eps / (1 + e^eps)), no overflow
     log_q = log_p - epsilon                      # log(1 / (1 + e^eps))
     return gammaln(k + 1.0) - gammaln(l + 1.0) - gammaln(k - l + 1.0) + (k - l) * log_p + l * log_q
@@ -189,20 +207,25 @@ def _window(epsilon: float, k: int, n: int, threshold: float) -> tuple[int, int]
     return lo, end
 
 
-def optimal_delta(epsilon, k, epsilon_prime):
-    r"""Exact privacy profile :math:`\delta(\varepsilon')` of ``k``-fold composition of :math:`\varepsilon`-DP mechanisms.
+def optimal_delta(epsilon, k, epsilon_prime, step_delta=0.0):
+    r"""Exact privacy profile :math:`\delta(\varepsilon')` of ``k``-fold composition of :math:`(\varepsilon,\delta_0)`-DP mechanisms.
 
     :cite:`kairouz2015composition` (Theorem 3.3) show that ``k`` adaptively chosen
-    :math:`\varepsilon`-DP mechanisms are :math:`(\varepsilon',\delta)`-DP exactly
-    when ``k``-fold randomized response is, so the smallest :math:`\delta` for a
-    given :math:`\varepsilon'` is the hockey-stick divergence of ``k``-fold
+    :math:`(\varepsilon,\delta_0)`-DP mechanisms are :math:`(\varepsilon',\delta)`-DP exactly
+    when ``k`` independent copies of the pair :func:`uv_pair` are. For
+    :math:`\delta_0 = 0` that pair is randomized response, and the smallest :math:`\delta`
+    for a given :math:`\varepsilon'` is the hockey-stick divergence of ``k``-fold
     randomized response,
 
-    .. math:: \delta(\varepsilon') = \sum_{l:\,(k-2l)\varepsilon > \varepsilon'}
+    .. math:: \delta_k(\varepsilon') = \sum_{l:\,(k-2l)\varepsilon > \varepsilon'}
               a_l\bigl(1 - e^{\varepsilon' - (k-2l)\varepsilon}\bigr),\qquad
               a_l = \binom{k}{l}\frac{e^{(k-l)\varepsilon}}{(1+e^{\varepsilon})^k}.
 
-    Every term is non-negative, so the sum is evaluated in log space
+    For :math:`\delta_0 > 0` the outcomes where some copy says "I am U" add their
+    whole mass and the rest is randomized response:
+    :math:`\delta(\varepsilon') = 1 - (1-\delta_0)^k\bigl(1 - \delta_k(\varepsilon')\bigr)`.
+
+    Every term of :math:`\delta_k` is non-negative, so the sum is evaluated in log space
     (``logsumexp`` of ``log a_l + log(-expm1(...))``) without cancellation.
 
     Parameters
@@ -213,6 +236,8 @@ def optimal_delta(epsilon, k, epsilon_prime):
         Number of mechanisms, ``>= 1``.
     epsilon_prime : float or array_like
         Total privacy parameter(s) :math:`\varepsilon' \ge 0`.
+    step_delta : float
+        Per-mechanism :math:`\delta_0`, in ``[0, 1)``; ``0`` (the default) for pure DP.
 
     Returns
     -------
@@ -224,30 +249,38 @@ def optimal_delta(epsilon, k, epsilon_prime):
     >>> import math
     >>> round(float(optimal_delta(math.log(3), 1, 0.0)), 12)   # one randomized response: TV = 3/4 - 1/4
     0.5
+    >>> round(float(optimal_delta(math.log(3), 1, 0.0, step_delta=0.2)), 12)   # 0.2 + 0.8 * 0.5
+    0.6
     """
     epsilon = check_positive("epsilon", epsilon)
     k = check_integer("k", k, low=1)
-    ep = np.asarray(epsilon_prime, dtype=float)
-    if not np.all(np.isfinite(ep)) or np.any(ep < 0):
-        bad = ep[~(np.isfinite(ep) & (ep >= 0))].ravel()[0]
-        raise ValueError(f"epsilon_prime must be >= 0, got {bad!r}")
+    step_delta = check_delta("step_delta", step_delta)
+    ep = _nonneg_array("epsilon_prime", epsilon_prime)
     n = (k + 1) // 2                              # l = 0..n-1 have loss (k - 2l) eps > 0
     log_a = _rr_log_masses(epsilon, k, n)
     loss = (k - 2.0 * np.arange(n)) * epsilon
     gap = ep[..., None] - loss                   # eps' - loss_l, shape (..., n)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore"):          # log(0) = -inf for the terms with gap >= 0, dropped below
         log_terms = np.where(gap < 0, log_a + np.log(-np.expm1(np.minimum(gap, 0.0))), -np.inf)
     out = np.exp(logsumexp(log_terms, axis=-1))
+    if step_delta > 0.0:
+        # 1 - (1 - d0)^k (1 - out), with 1 - (1 - d0)^k = -expm1(k log1p(-d0)) (no cancellation for small d0)
+        catastrophe = -math.expm1(k * math.log1p(-step_delta))
+        out = catastrophe + (1.0 - catastrophe) * out
     return float(out) if out.ndim == 0 else out
 
 
-def optimal(epsilon, k, delta) -> float:
-    r"""Optimal composition: the smallest :math:`\varepsilon'` such that ``k`` :math:`\varepsilon`-DP mechanisms are :math:`(\varepsilon',\delta)`-DP.
+def optimal(epsilon, k, delta, step_delta=0.0) -> float:
+    r"""Optimal composition: the smallest :math:`\varepsilon'` such that ``k`` :math:`(\varepsilon,\delta_0)`-DP mechanisms are :math:`(\varepsilon',\delta)`-DP.
 
     :cite:`kairouz2015composition` Theorem 3.3: the exact privacy profile of
     ``k``-fold composition of :math:`\varepsilon`-DP mechanisms (adaptive or not) is
     that of ``k``-fold randomized response (:func:`optimal_delta`), a decreasing
-    continuous function of :math:`\varepsilon'`. This function inverts it.
+    continuous function of :math:`\varepsilon'`. This function inverts it. With a
+    per-mechanism :math:`\delta_0 > 0` the profile is
+    :math:`1-(1-\delta_0)^k(1-\delta_k(\varepsilon'))`, so the target becomes
+    :math:`\delta_k(\varepsilon') \le 1-(1-\delta)/(1-\delta_0)^k`; when
+    :math:`\delta < 1-(1-\delta_0)^k` no :math:`\varepsilon'` works and the result is ``inf``.
 
     Method (why it is hand-written: no library inverts this profile exactly).
     Between consecutive breakpoints :math:`(k-2m)\varepsilon` the set of outcomes
@@ -258,9 +291,10 @@ def optimal(epsilon, k, delta) -> float:
     breakpoint, a search finds the bracket of the target ``delta``, and the
     closed form :math:`\varepsilon' = \log((A_m-\delta)/B_m)` finishes it.
     The sums run only over the window of ``l`` where :math:`a_l \ge \delta e^{-60}`
-    (found by bisection, since :math:`\log a_l` is concave), widened to the end
-    if the bracket lies beyond it; the dropped masses change the result by less
-    than :math:`k e^{-60}` relative. Cost :math:`O(k)` at most; no overflow for
+    (found by bisection, since :math:`\log a_l` is concave); the dropped masses,
+    on either side of it, change :math:`\delta(\varepsilon')` by less than
+    :math:`k e^{-60}\delta` at every :math:`\varepsilon'`, so a bracket beyond the window's
+    right end is finished by the last piece of the window. Cost :math:`O(k)` at most; no overflow for
     large ``k * epsilon`` because only logs are formed. Agrees with a 40-digit
     mpmath computation to better than :math:`10^{-9}` relative (tests).
 
@@ -271,12 +305,15 @@ def optimal(epsilon, k, delta) -> float:
     k : int
         Number of mechanisms, ``>= 1``.
     delta : float
-        Target :math:`\delta`, in ``[0, 1)``; ``0`` gives :math:`k\varepsilon`.
+        Target :math:`\delta`, in ``[0, 1)``; ``0`` gives :math:`k\varepsilon` (pure mechanisms).
+    step_delta : float
+        Per-mechanism :math:`\delta_0`, in ``[0, 1)``; ``0`` (the default) for pure DP.
 
     Returns
     -------
     float
-        The smallest :math:`\varepsilon' \ge 0` with :math:`\delta(\varepsilon') \le \delta`.
+        The smallest :math:`\varepsilon' \ge 0` with :math:`\delta(\varepsilon') \le \delta`
+        (``inf`` if there is none).
 
     Examples
     --------
@@ -286,10 +323,19 @@ def optimal(epsilon, k, delta) -> float:
     >>> # one randomized response with p = 3/4: delta(eps') = 3/4 - e^{eps'}/4
     >>> abs(optimal(math.log(3), 1, 0.25) - math.log(2)) < 1e-12
     True
+    >>> # with step_delta = 0.2: 0.2 + 0.8 (3/4 - e^{eps'}/4) = 0.4 at eps' = log 2
+    >>> abs(optimal(math.log(3), 1, 0.4, step_delta=0.2) - math.log(2)) < 1e-12
+    True
     """
     epsilon = check_positive("epsilon", epsilon)
     k = check_integer("k", k, low=1)
     delta = check_delta("delta", delta)
+    step_delta = check_delta("step_delta", step_delta)
+    if step_delta > 0.0:
+        # the target for k-fold randomized response: 1 - (1 - delta) / (1 - step_delta)^k
+        delta = -math.expm1(math.log1p(-delta) - k * math.log1p(-step_delta))
+        if delta < 0.0:                  # delta below the mass 1 - (1 - d0)^k of the "I am U" outcomes
+            return math.inf
     if delta == 0.0:
         return k * epsilon
     n = (k + 1) // 2                              # breakpoints with positive loss
@@ -298,26 +344,143 @@ def optimal(epsilon, k, delta) -> float:
     # l) change A, B and delta(eps') by less than n e^-60 relative: drop them, so
     # that the sums run over a short window only (found by bisection).
     lo, end = _window(epsilon, k, n, log_delta - 60.0)
-    while True:
-        log_a = _rr_log_masses(epsilon, k, end, start=lo)
-        l = np.arange(lo, end, dtype=float)
-        log_A = np.logaddexp.accumulate(log_a)                               # log sum_{l<=j} a_l
-        log_C = np.logaddexp.accumulate(log_a + 2.0 * epsilon * (l - lo))    # log sum a_l e^{2 (l-lo) eps}
-        # delta at breakpoint m = j + 1, eps'_m = (k - 2m) eps:  A_j (1 - C_j e^{-2 (m-lo) eps} / A_j)
-        x = np.minimum(log_C - 2.0 * epsilon * (l + 1.0 - lo) - log_A, 0.0)
-        with np.errstate(divide="ignore"):
-            log_delta_break = log_A + np.log(-np.expm1(x))
-        # delta at breakpoints increases with m: count the breakpoints whose delta is within target
-        j = int(np.searchsorted(log_delta_break, log_delta, side="right"))
-        if j < end - lo or end == n:
-            break
-        end = n                          # the bracket lies beyond the window's right end: widen it
-    j = min(j, end - lo - 1)            # beyond the last positive breakpoint: clamp at 0 below
+    log_a = _rr_log_masses(epsilon, k, end, start=lo)
+    l = np.arange(lo, end)
+    log_A = np.logaddexp.accumulate(log_a)                               # log sum_{l<=j} a_l
+    log_C = np.logaddexp.accumulate(log_a + 2.0 * epsilon * (l - lo))    # log sum a_l e^{2 (l-lo) eps}
+    # delta at breakpoint m = j + 1, eps'_m = (k - 2m) eps:  A_j (1 - C_j e^{-2 (m-lo) eps} / A_j), where
+    # C_j e^{-2 (m-lo) eps} < A_j (each term of C_j is a term of A_j times e^{-2 (m-l) eps} < 1), so x < 0
+    x = np.minimum(log_C - 2.0 * epsilon * (l + 1.0 - lo) - log_A, 0.0)
+    log_delta_break = log_A + np.log(-np.expm1(x))
+    # delta at breakpoints increases with m: count the breakpoints whose delta is within target
+    j = int(np.searchsorted(log_delta_break, log_delta, side="right"))
+    j = min(j, end - lo - 1)            # beyond the window's last breakpoint: finish with its last piece
     log_B = log_C[j] - (k - 2.0 * lo) * epsilon     # B = sum_{l<=j} a_l e^{-(k-2l) eps}
     ratio = log_delta - log_A[j]
     if ratio >= 0.0:                    # delta >= A: every eps' >= 0 works
         return 0.0
     return float(max(log_A[j] + math.log(-math.expm1(ratio)) - log_B, 0.0))
+
+
+def _check_heterogeneous(epsilons, deltas) -> tuple[np.ndarray, np.ndarray]:
+    eps = np.atleast_1d(_float_array("epsilons", epsilons))
+    if eps.ndim != 1 or eps.size == 0 or not np.all(np.isfinite(eps)) or np.any(eps <= 0):
+        raise ValueError(f"epsilons must be a non-empty 1-D array of finite values > 0, got {eps.tolist()!r}")
+    if deltas is None:
+        return eps, np.zeros_like(eps)
+    dl = np.atleast_1d(_float_array("deltas", deltas))
+    if dl.shape != eps.shape:
+        raise ValueError(f"deltas must have the length of epsilons, got {dl.size} and {eps.size}")
+    if not np.all(np.isfinite(dl)) or np.any(dl < 0) or np.any(dl >= 1):
+        raise ValueError(f"deltas must lie in [0, 1), got {dl.tolist()!r}")
+    return eps, dl
+
+
+def advanced_heterogeneous(epsilons, delta_prime, deltas=None) -> tuple[float, float]:
+    r"""Advanced composition of mechanisms with different parameters :math:`(\varepsilon_i, \delta_i)`.
+
+    ``k`` adaptively chosen mechanisms, the ``i``-th :math:`(\varepsilon_i,\delta_i)`-DP with the
+    parameters fixed in advance, are :math:`(\varepsilon_{\mathrm{tot}}, \delta_{\mathrm{tot}})`-DP for every
+    :math:`\delta'\in(0,1)`, with
+
+    .. math:: \varepsilon_{\mathrm{tot}} = \sqrt{2\log(1/\delta')\textstyle\sum_i\varepsilon_i^2}
+              + \sum_i \varepsilon_i\tanh(\varepsilon_i/2),\qquad
+              \delta_{\mathrm{tot}} = 1 - (1-\delta')\prod_i(1-\delta_i).
+
+    This is the last of the three bounds of :cite:`kairouz2015composition` Theorem 3.5
+    (:math:`\tanh(\varepsilon/2) = (e^{\varepsilon}-1)/(e^{\varepsilon}+1)`): the martingale proof of
+    advanced composition with Azuma's inequality for steps bounded by :math:`c_i = \varepsilon_i`
+    and conditional means at most :math:`\varepsilon_i\tanh(\varepsilon_i/2)`. With equal parameters it
+    is :func:`advanced_reduction` with the smaller total delta :math:`1-(1-\delta')(1-\delta)^k \le k\delta+\delta'`.
+
+    Parameters
+    ----------
+    epsilons : array_like
+        The :math:`\varepsilon_i > 0`, one per mechanism.
+    delta_prime : float
+        The slack :math:`\delta'` of the concentration step, in ``(0, 1)``.
+    deltas : array_like, optional
+        The :math:`\delta_i \in [0, 1)`, same length as ``epsilons``; zeros if omitted.
+
+    Returns
+    -------
+    (epsilon_total, delta_total) : tuple of float
+
+    Examples
+    --------
+    >>> import math
+    >>> e, d = advanced_heterogeneous([0.1, 0.2, 0.2], math.exp(-2), deltas=[0.0, 0.5, 0.0])
+    >>> # sqrt(2 * 2 * (0.01 + 0.04 + 0.04)) = 0.6; delta: 1 - (1 - e^-2)(1 - 0.5)
+    >>> abs(e - (0.6 + 0.1 * math.tanh(0.05) + 0.4 * math.tanh(0.1))) < 1e-12, abs(d - (1 + math.exp(-2)) / 2) < 1e-12
+    (True, True)
+    """
+    eps, dl = _check_heterogeneous(epsilons, deltas)
+    delta_prime = check_in_range("delta_prime", delta_prime, 0.0, 1.0, low_inclusive=False, high_inclusive=False)
+    eps_total = math.sqrt(2.0 * math.log(1.0 / delta_prime) * float(np.sum(eps * eps))) + float(np.sum(eps * np.tanh(eps / 2.0)))
+    delta_total = -math.expm1(math.log1p(-delta_prime) + float(np.sum(np.log1p(-dl))))
+    return eps_total, delta_total
+
+
+# Exact enumeration over the 2^k subsets is the method: computing the optimal composition of
+# heterogeneous parameters is #P-complete (Murtagh and Vadhan 2016), so no library does it fast.
+MAX_HETEROGENEOUS = 20
+
+
+def optimal_delta_heterogeneous(epsilons, epsilon_prime, deltas=None):
+    r"""Exact privacy profile of the composition of :math:`(\varepsilon_i,\delta_i)`-DP mechanisms, by enumeration.
+
+    :cite:`murtagh2016complexity` (the heterogeneous form of :cite:`kairouz2015composition`
+    Theorem 3.3): ``k`` adaptively chosen mechanisms, the ``i``-th :math:`(\varepsilon_i,\delta_i)`-DP,
+    are :math:`(\varepsilon',\delta)`-DP exactly when :math:`\delta \ge \delta(\varepsilon')` with
+
+    .. math:: \delta(\varepsilon') = 1 - \prod_i(1-\delta_i)\Bigl(1 - \frac{1}{\prod_i(1+e^{\varepsilon_i})}
+              \sum_{S\subseteq[k]}\bigl[e^{\sum_{i\in S}\varepsilon_i}
+              - e^{\varepsilon'}e^{\sum_{i\notin S}\varepsilon_i}\bigr]_+\Bigr),
+
+    the hockey-stick divergence of the product of the pairs :func:`uv_pair` (``S`` is the set of
+    randomized responses that kept the bit). Computing it is #P-complete in general, so this
+    function enumerates the :math:`2^k` subsets (``k`` at most ``MAX_HETEROGENEOUS = 20``), each
+    term in log space.
+
+    Parameters
+    ----------
+    epsilons : array_like
+        The :math:`\varepsilon_i > 0`, at most 20 of them.
+    epsilon_prime : float or array_like
+        Total privacy parameter(s) :math:`\varepsilon' \ge 0`.
+    deltas : array_like, optional
+        The :math:`\delta_i \in [0, 1)`; zeros if omitted.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        :math:`\delta(\varepsilon')`, same shape as ``epsilon_prime``.
+
+    Examples
+    --------
+    >>> import math
+    >>> # one randomized response with e^eps = 3 and one with e^eps = 2, at eps' = 0:
+    >>> # subsets S = {1, 2}, {1}: (6 - 1) + (3 - 2) over (1 + 3)(1 + 2) = 1/2
+    >>> round(float(optimal_delta_heterogeneous([math.log(3), math.log(2)], 0.0)), 12)
+    0.5
+    """
+    eps, dl = _check_heterogeneous(epsilons, deltas)
+    if eps.size > MAX_HETEROGENEOUS:
+        raise ValueError(f"epsilons must have at most {MAX_HETEROGENEOUS} entries (exact enumeration of 2^k subsets), got {eps.size}")
+    ep = _nonneg_array("epsilon_prime", epsilon_prime)
+    kept = np.zeros(1)
+    for e in eps:                                  # sum of eps_i over S, for every subset S
+        kept = np.concatenate([kept, kept + e])
+    loss = 2.0 * kept - eps.sum()                  # privacy loss of an outcome: sum_S eps_i - sum_{not S} eps_i
+    log_p = kept - float(np.sum(np.logaddexp(0.0, eps)))
+    out = np.empty(ep.shape)
+    for idx, e_prime in np.ndenumerate(ep):
+        above = loss > e_prime
+        terms = log_p[above] + np.log(-np.expm1(e_prime - loss[above]))
+        out[idx] = math.exp(logsumexp(terms)) if terms.size else 0.0
+    catastrophe = -math.expm1(float(np.sum(np.log1p(-dl))))     # 1 - prod(1 - delta_i)
+    out = catastrophe + (1.0 - catastrophe) * out
+    return float(out) if out.ndim == 0 else out
 
 
 def uv_pair(epsilon, delta=0.0) -> tuple[np.ndarray, np.ndarray]:
@@ -420,14 +583,14 @@ def rdp_to_dp(alpha, rdp, delta, method="improved") -> float:
     >>> round(rdp_to_dp([2.0], [0.5], math.exp(-1), method="classic"), 12)
     1.5
     """
-    a = np.atleast_1d(np.asarray(alpha, dtype=float))
-    r = np.atleast_1d(np.asarray(rdp, dtype=float))
+    a = np.atleast_1d(_float_array("alpha", alpha))
+    r = np.atleast_1d(_float_array("rdp", rdp))
     if a.shape != r.shape or a.ndim != 1:
         raise ValueError(f"alpha and rdp must be 1-D arrays of the same length, got shapes {a.shape} and {r.shape}")
     if not np.all(np.isfinite(a)) or np.any(a <= 1):
-        raise ValueError(f"alpha must be > 1, got {a[~(np.isfinite(a) & (a > 1))][0]!r}")
+        raise ValueError(f"alpha must be > 1, got {float(a[~(np.isfinite(a) & (a > 1))][0])!r}")
     if not np.all(np.isfinite(r)) or np.any(r < 0):
-        raise ValueError(f"rdp must be >= 0, got {r[~(np.isfinite(r) & (r >= 0))][0]!r}")
+        raise ValueError(f"rdp must be >= 0, got {float(r[~(np.isfinite(r) & (r >= 0))][0])!r}")
     delta = check_in_range("delta", delta, 0.0, 1.0, low_inclusive=False, high_inclusive=False)
     if method == "classic":
         eps = r + math.log(1.0 / delta) / (a - 1.0)

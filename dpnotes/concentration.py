@@ -45,9 +45,9 @@ def azuma_bound(t, c):
     >>> round(float(azuma_bound(2.0, [1.0, 1.0])), 12) == round(math.exp(-1.0), 12)
     True
     """
-    c = np.asarray(c, dtype=float)
+    c = _float_array("c", c)
     if c.ndim != 1 or c.size == 0 or not np.all(np.isfinite(c)) or np.any(c <= 0):
-        raise ValueError(f"c must be a non-empty 1-D array of finite values > 0, got {np.asarray(c).tolist()!r}")
+        raise ValueError(f"c must be a non-empty 1-D array of finite values > 0, got {c.tolist()!r}")
     t = _nonneg_array("t", t)
     out = np.exp(-(t * t) / (2.0 * np.sum(c * c)))
     return float(out) if out.ndim == 0 else out
@@ -143,9 +143,16 @@ def rr_loss_paths(epsilon, k, n_paths, rng, adaptive=False):
     return loss, comp
 
 
+def _float_array(name, x):
+    try:
+        return np.asarray(x, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a real number or an array of real numbers, got {x!r}") from None
+
+
 def _nonneg_array(name, x):
-    arr = np.asarray(x, dtype=float)
+    arr = _float_array(name, x)
     if not np.all(np.isfinite(arr)) or np.any(arr < 0):
         bad = arr[~(np.isfinite(arr) & (arr >= 0))].ravel()[0]
-        raise ValueError(f"{name} must be >= 0, got {bad!r}")
+        raise ValueError(f"{name} must be >= 0, got {float(bad)!r}")
     return arr

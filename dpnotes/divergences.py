@@ -97,8 +97,8 @@ def approx_max_divergence(p, q, delta) -> float:
     """
     p, q = check_distribution_pair(p, q)
     delta = check_delta("delta", delta)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.where(q > 0, p / np.where(q > 0, q, 1.0), np.where(p > 0, np.inf, 0.0))
+    # p_i / q_i, with inf where only q_i vanishes and 0 where both do (no division by zero is formed)
+    ratio = np.where(q > 0, p / np.where(q > 0, q, 1.0), np.where(p > 0, np.inf, 0.0))
     order = np.argsort(-ratio, kind="stable")
     P, Q = np.cumsum(p[order]), np.cumsum(q[order])
     ok = P > delta + 1e-15

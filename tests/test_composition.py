@@ -284,3 +284,231 @@ def test_rdp_improved_conversion_matches_canonne_kamath_steinke_form():
         back = math.exp((alpha - 1) * (rho - e)) / (alpha - 1) * (1 - 1 / alpha) ** alpha
         assert back == pytest.approx(dlt, rel=1e-9)
         assert e < comp.rdp_to_dp([alpha], [rho], dlt, method="classic")
+
+
+# ---------------------------------------------------------------------------
+# optimal composition with a per-step delta; heterogeneous parameters
+# ---------------------------------------------------------------------------
+def _uv_fraction(ratio, d0):
+    """The pair (U, V) of uv_pair with e^eps = ratio and delta = d0, as exact Fractions."""
+    keep, flip = (1 - d0) * ratio / (1 + ratio), (1 - d0) / (1 + ratio)
+    return [d0, keep, flip, Fraction(0)], [Fraction(0), flip, keep, d0]
+
+
+def _exact_product_delta(pairs, ratio):
+    """Hockey-stick divergence sum_y [P(y) - ratio Q(y)]_+ of a product of discrete pairs, by brute force."""
+    total = Fraction(0)
+    for ys in itertools.product(*(range(len(u)) for u, _ in pairs)):
+        P, Q = Fraction(1), Fraction(1)
+        for (u, v), y in zip(pairs, ys):
+            P, Q = P * u[y], Q * v[y]
+        total += max(P - ratio * Q, Fraction(0))
+    return total
+
+
+@pytest.mark.parametrize("k, d0", [(1, Fraction(1, 10)), (3, Fraction(1, 10)), (4, Fraction(1, 50)), (5, Fraction(3, 100))])
+def test_optimal_with_step_delta_matches_brute_force_over_uv_products(k, d0):
+    pairs = [_uv_fraction(Fraction(3), d0)] * k                # eps = log 3 at every step
+    for ratio in (Fraction(1), Fraction(2), Fraction(3), Fraction(7, 2), Fraction(9), Fraction(30)):
+        exact = _exact_product_delta(pairs, ratio)
+        got = comp.optimal_delta(math.log(3), k, math.log(ratio), step_delta=float(d0))
+        assert got == pytest.approx(float(exact), rel=1e-12)
+        catastrophe = 1 - (1 - d0) ** k
+        if catastrophe < exact < 1 and ratio < 3 ** k:
+            assert comp.optimal(math.log(3), k, float(exact), step_delta=float(d0)) == pytest.approx(
+                math.log(ratio), rel=1e-10, abs=1e-12)
+    # vectorized over eps' and decreasing towards the catastrophe mass 1 - (1 - d0)^k
+    grid = np.linspace(0, k * math.log(3) + 1, 9)
+    curve = comp.optimal_delta(math.log(3), k, grid, step_delta=float(d0))
+    assert curve.shape == grid.shape and np.all(np.diff(curve) <= 1e-15)
+    assert curve[-1] == pytest.approx(float(1 - (1 - d0) ** k), rel=1e-12)
+
+
+def test_optimal_with_step_delta_edge_cases():
+    eps, k, d0 = 0.2, 50, 1e-4
+    floor = -math.expm1(k * math.log1p(-d0))                     # 1 - (1 - d0)^k: no eps' reaches below it
+    assert comp.optimal(eps, k, floor * 0.999, step_delta=d0) == math.inf
+    assert comp.optimal(eps, k, 0.0, step_delta=d0) == math.inf
+    just_above = comp.optimal(eps, k, floor + 1e-12, step_delta=d0)
+    assert 0.8 * k * eps < just_above < k * eps
+    assert comp.optimal_delta(eps, k, just_above, step_delta=d0) == pytest.approx(floor + 1e-12, rel=1e-6)
+    # a per-step delta costs privacy: the total eps' grows with d0 at a fixed total delta
+    es = [comp.optimal(eps, k, 1e-3, step_delta=s) for s in (0.0, 1e-7, 1e-6, 1e-5)]
+    assert np.all(np.diff(es) > 0)
+    # at the total delta of the mpmath profile with the catastrophe term, the inversion is exact to 1e-9
+    e = comp.optimal(0.1, 2000, 2e-6, step_delta=5e-10)
+    with mp.workdps(40):
+        target = 1 - (1 - mp.mpf(2e-6)) / (1 - mp.mpf(5e-10)) ** 2000     # the randomized-response target
+    assert _delta_mp(0.1, 2000, e * (1 - 1e-9)) > target > _delta_mp(0.1, 2000, e * (1 + 1e-9))
+    with pytest.raises(ValueError, match=r"step_delta must be in \[0, 1\)"):
+        comp.optimal(0.1, 3, 1e-3, step_delta=1.0)
+    with pytest.raises(ValueError, match=r"step_delta must be in \[0, 1\)"):
+        comp.optimal_delta(0.1, 3, 0.5, step_delta=-1e-9)
+
+
+def test_optimal_delta_heterogeneous_matches_brute_force():
+    # e^eps_i in {2, 3, 5}: every probability is rational, so the brute force over the 4^k outputs is exact
+    cases = [([2, 3], [0, 0]), ([3, 2, 5], [Fraction(1, 10), 0, Fraction(1, 20)]), ([5, 2, 2, 3], [0, Fraction(1, 7), 0, 0])]
+    for ratios, ds in cases:
+        pairs = [_uv_fraction(Fraction(r), Fraction(d)) for r, d in zip(ratios, ds)]
+        eps = [math.log(r) for r in ratios]
+        for target in (Fraction(1), Fraction(2), Fraction(3), Fraction(10), Fraction(29)):
+            exact = _exact_product_delta(pairs, target)
+            got = comp.optimal_delta_heterogeneous(eps, math.log(target), deltas=[float(d) for d in ds])
+            assert got == pytest.approx(float(exact), rel=1e-12, abs=1e-16)
+    # array input, and pure parameters by default
+    two = comp.optimal_delta_heterogeneous([math.log(3), math.log(2)], [0.0, math.log(2), 10.0])
+    assert two.shape == (3,) and two[0] == pytest.approx(0.5) and two[2] == 0.0
+    assert two[1] == pytest.approx(float(_exact_product_delta([_uv_fraction(Fraction(3), 0), _uv_fraction(Fraction(2), 0)], Fraction(2))))
+
+
+def test_optimal_delta_heterogeneous_equal_parameters_is_the_binomial_formula():
+    grid = np.array([0.0, 0.35, 1.0, 2.2])
+    for eps, k, d0 in [(0.3, 12, 0.0), (0.7, 9, 1e-3)]:
+        a = comp.optimal_delta_heterogeneous([eps] * k, grid, deltas=[d0] * k)
+        b = comp.optimal_delta(eps, k, grid, step_delta=d0)
+        assert np.allclose(a, b, rtol=1e-11, atol=1e-16)
+
+
+def test_advanced_heterogeneous_closed_form_and_validity():
+    eps = np.array([0.05, 0.3, 0.12, 0.3, 0.8, 0.02, 0.5, 0.1, 0.25, 0.4, 0.07, 0.6])
+    dl = np.array([0, 1e-6, 0, 0, 2e-5, 0, 0, 1e-7, 0, 0, 0, 3e-6])
+    for dp in (1e-2, 1e-4):
+        e, d = comp.advanced_heterogeneous(eps, dp, deltas=dl)
+        ee = np.exp(eps)
+        assert e == pytest.approx(math.sqrt(2 * math.log(1 / dp) * float((eps**2).sum()))
+                                  + float((eps * (ee - 1) / (ee + 1)).sum()), rel=1e-14)
+        assert d == pytest.approx(1 - (1 - dp) * float(np.prod(1 - dl)), rel=1e-12)
+        assert d < dp + dl.sum()
+        # valid against the exact profile of these twelve mechanisms; without the deltas too
+        assert comp.optimal_delta_heterogeneous(eps, e, deltas=dl) <= d
+        e0, d0 = comp.advanced_heterogeneous(eps, dp)
+        assert d0 == pytest.approx(dp) and e0 == pytest.approx(e)
+        assert comp.optimal_delta_heterogeneous(eps, e0) <= dp
+    # equal parameters: the reduction bound, with the total delta 1 - (1 - d')(1 - d)^k < k d + d'
+    e, d = comp.advanced_heterogeneous([0.2] * 30, 1e-5, deltas=[1e-4] * 30)
+    er, dr = comp.advanced_reduction(0.2, 30, 1e-5, 1e-4)
+    assert e == pytest.approx(er, rel=1e-13) and d == pytest.approx(1 - (1 - 1e-5) * (1 - 1e-4) ** 30) and d < dr
+
+
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (lambda: comp.advanced_heterogeneous([], 1e-5), "epsilons must be a non-empty"),
+        (lambda: comp.advanced_heterogeneous([0.1, 0.0], 1e-5), "epsilons must be a non-empty"),
+        (lambda: comp.advanced_heterogeneous([0.1, math.inf], 1e-5), "epsilons must be a non-empty"),
+        (lambda: comp.advanced_heterogeneous([[0.1, 0.2]], 1e-5), "epsilons must be a non-empty 1-D"),
+        (lambda: comp.advanced_heterogeneous([0.1, 0.2], 0.0), r"delta_prime must be in \(0, 1\)"),
+        (lambda: comp.advanced_heterogeneous([0.1, 0.2], 1e-5, deltas=[0.1]), "deltas must have the length of epsilons, got 1 and 2"),
+        (lambda: comp.advanced_heterogeneous([0.1, 0.2], 1e-5, deltas=[0.1, 1.0]), r"deltas must lie in \[0, 1\)"),
+        (lambda: comp.advanced_heterogeneous([0.1, 0.2], 1e-5, deltas=[0.1, -0.1]), r"deltas must lie in \[0, 1\)"),
+        (lambda: comp.advanced_heterogeneous([0.1, 0.2], 1e-5, deltas=[0.1, math.nan]), r"deltas must lie in \[0, 1\)"),
+        (lambda: comp.optimal_delta_heterogeneous([0.1] * 21, 1.0), "epsilons must have at most 20 entries"),
+        (lambda: comp.optimal_delta_heterogeneous([0.1] * 3, -0.5), "epsilon_prime must be >= 0, got -0.5"),
+        (lambda: comp.optimal_delta_heterogeneous([0.1] * 3, [1.0, math.nan]), "epsilon_prime must be >= 0"),
+    ],
+)
+def test_heterogeneous_bad_inputs(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
+
+
+# ---------------------------------------------------------------------------
+# caps, return types, messages that carry the offending value (mutation testing)
+# ---------------------------------------------------------------------------
+import warnings
+
+
+def test_total_delta_is_capped_at_one():
+    assert comp.basic(0.2, 10, 0.3) == (pytest.approx(2.0), 1.0)
+    assert comp.advanced(0.1, 10, 0.5, 0.2)[1] == 1.0
+    assert comp.advanced_reduction(0.1, 10, 0.5, 0.2)[1] == 1.0
+    # the heterogeneous total is a probability without any cap: 1 - (1 - d')(1 - d_1)...
+    assert comp.advanced_heterogeneous([0.1, 0.2], 0.5, deltas=[0.5, 0.9])[1] == pytest.approx(1 - 0.5 * 0.5 * 0.1)
+
+
+def test_profiles_return_floats_and_emit_no_warnings():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        d = comp.optimal_delta(0.3, 5, 0.5)                  # breakpoints 1.5 and 0.9 above, 0.3 and below not
+        assert type(d) is float
+        assert type(comp.optimal_delta(0.3, 5, 0.5, step_delta=0.1)) is float
+        assert comp.optimal_delta(0.3, 5, [0.0, 0.3, 0.9, 1.5, 2.0]).shape == (5,)
+        # eps' = 0 with subsets whose loss is exactly 0 (log 3 - log 3): those terms must be skipped silently
+        h = comp.optimal_delta_heterogeneous([math.log(3), math.log(3)], 0.0)
+        assert type(h) is float and h == pytest.approx(0.5)     # (9 - 1)/16 over the subset {1, 2}
+        assert comp.optimal_delta_heterogeneous([0.2] * 20, [3.9, 4.0]).shape == (2,)   # k = 20 is allowed
+        assert type(comp.optimal(0.3, 5, 1e-3)) is float
+    # exactly 1 - (1 - d0)^k: the randomized-response target is 0, so eps' = k eps (not inf)
+    assert comp.optimal(0.3, 1, 0.5, step_delta=0.5) == pytest.approx(0.3)
+    assert comp.optimal(0.3, 2, 0.75, step_delta=0.5) == pytest.approx(0.6)
+
+
+def test_rdp_to_dp_clips_at_zero_and_accepts_rdp_zero():
+    # improved conversion at alpha = 2, rho = 0, delta = 0.9: log(1/2) - (log 0.9 + log 2) < 0, clipped to 0
+    assert comp.rdp_to_dp([2.0], [0.0], 0.9) == 0.0
+    assert comp.rdp_to_dp([2.0], [0.0], 0.9, method="classic") == pytest.approx(math.log(1 / 0.9))
+    assert type(comp.zcdp_to_dp(0.3, 1e-5)) is float
+
+
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (lambda: comp.advanced(0.1, 0, 1e-6), "k must be an integer >= 1, got 0"),
+        (lambda: comp.advanced_reduction(0.1, 2.5, 1e-6), "k must be an integer >= 1, got 2.5"),
+        (lambda: comp.optimal_delta(0.0, 3, 1.0), "epsilon must be > 0, got 0"),
+        (lambda: comp.optimal_delta(0.1, 0, 1.0), "k must be an integer >= 1, got 0"),
+        (lambda: comp.optimal_delta(0.1, 3, [0.0, 0.5, -2.0]), r"epsilon_prime must be >= 0, got -2.0"),
+        (lambda: comp.optimal_delta(0.1, 3, [0.5, math.inf]), r"epsilon_prime must be >= 0, got inf"),
+        (lambda: comp.optimal_delta(0.1, 3, "a"), "epsilon_prime must be a real number or an array of real numbers, got 'a'"),
+        (lambda: comp.optimal_delta_heterogeneous([0.1, "x"], 1.0), "epsilons must be a real number or an array"),
+        (lambda: comp.optimal_delta_heterogeneous([0.1, 0.2], 1.0, deltas=["x", 0.1]), "deltas must be a real number or an array"),
+        (lambda: comp.rdp_to_dp([2.0, 0.5], [0.1, 0.1], 1e-6), r"alpha must be > 1, got 0.5"),
+        (lambda: comp.rdp_to_dp([2.0, 3.0, 4.0], [0.0, 0.5, -0.1], 1e-6), r"rdp must be >= 0, got -0.1"),
+        (lambda: comp.rdp_to_dp(["a"], [0.1], 1e-6), "alpha must be a real number or an array"),
+        (lambda: comp.rdp_to_dp([2.0], ["b"], 1e-6), "rdp must be a real number or an array"),
+        (lambda: comp.rdp_to_dp([[2.0, 3.0]], [[0.1, 0.2]], 1e-6), "alpha and rdp must be 1-D arrays of the same length"),
+        (lambda: comp.zcdp_to_dp(0.1, 0.0), r"delta must be in \(0, 1\), got 0"),
+        (lambda: comp.uv_pair(math.nan), "epsilon must be a real number, got nan"),
+    ],
+)
+def test_more_bad_inputs(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
+
+
+def test_window_is_the_interval_of_masses_above_the_threshold():
+    # _window(eps, k, n, threshold) returns [lo, end): the l < n with log a_l >= threshold, a_l the binomial
+    # probability of l flips (scipy.stats.binom here, independently); (0, n) when no mass reaches the threshold
+    from scipy import stats
+
+    from dpnotes.composition import _window
+
+    checked = 0
+    for eps in (0.01, 0.5, 3.0):
+        for k in (1, 2, 7, 12, 50, 1001):        # k = 12, eps = 0.5: (k + 1) q = 4.9, just below an integer
+            n = (k + 1) // 2
+            log_a = stats.binom.logpmf(np.arange(n), k, 1 / (1 + math.exp(eps)))
+            levels = np.sort(np.unique(log_a))
+            mids = (levels[1:] + levels[:-1]) / 2 if levels.size > 1 else np.array([])
+            # thresholds between distinct levels (no ties), including just below the top (a window of one l)
+            for thr in list(mids[:: max(1, mids.size // 6)]) + list(mids[-2:]) + [levels[0] - 1.0, levels[-1] + 1.0]:
+                inside = np.nonzero(log_a >= thr)[0]
+                want = (0, n) if inside.size == 0 else (int(inside[0]), int(inside[-1]) + 1)
+                assert _window(eps, k, n, float(thr)) == want, (eps, k, thr)
+                checked += 1
+    assert checked > 60
+
+
+def test_optimal_is_zero_once_delta_reaches_the_mass_of_positive_losses():
+    # A = Pr[loss > 0] under x: for delta >= A even eps' = 0 holds (binomial masses from scipy, independently)
+    from scipy import stats
+
+    for eps, k in [(0.01, 100), (0.5, 3), (0.3, 40)]:
+        n = (k + 1) // 2                                  # l < n flips: loss (k - 2l) eps > 0
+        A = float(stats.binom.cdf(n - 1, k, 1 / (1 + math.exp(eps))))
+        assert comp.optimal(eps, k, min(A * 1.001, 0.999999)) == 0.0
+        assert comp.optimal(eps, k, 0.999999) == 0.0
+        tv = comp.optimal_delta(eps, k, 0.0)              # between TV and A: still 0 (the clip at 0)
+        assert tv < A and comp.optimal(eps, k, (tv + A) / 2) == 0.0
+        assert comp.optimal(eps, k, tv * 0.9) > 0.0

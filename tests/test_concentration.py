@@ -91,3 +91,109 @@ def test_rr_loss_paths_moments():
 def test_bad_inputs(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def _adaptive_law(eps, k):
+    """Exact law of (loss, compensator) of the adaptive strategy, by enumerating all 2^k report strings.
+
+    Step i runs randomized response at e_i (e_1 = eps; e_{i+1} = eps after a report of 1, eps/2 after a 0);
+    the data set x has bit 1, so a report of 1 has probability e^{e_i}/(1+e^{e_i}) and loss +e_i.
+    """
+    law = {}
+    for reports in itertools.product((0, 1), repeat=k):
+        prob, e, loss, comp = 1.0, eps, 0.0, 0.0
+        for r in reports:
+            keep = math.exp(e) / (1 + math.exp(e))
+            prob *= keep if r == 1 else 1 - keep
+            loss += e if r == 1 else -e
+            comp += e * (math.exp(e) - 1) / (math.exp(e) + 1)
+            e = eps if r == 1 else eps / 2
+        key = (round(loss, 9), round(comp, 9))
+        law[key] = law.get(key, 0.0) + prob
+    return law
+
+
+@pytest.mark.parametrize("eps, k", [(0.7, 5), (1.6, 6)])
+def test_rr_loss_paths_adaptive_law_matches_exact_enumeration(eps, k):
+    # the simulated joint law of (loss, compensator) against the exact one: a non-adaptive pass (every step
+    # at eps) would put all its mass on multiples of eps with a constant compensator, far from this law
+    n = 100_000
+    loss, comp = conc.rr_loss_paths(eps, k, n, np.random.default_rng(12), adaptive=True)
+    exact = _adaptive_law(eps, k)
+    keys = list(zip(np.round(loss, 9), np.round(comp, 9)))
+    seen = {}
+    for key in keys:
+        seen[key] = seen.get(key, 0) + 1
+    assert set(seen) <= set(exact)                           # no simulated value the strategy cannot produce
+    for key, pr in exact.items():
+        freq = seen.get(key, 0) / n
+        assert abs(freq - pr) <= 5 * math.sqrt(pr * (1 - pr) / n) + 1e-4, (key, freq, pr)
+    # the non-adaptive law is a different one: its losses are multiples of eps only
+    fixed, _ = conc.rr_loss_paths(eps, k, 2000, np.random.default_rng(12))
+    assert np.allclose(fixed / eps, np.round(fixed / eps))
+    assert not np.allclose(loss / eps, np.round(loss / eps))
+
+
+def test_rr_loss_paths_coupled_to_the_uniform_draws():
+    # exact check by coupling seeds: the same generator state gives the same uniforms, and step i reports 1
+    # exactly when u[:, i] < e^{e_i} / (1 + e^{e_i})
+    eps, k, n = 0.9, 7, 500
+    u = np.random.default_rng(21).random((n, k))
+    loss, comp = conc.rr_loss_paths(eps, k, n, np.random.default_rng(21), adaptive=True)
+    fixed, fixed_comp = conc.rr_loss_paths(eps, k, n, np.random.default_rng(21))
+    for j in range(n):
+        e, tot, cmp_ = eps, 0.0, 0.0
+        for i in range(k):
+            one = u[j, i] < math.exp(e) / (1 + math.exp(e))
+            tot += e if one else -e
+            cmp_ += e * math.tanh(e / 2)
+            e = eps if one else eps / 2
+        assert loss[j] == pytest.approx(tot, abs=1e-12) and comp[j] == pytest.approx(cmp_, abs=1e-12)
+        ones = int(np.sum(u[j] < math.exp(eps) / (1 + math.exp(eps))))
+        assert fixed[j] == pytest.approx(eps * (2 * ones - k), abs=1e-12)
+    assert np.allclose(fixed_comp, k * eps * math.tanh(eps / 2))
+
+
+def test_rr_loss_paths_shapes_and_single_step():
+    loss, comp = conc.rr_loss_paths(0.3, 1, 4, np.random.default_rng(0), adaptive=True)
+    assert loss.shape == comp.shape == (4,) and set(np.round(np.abs(loss), 12)) == {0.3}
+    with pytest.raises(ValueError, match="n_paths must be an integer >= 1"):
+        conc.rr_loss_paths(0.3, 2, 0, np.random.default_rng(0))
+
+
+def test_bounds_return_floats_for_scalars_and_arrays_for_arrays():
+    a = conc.azuma_bound(1.5, [0.5, 1.0])
+    h = conc.hoeffding_bound(1.5, 3, -1.0, 2.0)
+    assert type(a) is float and a == pytest.approx(math.exp(-1.5**2 / (2 * 1.25)))
+    assert type(h) is float and h == pytest.approx(math.exp(-2 * 1.5**2 / (3 * 9)))
+    taus = np.array([[0.0, 1.0], [2.0, 3.0]])
+    hv = conc.hoeffding_bound(taus, 5, 0.0, 2.0)
+    assert isinstance(hv, np.ndarray) and hv.shape == (2, 2)
+    assert np.allclose(hv, np.exp(-2 * taus**2 / (5 * 4)))
+    av = conc.azuma_bound(taus, [1.0, 3.0])
+    assert isinstance(av, np.ndarray) and av.shape == (2, 2) and np.allclose(av, np.exp(-taus**2 / 20))
+
+
+def test_rr_loss_paths_single_path():
+    loss, comp = conc.rr_loss_paths(0.4, 3, 1, np.random.default_rng(2), adaptive=True)
+    assert loss.shape == (1,) and comp.shape == (1,)
+
+
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (lambda: conc.azuma_bound(1.0, [1.0, 0.0]), r"c must be a non-empty 1-D array of finite values > 0, got \[1.0, 0.0\]"),
+        (lambda: conc.azuma_bound(1.0, ["x"]), r"c must be a real number or an array of real numbers, got \['x'\]"),
+        (lambda: conc.azuma_bound(1.0, [[1.0, 2.0]]), "c must be a non-empty 1-D"),
+        (lambda: conc.azuma_bound([0.0, 0.5, -2.0], [1.0]), r"t must be >= 0, got -2.0"),
+        (lambda: conc.azuma_bound([1.0, math.inf], [1.0]), r"t must be >= 0, got inf"),
+        (lambda: conc.azuma_bound("s", [1.0]), r"t must be a real number or an array of real numbers, got 's'"),
+        (lambda: conc.hoeffding_bound(1.0, 3, math.nan, 1), "a must be a real number, got nan"),
+        (lambda: conc.hoeffding_bound(1.0, 3, 0, math.nan), "b must be a real number, got nan"),
+        (lambda: conc.hoeffding_bound([1.0, -0.5], 3, 0, 1), r"tau must be >= 0, got -0.5"),
+        (lambda: conc.rr_loss_paths(0.4, 3, 1.5, np.random.default_rng(0)), "n_paths must be an integer >= 1, got 1.5"),
+    ],
+)
+def test_bad_inputs_name_the_parameter_and_the_value(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()

@@ -156,3 +156,126 @@ def test_approx_max_divergence_counts_events_just_above_delta():
     # the best event {0} has P(S) = 0.31, only just above delta = 0.3: log((0.31 - 0.3) / 0.01) = 0,
     # while the only other candidate {0, 1} gives log(0.7) < 0
     assert div.approx_max_divergence([0.31, 0.69], [0.01, 0.99], 0.3) == pytest.approx(0.0, abs=1e-12)
+
+
+# ---------------------------------------------------------------------------
+# orders below 1 when q vanishes on part of p's support; events just above delta
+# ---------------------------------------------------------------------------
+import mpmath as mp
+
+
+def _renyi_mp(p, q, alpha):
+    """Renyi divergence by a direct 40-digit sum over the outcomes (0^x = 0 for x > 0; inf for alpha > 1
+    when q vanishes where p does not)."""
+    with mp.workdps(40):
+        a = mp.mpf(alpha)
+        total = mp.mpf(0)
+        for pi, qi in zip(p, q):
+            if pi == 0:
+                continue
+            if qi == 0:
+                if a > 1:
+                    return math.inf
+                continue
+            total += mp.mpf(pi) ** a * mp.mpf(qi) ** (1 - a)
+        return math.inf if total == 0 else float(mp.log(total) / (a - 1))
+
+
+def test_renyi_below_one_is_finite_when_q_vanishes_on_part_of_the_support():
+    # p = (1/2, 1/2), q = (1, 0): sum p^a q^(1-a) = 2^-a, so D_a = a log 2 / (1 - a); at a = 1/2 it is log 2
+    assert div.renyi_divergence([0.5, 0.5], [1.0, 0.0], 0.5) == pytest.approx(math.log(2), rel=1e-14)
+    for a in (0.2, 0.75):
+        assert div.renyi_divergence([0.5, 0.5], [1.0, 0.0], a) == pytest.approx(a * math.log(2) / (1 - a), rel=1e-13)
+    # the same pair at orders >= 1 is infinite; disjoint supports are infinite at every order
+    for a in (1.0, 1.5, math.inf):
+        assert div.renyi_divergence([0.5, 0.5], [1.0, 0.0], a) == math.inf
+    assert div.renyi_divergence([1.0, 0.0], [0.0, 1.0], 0.3) == math.inf
+    # ... and the other direction, q vanishing only off p's support, is finite at every order (asymmetric)
+    assert div.renyi_divergence([1.0, 0.0], [0.5, 0.5], 3.0) == pytest.approx(math.log(2), rel=1e-13)
+
+
+def test_renyi_against_high_precision_sums_with_zeros_and_skew_symmetry():
+    rng = np.random.default_rng(17)
+    for _ in range(60):
+        m = rng.integers(3, 7)
+        p, q = rng.dirichlet(np.ones(m)), rng.dirichlet(np.ones(m))
+        p[rng.integers(m)] = 0.0          # holes in either support (possibly the same outcome)
+        q[rng.integers(m)] = 0.0
+        p, q = p / p.sum(), q / q.sum()
+        for a in (0.1, 0.45, 0.9, 1.7, 6.0):
+            want = _renyi_mp(p, q, a)
+            got = div.renyi_divergence(p, q, a)
+            assert got == want if math.isinf(want) else got == pytest.approx(want, rel=1e-10, abs=1e-14)
+        # skew symmetry (1 - a) D_a(P||Q) = a D_{1-a}(Q||P) for a in (0, 1)
+        for a in (0.2, 0.65):
+            lhs, rhs = (1 - a) * div.renyi_divergence(p, q, a), a * div.renyi_divergence(q, p, 1 - a)
+            assert lhs == rhs if math.isinf(lhs) else lhs == pytest.approx(rhs, rel=1e-10, abs=1e-14)
+
+
+def test_approx_max_divergence_counts_an_event_a_hair_above_delta():
+    # {0} has P = delta + 1e-9 and Q = 1e-12: it gives log(1e-9 / 1e-12) = log 1000, far above the other
+    # events; any slack larger than 1e-9 in "P(S) > delta" would skip it
+    from fractions import Fraction
+    d = Fraction(1, 5)
+    p = [d + Fraction(1, 10**9), 1 - d - Fraction(1, 10**9)]
+    q = [Fraction(1, 10**12), 1 - Fraction(1, 10**12)]
+    exact = max(math.log((ps - d) / qs) for ps, qs in ((p[0], q[0]), (p[1], q[1]), (sum(p), sum(q))) if ps > d)
+    assert exact == pytest.approx(math.log(1000), rel=1e-12)
+    got = div.approx_max_divergence([float(x) for x in p], [float(x) for x in q], float(d))
+    assert got == pytest.approx(exact, rel=1e-6)
+    # the same pair with delta a hair above P({0}): that event drops out, only {1} and {0, 1} remain
+    got_above = div.approx_max_divergence([float(x) for x in p], [float(x) for x in q], float(d) + 2e-9)
+    assert got_above == pytest.approx(math.log((1 - float(d) - 2e-9) / 1.0), rel=1e-9)
+
+
+def test_approx_max_divergence_is_asymmetric_and_decreases_in_delta():
+    p, q = [0.6, 0.3, 0.1], [0.2, 0.3, 0.5]
+    # brute force over the 7 events, both directions
+    assert div.approx_max_divergence(p, q, 0.15) == pytest.approx(math.log(0.45 / 0.2), rel=1e-12)
+    assert div.approx_max_divergence(q, p, 0.15) == pytest.approx(math.log(0.35 / 0.1), rel=1e-12)
+    vals = [div.approx_max_divergence(p, q, d) for d in (0.0, 0.1, 0.3, 0.5, 0.59)]
+    assert np.all(np.diff(vals) < 0)
+    assert div.approx_max_divergence(p, q, 0.0) == pytest.approx(math.log(3), rel=1e-12)
+
+
+import warnings
+
+
+def test_outcomes_impossible_under_both_laws_change_nothing():
+    # an outcome with p = q = 0 must neither make a divergence infinite nor produce warnings or errors
+    p, q = [0.5, 0.5, 0.0], [0.25, 0.75, 0.0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")                      # no division-by-zero or invalid-value warnings
+        assert div.max_divergence(p, q) == pytest.approx(math.log(2))
+        assert div.max_divergence([1.0, 0.0], [1.0, 0.0]) == 0.0
+        assert div.max_divergence([0.5, 0.5], [1.0, 0.0]) == math.inf
+        assert div.approx_max_divergence(p, q, 0.1) == pytest.approx(math.log(0.4 / 0.25))
+        for a in (0.5, 2.0):
+            want = math.log(0.5**a * 0.25 ** (1 - a) + 0.5**a * 0.75 ** (1 - a)) / (a - 1)
+            assert div.renyi_divergence(p, q, a) == pytest.approx(want, rel=1e-13)
+        assert div.renyi_divergence([0.5, 0.5, 0.0], [0.5, 0.5, 0.0], 3.0) == pytest.approx(0.0, abs=1e-15)
+        # supports that differ: infinite or finite, but silently
+        assert div.approx_max_divergence([0.5, 0.5, 0.0], [0.0, 0.5, 0.5], 0.4) == math.inf
+        assert div.renyi_divergence([0.5, 0.5], [1.0, 0.0], 0.5) == pytest.approx(math.log(2))
+        assert div.renyi_divergence([0.0, 1.0, 0.0], [0.3, 0.0, 0.7], 0.5) == math.inf
+        assert div.renyi_divergence([0.5, 0.5, 0.0], [0.5, 0.25, 0.25], 0.5) == pytest.approx(
+            -2 * math.log(0.5 + math.sqrt(0.125)))
+
+
+def test_approx_max_divergence_with_delta_at_the_top_of_its_range():
+    # delta = 1 - 2^-53 leaves no event with P(S) > delta (up to the 1e-15 guard): the supremum is empty
+    assert div.approx_max_divergence([0.3, 0.7], [0.5, 0.5], 1.0 - 2.0**-53) == -math.inf
+
+
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (lambda: div.gaussian_renyi(2.0, -1.0), "mu must be > 0, got -1"),
+        (lambda: div.gaussian_renyi(-2.0, 1.0), "alpha must be > 0, got -2"),
+        (lambda: div.laplace_renyi(2.0, 0.0), "epsilon must be > 0, got 0"),
+        (lambda: div.renyi_divergence([0.5, 0.5], [0.5, 0.5], math.nan), "alpha must be a real number, got nan"),
+    ],
+)
+def test_more_bad_inputs(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()

@@ -324,9 +324,10 @@ STREAM = [0.6, -0.3, 1.2, 0.1, -0.8, 0.9]
 def test_sparse_noise_is_coupled(epsilon, c, delta):
     # the threshold is redrawn after each top, sigma carries its factor c, query noise is 2 sigma
     k, sigma, seen = len(STREAM), sparse_sigma(epsilon, c, delta), set()
+    stream = (sigma * np.array(STREAM)).tolist()      # answers on the scale of the noise
     for seed in range(120):
-        out = svt.sparse(STREAM, 0.2, epsilon, c, rng=np.random.default_rng(seed), delta=delta)
-        tops = reference_sparse(STREAM, 0.2, sigma, 2 * sigma, c, std_laplace(seed, c * (k + 1)))
+        out = svt.sparse(stream, 0.2, epsilon, c, rng=np.random.default_rng(seed), delta=delta)
+        tops = reference_sparse(stream, 0.2, sigma, 2 * sigma, c, std_laplace(seed, c * (k + 1)))
         hits = [t for t in tops if t < k]
         length = hits[-1] + 1 if len(hits) == c else k
         assert out.tolist() == [i in hits for i in range(length)]
@@ -439,16 +440,17 @@ def test_numeric_sparse_noise_is_coupled(epsilon, c, delta):
     s1 = 2 * c / eps1 if delta == 0 else math.sqrt(32 * c * log_term) / eps1
     s2 = 2 * c / eps2 if delta == 0 else math.sqrt(32 * c * log_term) / eps2
     k, released = len(STREAM), 0
+    stream = s1 * np.array(STREAM)                    # answers on the scale of the noise
     for seed in range(60):
-        out = svt.numeric_sparse(STREAM, 0.2, epsilon, c, rng=np.random.default_rng(seed), delta=delta)
+        out = svt.numeric_sparse(stream, 0.2, epsilon, c, rng=np.random.default_rng(seed), delta=delta)
         z = std_laplace(seed, c * (k + 1) + c)
-        tops = reference_sparse(STREAM, 0.2, s1, 2 * s1, c, z)
+        tops = reference_sparse(stream, 0.2, s1, 2 * s1, c, z)
         hits = [t for t in tops if t < k]
         assert np.flatnonzero(~np.isnan(out)).tolist() == hits
         assert len(out) == (hits[-1] + 1 if len(hits) == c else k)
         noise = z[c * (k + 1):][:len(hits)]
         # released value - true value == sigma(eps2) * standard draw (to rounding of the scale)
-        np.testing.assert_allclose(out[hits] - np.asarray(STREAM)[hits], s2 * noise, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(out[hits] - stream[hits], s2 * noise, rtol=1e-12, atol=1e-12)
         released += len(hits)
     assert released > 20
 

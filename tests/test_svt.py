@@ -249,6 +249,26 @@ def test_search_returns_its_value_and_finds_a_gross_violation():
     assert r3 > 0.7
 
 
+def test_search_is_the_documented_nelder_mead():
+    # rebuilt from the docstring: starts uniform in (-2, 2)^(2k), answers spread * tanh(y),
+    # changes tanh(z), Nelder-Mead with the stated tolerances and budget; best of the starts
+    from scipy import optimize
+    k, eps, spread, maxfev = 2, 0.6, 5.0, 25
+    rng = np.random.default_rng(7)
+
+    def loss(x):
+        q = spread * np.tanh(x[:k])
+        return -svt.max_log_ratio(q, q + np.tanh(x[k:]), 0.0, eps)
+
+    results = [optimize.minimize(loss, rng.uniform(-2.0, 2.0, 2 * k), method="Nelder-Mead",
+                                 options={"xatol": 1e-6, "fatol": 1e-9, "maxfev": maxfev}) for _ in range(2)]
+    best = min(results, key=lambda r: r.fun)
+    r, a, b = svt.search_worst_case(k, eps, rng=np.random.default_rng(7), n_starts=2, maxfev=maxfev, spread=spread)
+    assert r == -best.fun
+    np.testing.assert_array_equal(a, spread * np.tanh(best.x[:k]))
+    np.testing.assert_array_equal(b, a + np.tanh(best.x[k:]))
+
+
 # ----------------------------------------------------------------- accuracy
 def test_accuracy_alpha_value():
     # hand value: k = 10, eps = 2, beta = 0.1 -> 4 (log 10 + log 20) = 4 log 200

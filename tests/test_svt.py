@@ -178,6 +178,14 @@ def test_sample_outputs_noise_is_coupled(epsilon, scales, monkeypatch):
     assert o.tolist() == expected and len(set(expected)) > 2
 
 
+def test_sample_outputs_chunk_smaller_than_a_run(monkeypatch):
+    # a chunk never holds less than one run: one run per chunk, so the draws alternate
+    monkeypatch.setattr(svt, "_CHUNK", 2)
+    o = svt.sample_outputs(ANSWERS, 0.0, 0.5, 6, rng=np.random.default_rng(4))
+    z = std_laplace(4, 6 * (len(ANSWERS) + 1)).reshape(6, len(ANSWERS) + 1)
+    assert o.tolist() == [reference_above_threshold(ANSWERS, 0.0, 4.0, 8.0, r[0], r[1:]) for r in z]
+
+
 def test_single_run_and_sampler_share_the_core():
     # same seed, one run: the same output from both
     for seed in range(40):
@@ -604,6 +612,11 @@ RNG = np.random.default_rng(0)
 def test_bad_inputs(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def test_sparse_law_accepts_twelve_answers():
+    outs, lp = svt.sparse_output_log_probabilities(np.linspace(-3, 3, 12), 0.0, 0.9, 1)
+    assert len(outs) == 13 and np.exp(lp).sum() == pytest.approx(1.0, abs=1e-9)
 
 
 def test_sparse_outputs_enumeration():

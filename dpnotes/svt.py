@@ -651,9 +651,9 @@ def sample_sparse(answers, threshold, epsilon, c, size, *, rng, delta=0.0, thres
         :math:`2\sigma` of :func:`sparse`.
     refresh : bool
         Redraw the threshold after every :math:`\top` (Algorithm 2, the default). With
-        ``False`` one noisy threshold serves all ``c`` rounds, as in the variant of
-        :cite:`lyu2017understanding` (their Algorithm 1, which pairs it with threshold
-        noise :math:`\Delta/\varepsilon_1` and query noise :math:`2c\Delta/\varepsilon_2`).
+        ``False`` one noisy threshold serves all ``c`` rounds, as in the variant analysed by
+        :cite:`lyu2017understanding` (with threshold noise :math:`\Delta/\varepsilon_1` and
+        query noise :math:`2c\Delta/\varepsilon_2`).
 
     Returns
     -------

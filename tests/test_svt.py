@@ -332,7 +332,7 @@ def test_theorem_alpha_meets_beta_and_sources_alpha_does_not():
 def test_laplace_alpha_basic_and_advanced():
     assert svt.laplace_alpha(10, 2.0, 0.1) == pytest.approx(5 * math.log(100))
     e0 = svt.advanced_per_query_epsilon(1.0, 200, 1e-6)
-    assert composition.advanced(e0, 200, 1e-6)[0] == pytest.approx(1.0, rel=1e-10)
+    assert composition.advanced(e0, 200, 1e-6)[0] == pytest.approx(1.0, rel=1e-12)
     alpha = svt.laplace_alpha(200, 1.0, 0.05, method="advanced", delta_prime=1e-6)
     # exact probability that some of the 200 Laplace(1/e0) errors reaches alpha is <= beta
     assert -math.expm1(200 * math.log1p(-math.exp(-alpha * e0))) <= 0.05
@@ -495,6 +495,9 @@ def test_numeric_sparse_epsilons_and_alpha():
     vals = math.sqrt(32 * c * math.log(2 / delta)) * (r + 1) / (2 * eps) * math.log(2 * c / beta)
     assert vals > comp                                   # here the released values need more
     assert svt.numeric_sparse_alpha(10, eps, beta, c, delta) == pytest.approx(vals)
+    # c = 2, k = 2: the values' term log(2c/beta) dominates again
+    vals2 = math.sqrt(32 * 2 * math.log(2 / delta)) * (r + 1) / (2 * eps) * math.log(4 / beta)
+    assert svt.numeric_sparse_alpha(2, eps, beta, 2, delta) == pytest.approx(vals2)
     assert svt.numeric_sparse_alpha(10 ** 6, eps, beta, c, delta) == pytest.approx(
         (math.log(10 ** 6) + math.log(4 * c / beta)) * math.sqrt(c * math.log(2 / delta)) * (r + 1) / eps)
 
@@ -527,18 +530,22 @@ RNG = np.random.default_rng(0)
     "call, match",
     [
         (lambda: svt.above_threshold([1.0], 0.0, 0.0, rng=RNG), "epsilon must be > 0"),
-        (lambda: svt.above_threshold([], 0.0, 1.0, rng=RNG), "answers must be a non-empty"),
-        (lambda: svt.above_threshold([np.nan], 0.0, 1.0, rng=RNG), "answers must have finite"),
+        (lambda: svt.above_threshold([], 0.0, 1.0, rng=RNG),
+         r"^answers must be a non-empty 1-D sequence of query answers, got shape \(0,\)$"),
+        (lambda: svt.above_threshold([np.nan], 0.0, 1.0, rng=RNG), r"^answers must have finite entries, got \[nan\]$"),
         (lambda: svt.above_threshold([1.0], np.inf, 1.0, rng=RNG), "threshold must be finite"),
         (lambda: svt.above_threshold([1.0], 0.0, 1.0, rng=1), "rng must be a numpy.random.Generator"),
         (lambda: svt.above_threshold([1.0], 0.0, 1.0, rng=RNG, query_scale=0), "query_scale must be > 0"),
         (lambda: svt.sample_outputs([1.0], 0.0, 1.0, 0, rng=RNG), "size must be an integer >= 1"),
         (lambda: svt.sample_outputs([1.0], 0.0, 1.0, 5, rng=RNG, query_scale=-1), "query_scale must be > 0"),
         (lambda: svt.sample_outputs([1.0], 0.0, 1.0, 5, rng=None), "rng must be"),
-        (lambda: svt.output_log_probabilities([[1.0]], 0.0, 1.0), "answers must be a non-empty 1-D"),
+        (lambda: svt.output_log_probabilities([[1.0]], 0.0, 1.0),
+         r"^answers must be a non-empty 1-D sequence of query answers, got shape \(1, 1\)$"),
         (lambda: svt.output_log_probabilities([1.0], 0.0, 1.0, threshold_scale=0), "threshold_scale must be > 0"),
-        (lambda: svt.max_log_ratio([0.0], [1.5], 0.0, 1.0), "differ by at most 1"),
-        (lambda: svt.max_log_ratio([0.0], [0.5, 1.0], 0.0, 1.0), "answers_prime must have the same length"),
+        (lambda: svt.max_log_ratio([0.0], [1.5], 0.0, 1.0),
+         r"^answers and answers_prime must differ by at most 1 \(sensitivity 1\), got 1\.5$"),
+        (lambda: svt.max_log_ratio([0.0], [0.5, 1.0], 0.0, 1.0),
+         r"^answers_prime must have the same length as answers, got 2 and 1$"),
         (lambda: svt.max_log_ratio([0.0], [np.nan], 0.0, 1.0), "answers_prime must have finite"),
         (lambda: svt.search_worst_case(0, 1.0, rng=RNG), "k must be an integer in"),
         (lambda: svt.search_worst_case(7, 1.0, rng=RNG), r"k must be an integer in \[1, 6\]"),
@@ -550,7 +557,7 @@ RNG = np.random.default_rng(0)
         (lambda: svt.accuracy_alpha(10, 1.0, 1.0), r"beta must be in \(0, 1\)"),
         (lambda: svt.accuracy_alpha(0, 1.0, 0.1), "k must be an integer >= 1"),
         (lambda: svt.accuracy_alpha(1, 0.0, 0.1), "epsilon must be > 0"),
-        (lambda: svt.is_accurate([1.0], 0.0, 1.0, [2]), "outputs must be integers"),
+        (lambda: svt.is_accurate([1.0], 0.0, 1.0, [2]), r"^outputs must be integers in \[0, 1\], got \[2\]$"),
         (lambda: svt.is_accurate([1.0], 0.0, 1.0, [-1]), "outputs must be integers"),
         (lambda: svt.is_accurate([1.0], 0.0, 1.0, [0.5]), "outputs must be integers"),
         (lambda: svt.is_accurate([1.0], 0.0, 0.0, [0]), "alpha must be > 0"),
@@ -566,8 +573,9 @@ RNG = np.random.default_rng(0)
         (lambda: svt.advanced_per_query_epsilon(1.0, 10, 0.0), r"delta_prime must be in \(0, 1\)"),
         (lambda: svt.advanced_per_query_epsilon(0.0, 10, 0.1), "epsilon must be > 0"),
         (lambda: svt.advanced_per_query_epsilon(1.0, 0, 0.1), "k must be an integer >= 1"),
-        (lambda: svt.laplace_alpha(10, 1.0, 0.1, method="advanced"), "delta_prime must be given"),
-        (lambda: svt.laplace_alpha(10, 1.0, 0.1, method="fancy"), "method must be"),
+        (lambda: svt.laplace_alpha(10, 1.0, 0.1, method="advanced"),
+         r"^delta_prime must be given for method='advanced', got None$"),
+        (lambda: svt.laplace_alpha(10, 1.0, 0.1, method="fancy"), r"^method must be 'basic' or 'advanced', got 'fancy'$"),
         (lambda: svt.laplace_alpha(0, 1.0, 0.1), "k must be an integer >= 1"),
         (lambda: svt.laplace_alpha(10, 0.0, 0.1), "epsilon must be > 0"),
         (lambda: svt.laplace_alpha(10, 1.0, 0.0), r"beta must be in \(0, 1\)"),
@@ -587,7 +595,8 @@ RNG = np.random.default_rng(0)
         (lambda: svt.sample_sparse([1.0], 0.0, 1.0, 1, 5, rng=RNG, query_scale=0), "query_scale must be > 0"),
         (lambda: svt.sample_sparse([1.0], 0.0, 1.0, 1, 5, rng=RNG, delta=2.0), r"delta must be in \[0, 1\)"),
         (lambda: svt.sample_sparse([1.0], 0.0, 1.0, 1, 5, rng=5), "rng must be"),
-        (lambda: svt.sparse_output_log_probabilities([0.0] * 13, 0.0, 1.0, 1), "at most 12 entries"),
+        (lambda: svt.sparse_output_log_probabilities([0.0] * 13, 0.0, 1.0, 1),
+         r"^answers must have at most 12 entries \(outputs are enumerated\), got 13$"),
         (lambda: svt.sparse_output_log_probabilities([0.0], 0.0, 1.0, 0), "c must be an integer >= 1"),
         (lambda: svt.sparse_output_log_probabilities([0.0], np.inf, 1.0, 1), "threshold must be finite"),
         (lambda: svt.sparse_max_log_ratio([0.0], [2.0], 0.0, 1.0, 1), "differ by at most 1"),
@@ -600,6 +609,7 @@ RNG = np.random.default_rng(0)
         (lambda: svt.numeric_sparse([1.0], np.nan, 1.0, 1, rng=RNG), "threshold must be"),
         (lambda: svt.numeric_sparse_alpha(0, 1.0, 0.1, 1), "k must be an integer >= 1"),
         (lambda: svt.numeric_sparse_alpha(5, 1.0, 0.0, 1), r"beta must be in \(0, 1\)"),
+        (lambda: svt.numeric_sparse_alpha(5, 1.0, 1.0, 1), r"beta must be in \(0, 1\), got 1"),
         (lambda: svt.numeric_sparse_alpha(5, 1.0, 0.1, 0), "c must be an integer >= 1"),
         (lambda: svt.numeric_log_density([0.0], 0.0, np.inf, threshold_scale=1.0, query_scale=1.0), "value must be"),
         (lambda: svt.numeric_log_density([0.0], 0.0, 0.0, threshold_scale=0.0, query_scale=1.0), "threshold_scale must be > 0"),

@@ -303,6 +303,13 @@ def test_failure_probability_simulation_agrees_with_exact():
     assert abs(est - p) < 5 * math.sqrt(p * (1 - p) / n)
 
 
+def test_failure_simulation_small_alpha_agrees_with_exact():
+    # alpha small against the noise: the all-bottom output is frequent and must count as a failure
+    p = svt.accuracy_failure_probability(2, 0.7, 0.5)
+    est = svt.simulate_accuracy_failure(2, 0.7, 0.5, 4000, rng=np.random.default_rng(6))
+    assert abs(est - p) < 5 * math.sqrt(p * (1 - p) / 4000)
+
+
 @pytest.mark.parametrize("eps, scales", [(0.6, {}), (2.0, dict(threshold_scale=0.7, query_scale=1.9))])
 def test_failure_probability_single_query_closed_form(eps, scales):
     # k = 1: failure = Pr[f + nu < T + eta] with f = T + alpha = Pr[nu - eta < -alpha];
@@ -561,6 +568,8 @@ RNG = np.random.default_rng(0)
         (lambda: svt.is_accurate([1.0], 0.0, 1.0, [-1]), "outputs must be integers"),
         (lambda: svt.is_accurate([1.0], 0.0, 1.0, [0.5]), "outputs must be integers"),
         (lambda: svt.is_accurate([1.0], 0.0, 0.0, [0]), "alpha must be > 0"),
+        (lambda: svt.is_accurate([], 0.0, 1.0, [0]), r"^answers must be a non-empty 1-D"),
+        (lambda: svt.sparse([1.0], np.inf, 1.0, 1, rng=RNG), r"^threshold must be finite"),
         (lambda: svt.is_accurate([1.0], np.nan, 1.0, [0]), "threshold must be"),
         (lambda: svt.accuracy_failure_probability(5, 1.0, -1.0), "alpha must be > 0"),
         (lambda: svt.accuracy_failure_probability(0, 1.0, 1.0), "k must be an integer >= 1"),

@@ -627,6 +627,8 @@ RNG = np.random.default_rng(0)
         (lambda: svt.numeric_sparse_alpha(5, 1.0, 1.0, 1), r"beta must be in \(0, 1\), got 1"),
         (lambda: svt.numeric_sparse_alpha(5, 1.0, 0.1, 0), "c must be an integer >= 1"),
         (lambda: svt.numeric_log_density([0.0], 0.0, np.inf, threshold_scale=1.0, query_scale=1.0), "value must be"),
+        (lambda: svt.numeric_log_density([0.0], np.inf, 0.0, threshold_scale=1.0, query_scale=1.0),
+         r"^threshold must be finite"),
         (lambda: svt.numeric_log_density([0.0], 0.0, 0.0, threshold_scale=0.0, query_scale=1.0), "threshold_scale must be > 0"),
         (lambda: svt.numeric_log_density([0.0], 0.0, 0.0, threshold_scale=1.0, query_scale=-1.0), "query_scale must be > 0"),
         (lambda: svt.numeric_log_density([0.0], 0.0, 0.0, threshold_scale=1.0, query_scale=1.0, value_scale=0),

@@ -453,6 +453,15 @@ def test_sparse_privacy_and_one_threshold_variant():
     assert svt.sparse_max_log_ratio(a, b, 0.0, eps, c, **half) > eps + 0.5 * (eps - e1)
 
 
+def test_sparse_max_log_ratio_passes_delta_and_refresh():
+    # the default is Algorithm 2 (refresh); delta reaches the law
+    a, b = [1.0, -2.0, 3.0], [2.0, -2.5, 2.0]
+    la = svt.sparse_output_log_probabilities(a, 0.0, 0.8, 2, delta=1e-3)[1]
+    lb = svt.sparse_output_log_probabilities(b, 0.0, 0.8, 2, delta=1e-3)[1]
+    assert svt.sparse_max_log_ratio(a, b, 0.0, 0.8, 2, delta=1e-3) == pytest.approx(np.max(np.abs(la - lb)), rel=1e-12)
+    assert svt.sparse_max_log_ratio(a, b, 0.0, 0.8, 2) != pytest.approx(np.max(np.abs(la - lb)), rel=1e-3)
+
+
 def test_sparse_halts_after_c_tops():
     out = svt.sparse([1e6, -1e6, 1e6, 1e6, 1e6], 0.0, 1.0, 3, rng=np.random.default_rng(0), delta=1e-6)
     assert out.tolist() == [True, False, True, True]
@@ -613,6 +622,7 @@ RNG = np.random.default_rng(0)
         (lambda: svt.sparse_output_log_probabilities([0.0] * 13, 0.0, 1.0, 1),
          r"^answers must have at most 12 entries \(outputs are enumerated\), got 13$"),
         (lambda: svt.sparse_output_log_probabilities([0.0], 0.0, 1.0, 0), "c must be an integer >= 1"),
+        (lambda: svt.sparse_output_log_probabilities([0.0], 0.0, 1.0, 1, delta=1.0), r"^delta must be in \[0, 1\)"),
         (lambda: svt.sparse_output_log_probabilities([0.0], np.inf, 1.0, 1), "threshold must be finite"),
         (lambda: svt.sparse_max_log_ratio([0.0], [2.0], 0.0, 1.0, 1), "differ by at most 1"),
         (lambda: svt.numeric_sparse_epsilons(0.0), "epsilon must be > 0"),

@@ -1,4 +1,4 @@
-"""Timings of dpnotes.svt: the exact output law, the privacy search and the simulations.
+"""Timings of dpnotes.svt: the exact output laws, the privacy search and the samplers.
 
 Run from the book root: ``.venv/bin/python benchmarks/bench_svt.py``. Prints one
 ``name<TAB>seconds`` line per measurement (best of three runs).
@@ -25,6 +25,9 @@ def best_of(fn, repeat=3):
 def main():
     answers4 = np.array([1.0, -2.0, 0.5, 3.0])
     family = (np.append(np.full(12, 12.0), -10.0), np.append(np.full(12, 13.0), -11.0))
+    family_c2 = (np.append(np.full(6, 24.0), [-20.0, -20.0]), np.append(np.full(6, 25.0), [-21.0, -21.0]))
+    stream200 = np.full(200, -50.0)
+    stream200[[17, 90, 151]] = 50.0
     cases = {
         "output_log_probabilities_k4": lambda: svt.output_log_probabilities(answers4, 0.0, 1.0),
         "max_log_ratio_family_m12": lambda: svt.max_log_ratio(*family, 0.0, 1.0),
@@ -38,6 +41,14 @@ def main():
         "above_threshold_loop_k3_n20000": lambda: [svt.above_threshold([0.0, 2.0, -1.0], 1.0, 1.0,
                                                                        rng=np.random.default_rng(i))
                                                    for i in range(20_000)],
+        "sample_sparse_k200_c3_n4000": lambda: svt.sample_sparse(stream200, 0.0, 1.0, 3, 4000,
+                                                                 rng=np.random.default_rng(0)),
+        "sparse_output_log_probabilities_k4_c2": lambda: svt.sparse_output_log_probabilities(answers4, 0.0, 0.5, 2),
+        "sparse_max_log_ratio_family_k8_c2_one_threshold": lambda: svt.sparse_max_log_ratio(
+            *family_c2, 0.0, 0.5, 2, threshold_scale=6.3, query_scale=6.4, refresh=False),
+        "numeric_sparse_loop_k200_c3_n1000": lambda: [svt.numeric_sparse(stream200, 0.0, 1.0, 3,
+                                                                          rng=np.random.default_rng(i))
+                                                      for i in range(1000)],
     }
     for name, fn in cases.items():
         print(f"{name}\t{best_of(fn):.4f}", flush=True)

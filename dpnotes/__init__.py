@@ -39,8 +39,8 @@ Modules
 ``divergences``   max, approximate max, KL and Renyi divergences
 ``concentration`` Azuma and Hoeffding bounds, simulated privacy-loss martingales
 ``composition``   basic, advanced and optimal composition; conversions between variants
-``svt``           AboveThreshold and Sparse: exact output probabilities, accuracy
 ``selection``     private selection: exponential mechanism, report noisy max, permute-and-flip
+``svt``           AboveThreshold, Sparse, NumericSparse: samplers, exact output laws, accuracy
 ``functional``    kernels, Gaussian processes, RKHS norms, private kernel density estimation
 ``plotting``      the book's single figure style
 """

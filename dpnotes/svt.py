@@ -1,4 +1,4 @@
-r"""The sparse vector technique: AboveThreshold and Sparse.
+r"""The sparse vector technique: AboveThreshold, Sparse, NumericSparse and their exact laws.
 
 AboveThreshold (:cite:`dwork2014algorithmic` Algorithm 1, §3.6) receives a stream of
 sensitivity-1 queries and a public threshold ``T``. It adds Laplace noise of scale
@@ -14,10 +14,18 @@ threshold). These ``k + 1`` outputs are all the algorithm can produce.
 
 Queries are given by their answers on the data set, ``answers[i]`` :math:`= f_{i+1}(D)`;
 a neighbouring data set changes each answer by at most 1.
+
+Every sampler here runs one vectorized core (:func:`_above_threshold_runs` for
+AboveThreshold, :func:`_sparse_runs` for Sparse and its variants), so a single run
+(:func:`above_threshold`, :func:`sparse`, :func:`numeric_sparse`) and many runs
+(:func:`sample_outputs`, :func:`sample_sparse`) execute the same code. The cores draw
+their noise in a documented order, and ``tests/test_svt.py`` couples on it: the noise of
+a run equals the claimed scale times the standard Laplace draw of the same seed.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -47,9 +55,17 @@ __all__ = [
     "laplace_alpha",
     "sparse",
     "sparse_alpha",
+    "sample_sparse",
+    "sparse_output_log_probabilities",
+    "sparse_max_log_ratio",
+    "numeric_sparse_epsilons",
+    "numeric_sparse",
+    "numeric_sparse_alpha",
+    "numeric_log_density",
 ]
 
 _LOG_HALF = math.log(0.5)
+_CHUNK = 2_000_000          # query noises drawn at once by sample_outputs (bounds its memory)
 
 
 # --------------------------------------------------------------------------- validation
@@ -62,6 +78,17 @@ def _answers(name, answers) -> np.ndarray:
     return arr
 
 
+def _neighbours(answers, answers_prime) -> tuple[np.ndarray, np.ndarray]:
+    a = _answers("answers", answers)
+    b = _answers("answers_prime", answers_prime)
+    if a.shape != b.shape:
+        raise ValueError(f"answers_prime must have the same length as answers, got {b.size} and {a.size}")
+    gap = float(np.max(np.abs(a - b)))
+    if gap > 1.0 + 1e-12:
+        raise ValueError(f"answers and answers_prime must differ by at most 1 (sensitivity 1), got {gap!r}")
+    return a, b
+
+
 def _scales(epsilon, threshold_scale, query_scale) -> tuple[float, float]:
     epsilon = check_positive("epsilon", epsilon)
     b_t = 2.0 / epsilon if threshold_scale is None else check_positive("threshold_scale", threshold_scale)
@@ -70,7 +97,20 @@ def _scales(epsilon, threshold_scale, query_scale) -> tuple[float, float]:
 
 
 # --------------------------------------------------------------------------- the algorithm
-def above_threshold(answers, threshold, epsilon, *, rng) -> np.ndarray:
+def _above_threshold_runs(answers, threshold, threshold_scale, query_scale, size, rng) -> np.ndarray:
+    """``size`` independent runs of AboveThreshold: the number ``o`` of bottoms of each.
+
+    The noise is drawn in this order: the ``size`` threshold noises, then one row of
+    ``k`` query noises per run (all ``k`` are drawn; those after the first top are unused).
+    """
+    k = answers.size
+    noisy_threshold = threshold + rng.laplace(0.0, threshold_scale, size)      # once per run
+    noisy_answers = answers + rng.laplace(0.0, query_scale, (size, k))         # fresh for every query
+    above = noisy_answers >= noisy_threshold[:, None]
+    return np.where(above.any(axis=1), above.argmax(axis=1), k)                 # first top, or k: none
+
+
+def above_threshold(answers, threshold, epsilon, *, rng, threshold_scale=None, query_scale=None) -> np.ndarray:
     r"""Run AboveThreshold once (:cite:`dwork2014algorithmic` Algorithm 1).
 
     Parameters
@@ -82,6 +122,8 @@ def above_threshold(answers, threshold, epsilon, *, rng) -> np.ndarray:
     epsilon : float
         Privacy parameter, ``> 0``; the run is :math:`\varepsilon`-DP (Theorem 3.23).
     rng : numpy.random.Generator
+    threshold_scale, query_scale : float, optional
+        As in :func:`sample_outputs` (default ``2/epsilon`` and ``4/epsilon``).
 
     Returns
     -------
@@ -89,6 +131,7 @@ def above_threshold(answers, threshold, epsilon, *, rng) -> np.ndarray:
         The answers given, ``True`` for :math:`\top`. It ends at the first ``True``
         (the algorithm halts there). If no query is above the noisy threshold the
         result is ``k`` times ``False``: the stream ended, no :math:`\top` was given.
+        It is one run of :func:`_above_threshold_runs`, the core of :func:`sample_outputs`.
 
     Examples
     --------
@@ -97,17 +140,10 @@ def above_threshold(answers, threshold, epsilon, *, rng) -> np.ndarray:
     """
     answers = _answers("answers", answers)
     threshold = check_real("threshold", threshold)
-    epsilon = check_positive("epsilon", epsilon)
+    b_t, b_q = _scales(epsilon, threshold_scale, query_scale)
     rng = check_rng("rng", rng)
-    noisy_threshold = threshold + rng.laplace(0.0, 2.0 / epsilon)
-    out = []
-    for f in answers:
-        nu = rng.laplace(0.0, 4.0 / epsilon)          # fresh noise for every query
-        if f + nu >= noisy_threshold:
-            out.append(True)                          # report "above" and halt
-            break
-        out.append(False)
-    return np.array(out, dtype=bool)
+    o = int(_above_threshold_runs(answers, threshold, b_t, b_q, 1, rng)[0])
+    return np.arange(min(o + 1, answers.size)) == o           # o bottoms, then a top unless o == k
 
 
 def sample_outputs(answers, threshold, epsilon, size, *, rng, threshold_scale=None, query_scale=None) -> np.ndarray:
@@ -123,7 +159,7 @@ def sample_outputs(answers, threshold, epsilon, size, *, rng, threshold_scale=No
     threshold_scale, query_scale : float, optional
         Laplace scales of the threshold and query noise; default ``2/epsilon`` and
         ``4/epsilon`` (the algorithm as analysed). Other values serve to show what
-        goes wrong with less noise.
+        goes wrong with less noise, and to run other budget splits.
 
     Returns
     -------
@@ -142,15 +178,9 @@ def sample_outputs(answers, threshold, epsilon, size, *, rng, threshold_scale=No
     b_t, b_q = _scales(epsilon, threshold_scale, query_scale)
     size = check_integer("size", size, low=1)
     rng = check_rng("rng", rng)
-    k = answers.size
-    out = np.empty(size, dtype=np.int64)
-    chunk = max(1, 2_000_000 // k)                    # bound the memory of one block
-    for start in range(0, size, chunk):
-        n = min(chunk, size - start)
-        t_hat = threshold + rng.laplace(0.0, b_t, n)
-        above = answers + rng.laplace(0.0, b_q, (n, k)) >= t_hat[:, None]
-        out[start:start + n] = np.where(above.any(axis=1), above.argmax(axis=1), k)
-    return out
+    chunk = max(1, _CHUNK // answers.size)
+    return np.concatenate([_above_threshold_runs(answers, threshold, b_t, b_q, min(chunk, size - start), rng)
+                           for start in range(0, size, chunk)])
 
 
 # --------------------------------------------------------------------------- exact law
@@ -170,24 +200,30 @@ def _log_sf(u, b) -> float:
     return _log_cdf(-u, b)
 
 
-def _log_integral(log_f, breakpoints) -> float:
-    """log of the integral over the real line of exp(log_f), where log_f is concave and
-    smooth between the breakpoints (a product of Laplace densities and CDFs)."""
+def _log_integral(log_f, breakpoints, upper=math.inf) -> float:
+    """log of the integral of exp(log_f) over (-inf, upper), where log_f is concave and
+    smooth between the breakpoints (a product of Laplace densities, CDFs and survival
+    functions). Written by hand: quad needs the kinks, the peak and a log-scale shift."""
     pts = np.unique(np.asarray(breakpoints, dtype=float))
+    pts = pts[pts < upper]
     # log-concave integrand: its maximum gives the scale, and a further breakpoint. The
     # search interval grows until the maximum is inside it (the Laplace density of the
-    # threshold makes the integrand vanish at both ends, so the maximum is finite).
-    width = 1.0 + float(np.ptp(pts))
+    # threshold makes the integrand vanish at both ends, so the maximum is finite); a
+    # maximum at a finite upper limit is accepted.
+    ref = np.append(pts, upper) if math.isfinite(upper) else pts
+    width = 1.0 + float(np.ptp(ref))
     while True:
-        lo, hi = pts[0] - width, pts[-1] + width
+        lo, hi = ref[0] - width, min(ref[-1] + width, upper)
         peak = optimize.minimize_scalar(lambda t: -log_f(t), bounds=(lo, hi),
                                         method="bounded", options={"xatol": 1e-10})
-        if lo + 1e-3 * width < peak.x < hi - 1e-3 * width or width > 1e8:
+        inside_hi = peak.x < hi - 1e-3 * width or hi == upper
+        if (lo + 1e-3 * width < peak.x and inside_hi) or width > 1e8:
             break
         width *= 8.0
-    pts = np.unique(np.append(pts, peak.x))
-    c = max(log_f(p) for p in pts)
-    edges = [-np.inf, *pts, np.inf]
+    pts = np.unique(np.append(pts, min(peak.x, upper)))
+    pts = pts[pts < upper]
+    edges = [-np.inf, *pts, upper]
+    c = max(log_f(p) for p in edges[1:] if math.isfinite(p))
     total = 0.0
     for lo, hi in zip(edges[:-1], edges[1:]):
         # log-concave integrand with its peak among the edges: on a piece its largest
@@ -201,6 +237,27 @@ def _log_integral(log_f, breakpoints) -> float:
                                 epsabs=0.0, epsrel=1e-11, limit=200)
         total += val
     return c + math.log(total)
+
+
+def _pattern_log_probability(below, above, threshold, b_t, b_q, upper=math.inf) -> float:
+    """log of the integral over t < upper of p(t) prod_below F(t - f) prod_above (1 - F(t - f)),
+    with p the Laplace(threshold, b_t) density and F the Laplace(0, b_q) CDF: the
+    probability that one noisy threshold sends the answers ``below`` under it and the
+    answers ``above`` over it (each with fresh query noise)."""
+    log_norm = math.log(2.0 * b_t)
+    lows = list(zip(*np.unique(np.asarray(below, dtype=float), return_counts=True)))
+    highs = list(zip(*np.unique(np.asarray(above, dtype=float), return_counts=True)))
+
+    def log_f(t):
+        val = -abs(t - threshold) / b_t - log_norm          # threshold noise density
+        for v, n in lows:                                   # answers reported below
+            val += n * _log_cdf(t - v, b_q)
+        for v, n in highs:                                  # answers reported above
+            val += n * _log_sf(t - v, b_q)
+        return val
+
+    pts = [threshold] + [v for v, _ in lows] + [v for v, _ in highs]
+    return _log_integral(log_f, pts, upper)
 
 
 def output_log_probabilities(answers, threshold, epsilon, *, threshold_scale=None, query_scale=None) -> np.ndarray:
@@ -243,22 +300,7 @@ def output_log_probabilities(answers, threshold, epsilon, *, threshold_scale=Non
 
 def _output_log_probability(answers, threshold, b_t, b_q, o) -> float:
     """log Pr[output with o bottoms]; see :func:`output_log_probabilities`."""
-    k = answers.size
-    log_norm = math.log(2.0 * b_t)
-    vals, counts = np.unique(answers[:o], return_counts=True)
-    pairs = list(zip(vals.tolist(), counts.tolist()))
-    f_top = float(answers[o]) if o < k else None
-
-    def log_f(t):
-        val = -abs(t - threshold) / b_t - log_norm          # threshold noise density
-        for v, c in pairs:                                  # queries 1..o below
-            val += c * _log_cdf(t - v, b_q)
-        if f_top is not None:                               # query o+1 above
-            val += _log_sf(t - f_top, b_q)
-        return val
-
-    pts = [threshold, *vals.tolist()] + ([f_top] if f_top is not None else [])
-    return _log_integral(log_f, pts)
+    return _pattern_log_probability(answers[:o], answers[o:o + 1], threshold, b_t, b_q)
 
 
 def max_log_ratio(answers, answers_prime, threshold, epsilon, *, threshold_scale=None, query_scale=None) -> float:
@@ -275,13 +317,7 @@ def max_log_ratio(answers, answers_prime, threshold, epsilon, *, threshold_scale
     >>> bool(0 < r <= 1.0)
     True
     """
-    a = _answers("answers", answers)
-    b = _answers("answers_prime", answers_prime)
-    if a.shape != b.shape:
-        raise ValueError(f"answers_prime must have the same length as answers, got {b.size} and {a.size}")
-    gap = float(np.max(np.abs(a - b)))
-    if gap > 1.0 + 1e-12:
-        raise ValueError(f"answers and answers_prime must differ by at most 1 (sensitivity 1), got {gap!r}")
+    a, b = _neighbours(answers, answers_prime)
     kw = dict(threshold_scale=threshold_scale, query_scale=query_scale)
     la = output_log_probabilities(a, threshold, epsilon, **kw)
     lb = output_log_probabilities(b, threshold, epsilon, **kw)
@@ -403,7 +439,7 @@ def _worst_instance(k, threshold, alpha):
                      np.nextafter(threshold + alpha, np.inf))
 
 
-def accuracy_failure_probability(k, epsilon, alpha) -> float:
+def accuracy_failure_probability(k, epsilon, alpha, *, threshold_scale=None, query_scale=None) -> float:
     r"""Exact failure probability of AboveThreshold on the hardest stream of Theorem 3.24.
 
     The stream has :math:`k - 1` answers just below :math:`T - \alpha` (the theorem
@@ -411,7 +447,8 @@ def accuracy_failure_probability(k, epsilon, alpha) -> float:
     a false :math:`\top`) and the last just above :math:`T + \alpha` (so it must be
     reported :math:`\top`). A run succeeds only with output
     :math:`\bot^{k-1}\top`; the probability is computed by
-    :func:`output_log_probabilities`.
+    :func:`output_log_probabilities`. ``threshold_scale`` and ``query_scale`` are as
+    in :func:`sample_outputs` (default ``2/epsilon`` and ``4/epsilon``).
 
     Examples
     --------
@@ -420,9 +457,9 @@ def accuracy_failure_probability(k, epsilon, alpha) -> float:
     True
     """
     k = check_integer("k", k, low=1)
-    epsilon = check_positive("epsilon", epsilon)
+    b_t, b_q = _scales(epsilon, threshold_scale, query_scale)
     alpha = check_positive("alpha", alpha)
-    log_success = _output_log_probability(_worst_instance(k, 0.0, alpha), 0.0, 2.0 / epsilon, 4.0 / epsilon, k - 1)
+    log_success = _output_log_probability(_worst_instance(k, 0.0, alpha), 0.0, b_t, b_q, k - 1)
     return float(-math.expm1(log_success))
 
 
@@ -499,6 +536,49 @@ def laplace_alpha(k, epsilon, beta, *, method="basic", delta_prime=None) -> floa
 
 
 # --------------------------------------------------------------------------- Sparse
+def _sparse_runs(answers, threshold, threshold_scale, query_scale, c, size, rng, refresh=True) -> np.ndarray:
+    """``size`` independent runs of Sparse: the positions of the ``c`` tops of each run,
+    ``k`` (the stream length) for a top that never came.
+
+    Round ``j`` is an AboveThreshold run on the queries after the previous top. Noise is
+    drawn in this order: at the start of each round (only the first when ``refresh`` is
+    false) the ``size`` threshold noises, then one row of ``k`` query noises per run (those
+    before the round's first query or after its top are unused).
+    """
+    k = answers.size
+    tops = np.full((size, c), k)
+    first_query = np.zeros(size, dtype=np.int64)
+    for j in range(c):
+        if j == 0 or refresh:
+            noisy_threshold = threshold + rng.laplace(0.0, threshold_scale, size)   # fresh threshold
+        noisy_answers = answers + rng.laplace(0.0, query_scale, (size, k))          # fresh query noise
+        above = (noisy_answers >= noisy_threshold[:, None]) & (np.arange(k) >= first_query[:, None])
+        tops[:, j] = np.where(above.any(axis=1), above.argmax(axis=1), k)
+        first_query = tops[:, j] + 1
+    return tops
+
+
+def _sparse_sigma(epsilon, c, delta) -> float:
+    """Threshold noise scale of Sparse (Algorithm 2): 2c/eps, or sqrt(32 c log(1/delta))/eps."""
+    return 2.0 * c / epsilon if delta == 0 else math.sqrt(32.0 * c * math.log(1.0 / delta)) / epsilon
+
+
+def _sparse_scales(epsilon, c, delta, threshold_scale, query_scale) -> tuple[float, float]:
+    epsilon = check_positive("epsilon", epsilon)
+    sigma = _sparse_sigma(epsilon, c, delta)
+    b_t = sigma if threshold_scale is None else check_positive("threshold_scale", threshold_scale)
+    b_q = 2.0 * sigma if query_scale is None else check_positive("query_scale", query_scale)
+    return b_t, b_q
+
+
+def _tops_to_answers(tops, k, c) -> np.ndarray:
+    """The answers of one run (True for a top) from the positions of its tops."""
+    hits = tops[tops < k]
+    out = np.zeros(hits[-1] + 1 if hits.size == c else k, dtype=bool)
+    out[hits] = True
+    return out
+
+
 def sparse(answers, threshold, epsilon, c, *, rng, delta=0.0) -> np.ndarray:
     r"""Run Sparse once: AboveThreshold restarted until ``c`` queries are reported above.
 
@@ -508,7 +588,8 @@ def sparse(answers, threshold, epsilon, c, *, rng, delta=0.0) -> np.ndarray:
     :math:`\sigma = \sqrt{32c\log(1/\delta)}/\varepsilon` (advanced composition,
     :math:`(\varepsilon, \delta)`-DP for :math:`\varepsilon \le 1`). Query noise has
     scale :math:`2\sigma`, the threshold is redrawn after every :math:`\top`, and the
-    run halts after the ``c``-th :math:`\top`.
+    run halts after the ``c``-th :math:`\top`. It is one run of :func:`_sparse_runs`,
+    the core of :func:`sample_sparse`.
 
     Returns
     -------
@@ -524,23 +605,12 @@ def sparse(answers, threshold, epsilon, c, *, rng, delta=0.0) -> np.ndarray:
     """
     answers = _answers("answers", answers)
     threshold = check_real("threshold", threshold)
-    epsilon = check_positive("epsilon", epsilon)
     c = check_integer("c", c, low=1)
     rng = check_rng("rng", rng)
     delta = check_delta("delta", delta)
-    sigma = 2.0 * c / epsilon if delta == 0 else math.sqrt(32.0 * c * math.log(1.0 / delta)) / epsilon
-    noisy_threshold = threshold + rng.laplace(0.0, sigma)
-    out, count = [], 0
-    for f in answers:
-        if f + rng.laplace(0.0, 2.0 * sigma) >= noisy_threshold:
-            out.append(True)
-            count += 1
-            if count >= c:
-                break
-            noisy_threshold = threshold + rng.laplace(0.0, sigma)   # fresh threshold
-        else:
-            out.append(False)
-    return np.array(out, dtype=bool)
+    b_t, b_q = _sparse_scales(epsilon, c, delta, None, None)
+    tops = _sparse_runs(answers, threshold, b_t, b_q, c, 1, rng)[0]
+    return _tops_to_answers(tops, answers.size, c)
 
 
 def sparse_alpha(k, epsilon, beta, c, delta=0.0) -> float:
@@ -563,3 +633,248 @@ def sparse_alpha(k, epsilon, beta, c, delta=0.0) -> float:
     delta = check_delta("delta", delta)
     eps0 = epsilon / c if delta == 0 else epsilon / math.sqrt(8.0 * c * math.log(1.0 / delta))
     return 8.0 * (math.log(k) + math.log(2.0 * c / beta)) / eps0
+
+
+def sample_sparse(answers, threshold, epsilon, c, size, *, rng, delta=0.0, threshold_scale=None,
+                  query_scale=None, refresh=True) -> np.ndarray:
+    r"""Run Sparse ``size`` times on the same answers (vectorized, the core of :func:`sparse`).
+
+    Parameters
+    ----------
+    answers, threshold, epsilon, c, delta
+        As in :func:`sparse`.
+    size : int
+        Number of independent runs, ``>= 1``.
+    rng : numpy.random.Generator
+    threshold_scale, query_scale : float, optional
+        Laplace scales of the threshold and query noise; default :math:`\sigma` and
+        :math:`2\sigma` of :func:`sparse`.
+    refresh : bool
+        Redraw the threshold after every :math:`\top` (Algorithm 2, the default). With
+        ``False`` one noisy threshold serves all ``c`` rounds, as in the variant analysed by
+        :cite:`lyu2017understanding` (with threshold noise :math:`\Delta/\varepsilon_1` and
+        query noise :math:`2c\Delta/\varepsilon_2`).
+
+    Returns
+    -------
+    numpy.ndarray of int, shape ``(size, c)``
+        The positions (0-based) of the tops of each run in increasing order, ``k`` for
+        the tops that did not come because the stream ended.
+
+    Examples
+    --------
+    >>> sample_sparse([50.0, -50.0, 50.0], 0.0, 1.0, 2, 3, rng=np.random.default_rng(0)).tolist()
+    [[0, 2], [0, 2], [0, 2]]
+    """
+    answers = _answers("answers", answers)
+    threshold = check_real("threshold", threshold)
+    c = check_integer("c", c, low=1)
+    size = check_integer("size", size, low=1)
+    rng = check_rng("rng", rng)
+    delta = check_delta("delta", delta)
+    b_t, b_q = _sparse_scales(epsilon, c, delta, threshold_scale, query_scale)
+    return _sparse_runs(answers, threshold, b_t, b_q, c, size, rng, refresh=bool(refresh))
+
+
+def _sparse_outputs(k, c) -> np.ndarray:
+    """Every output of Sparse on k queries as its top positions padded with k: j <= c tops
+    (fewer than c only when the stream ended)."""
+    rows = [list(t) + [k] * (c - len(t)) for j in range(min(c, k) + 1) for t in itertools.combinations(range(k), j)]
+    return np.array(rows, dtype=np.int64).reshape(-1, c)
+
+
+def _sparse_log_probability(answers, threshold, b_t, b_q, tops, refresh) -> float:
+    k = answers.size
+    hits = [int(t) for t in tops if t < k]
+    asked = hits[-1] + 1 if len(hits) == len(tops) else k     # halted at the c-th top, or the end
+    if not refresh:                                           # one threshold for every answer
+        below = np.delete(answers[:asked], hits)
+        return _pattern_log_probability(below, answers[hits], threshold, b_t, b_q)
+    total, first = 0.0, 0                                     # independent AboveThreshold rounds
+    for h in hits:
+        total += _pattern_log_probability(answers[first:h], answers[h:h + 1], threshold, b_t, b_q)
+        first = h + 1
+    if first < asked:                                         # the last round met the stream's end
+        total += _pattern_log_probability(answers[first:asked], [], threshold, b_t, b_q)
+    return total
+
+
+def sparse_output_log_probabilities(answers, threshold, epsilon, c, *, delta=0.0, threshold_scale=None,
+                                    query_scale=None, refresh=True):
+    r"""Exact log-probabilities of every output of Sparse (or its one-threshold variant).
+
+    With ``refresh`` (Algorithm 2) the rounds between tops are independent AboveThreshold
+    runs, so an output's probability is the product of their probabilities (each an
+    integral as in :func:`output_log_probabilities`); without, one noisy threshold
+    :math:`\hat T = t` serves all queries, and given it they are independent:
+
+    .. math:: \Pr[a] = \int p_{\hat T}(t)\prod_{i:\,a_i = \bot} F_\nu(t - f_i)
+              \prod_{i:\,a_i = \top}\bigl(1 - F_\nu(t - f_i)\bigr)\,dt .
+
+    Parameters
+    ----------
+    answers, threshold, epsilon, c, delta, threshold_scale, query_scale, refresh
+        As in :func:`sample_sparse`; ``len(answers)`` at most 12 (the outputs are enumerated).
+
+    Returns
+    -------
+    (outputs, log_probabilities) : tuple of numpy.ndarray
+        ``outputs`` has one row per possible output in the encoding of :func:`sample_sparse`.
+
+    Examples
+    --------
+    >>> outs, lp = sparse_output_log_probabilities([0.0, 3.0], 0.0, 1.0, 1)
+    >>> outs.tolist(), bool(abs(np.exp(lp).sum() - 1) < 1e-9)
+    ([[2], [0], [1]], True)
+    """
+    answers = _answers("answers", answers)
+    if answers.size > 12:
+        raise ValueError(f"answers must have at most 12 entries (outputs are enumerated), got {answers.size}")
+    threshold = check_real("threshold", threshold)
+    c = check_integer("c", c, low=1)
+    delta = check_delta("delta", delta)
+    b_t, b_q = _sparse_scales(epsilon, c, delta, threshold_scale, query_scale)
+    outputs = _sparse_outputs(answers.size, c)
+    lp = np.array([_sparse_log_probability(answers, threshold, b_t, b_q, row, bool(refresh)) for row in outputs])
+    return outputs, lp
+
+
+def sparse_max_log_ratio(answers, answers_prime, threshold, epsilon, c, *, delta=0.0, threshold_scale=None,
+                         query_scale=None, refresh=True) -> float:
+    r"""Largest :math:`|\log(\Pr[A = a]/\Pr[A' = a])|` over the outputs of Sparse.
+
+    As :func:`max_log_ratio`, with the exact law of :func:`sparse_output_log_probabilities`.
+
+    Examples
+    --------
+    >>> r = sparse_max_log_ratio([0.0, 2.0], [1.0, 1.0], 0.0, 1.0, 2)
+    >>> bool(0 < r <= 1.0)
+    True
+    """
+    a, b = _neighbours(answers, answers_prime)
+    kw = dict(delta=delta, threshold_scale=threshold_scale, query_scale=query_scale, refresh=refresh)
+    la = sparse_output_log_probabilities(a, threshold, epsilon, c, **kw)[1]
+    lb = sparse_output_log_probabilities(b, threshold, epsilon, c, **kw)[1]
+    return float(np.max(np.abs(la - lb)))
+
+
+# --------------------------------------------------------------------------- NumericSparse
+def numeric_sparse_epsilons(epsilon, delta=0.0) -> tuple[float, float]:
+    r"""The budget split :math:`(\varepsilon_1, \varepsilon_2)` of NumericSparse (:cite:`dwork2014algorithmic` Algorithm 3).
+
+    :math:`\varepsilon_1 = 8\varepsilon/9` and :math:`\varepsilon_2 = 2\varepsilon/9` when
+    ``delta == 0``; :math:`\varepsilon_1 = \sqrt{512}\,\varepsilon/(\sqrt{512}+1)` and
+    :math:`\varepsilon_2 = 2\varepsilon/(\sqrt{512}+1)` otherwise. :math:`\varepsilon_1` runs
+    Sparse; the released values get Laplace noise :math:`\sigma(\varepsilon_2)`, which costs
+    :math:`\varepsilon_2/2` (Theorem 3.27).
+
+    Examples
+    --------
+    >>> e1, e2 = numeric_sparse_epsilons(0.9)
+    >>> round(e1, 12), round(e2, 12)
+    (0.8, 0.2)
+    """
+    epsilon = check_positive("epsilon", epsilon)
+    delta = check_delta("delta", delta)
+    root = 8.0 if delta == 0 else math.sqrt(512.0)
+    return root * epsilon / (root + 1.0), 2.0 * epsilon / (root + 1.0)
+
+
+def _numeric_sigma(epsilon, c, delta) -> float:
+    """sigma of Algorithm 3: 2c/eps, or sqrt(32 c log(2/delta))/eps (Sparse at delta/2)."""
+    return _sparse_sigma(epsilon, c, delta / 2.0)
+
+
+def numeric_sparse(answers, threshold, epsilon, c, *, rng, delta=0.0) -> np.ndarray:
+    r"""Run NumericSparse once (:cite:`dwork2014algorithmic` Algorithm 3, Theorem 3.27).
+
+    Sparse with budget :math:`\varepsilon_1` (:func:`numeric_sparse_epsilons`; at
+    :math:`\delta/2` when ``delta > 0``) finds the queries above the threshold; each is
+    released as :math:`f_i(D) + \mathrm{Lap}(\sigma(\varepsilon_2))` with *fresh* noise, not
+    the noisy answer that was compared with the threshold. The Sparse part is one run of
+    :func:`_sparse_runs`; the ``c`` release noises are drawn after it, so on the same seed
+    the tops are those of ``sparse(answers, threshold, eps1, c, delta=delta / 2)``.
+
+    Returns
+    -------
+    numpy.ndarray of float
+        One entry per query asked: the released value for a :math:`\top`, ``nan`` for a
+        :math:`\bot`.
+
+    Examples
+    --------
+    >>> out = numeric_sparse([50.0, -50.0, 80.0], 0.0, 1.0, 2, rng=np.random.default_rng(0))
+    >>> np.isnan(out).tolist()
+    [False, True, False]
+    """
+    answers = _answers("answers", answers)
+    threshold = check_real("threshold", threshold)
+    c = check_integer("c", c, low=1)
+    rng = check_rng("rng", rng)
+    delta = check_delta("delta", delta)
+    eps1, eps2 = numeric_sparse_epsilons(epsilon, delta)
+    sigma1 = _numeric_sigma(eps1, c, delta)
+    tops = _sparse_runs(answers, threshold, sigma1, 2.0 * sigma1, c, 1, rng)[0]
+    shape = _tops_to_answers(tops, answers.size, c)
+    out = np.full(shape.size, np.nan)
+    hits = np.flatnonzero(shape)
+    out[hits] = answers[hits] + rng.laplace(0.0, _numeric_sigma(eps2, c, delta), c)[:hits.size]
+    return out
+
+
+def numeric_sparse_alpha(k, epsilon, beta, c, delta=0.0) -> float:
+    r"""An :math:`\alpha` for which NumericSparse is :math:`(\alpha, \beta)`-accurate (Theorem 3.28).
+
+    On ``k`` queries of which at most ``c`` are :math:`\ge T - \alpha`: give :math:`\beta/2`
+    to the Sparse part (:func:`sparse_alpha` at :math:`\varepsilon_1`, and :math:`\delta/2`)
+    and :math:`\beta/2` to the ``c`` released values (union bound over
+    :math:`\Pr[|\mathrm{Lap}(\sigma_2)| \ge \alpha] = e^{-\alpha/\sigma_2}`:
+    :math:`\alpha = \sigma_2\log(2c/\beta)`), and return the larger. For ``delta == 0`` the
+    first is always the larger: :math:`9c(\log k + \log(4c/\beta))/\varepsilon`.
+
+    Examples
+    --------
+    >>> a = numeric_sparse_alpha(10, 1.0, 0.1, 2)
+    >>> bool(abs(a - 18 * (math.log(10) + math.log(80))) < 1e-9)
+    True
+    """
+    k = check_integer("k", k, low=1)
+    beta = check_in_range("beta", beta, 0.0, 1.0, low_inclusive=False, high_inclusive=False)
+    c = check_integer("c", c, low=1)
+    eps1, eps2 = numeric_sparse_epsilons(epsilon, delta)
+    comparisons = sparse_alpha(k, eps1, beta / 2.0, c, delta / 2.0)
+    values = _numeric_sigma(eps2, c, delta) * math.log(2.0 * c / beta)
+    return max(comparisons, values)
+
+
+def numeric_log_density(answers, threshold, value, *, threshold_scale, query_scale, value_scale=None) -> float:
+    r"""Log-density of the output ":math:`\bot` for every answer but the last, then the last
+    released as ``value``" of NumericSparse with :math:`c = 1`.
+
+    With ``value_scale`` (Algorithm 3) the value is :math:`f_k + \mathrm{Lap}(\text{value\_scale})`,
+    drawn fresh: the density is :math:`\Pr[\bot^{k-1}\top]` times the Laplace density of
+    ``value - answers[-1]``. With ``value_scale=None`` the value released is the noisy answer
+    :math:`f_k + \nu_k` that was compared with :math:`\hat T` (the flawed reuse): then
+    :math:`\hat T \le` ``value`` and
+
+    .. math:: p(\bot^{k-1}, v) = p_\nu(v - f_k)\int_{-\infty}^{v} p_{\hat T}(t)
+              \prod_{i<k} F_\nu(t - f_i)\,dt .
+
+    Examples
+    --------
+    >>> fresh = numeric_log_density([0.0, 0.0], 0.0, 1.0, threshold_scale=2.0, query_scale=4.0, value_scale=9.0)
+    >>> reused = numeric_log_density([0.0, 0.0], 0.0, 1.0, threshold_scale=2.0, query_scale=4.0)
+    >>> bool(np.isfinite(fresh) and np.isfinite(reused))
+    True
+    """
+    answers = _answers("answers", answers)
+    threshold = check_real("threshold", threshold)
+    value = check_real("value", value)
+    b_t = check_positive("threshold_scale", threshold_scale)
+    b_q = check_positive("query_scale", query_scale)
+    if value_scale is None:                          # the released value is the compared one
+        log_noise = -abs(value - answers[-1]) / b_q - math.log(2.0 * b_q)
+        return log_noise + _pattern_log_probability(answers[:-1], [], threshold, b_t, b_q, upper=value)
+    b_v = check_positive("value_scale", value_scale)
+    log_noise = -abs(value - answers[-1]) / b_v - math.log(2.0 * b_v)
+    return log_noise + _pattern_log_probability(answers[:-1], answers[-1:], threshold, b_t, b_q)

@@ -1,36 +1,79 @@
-"""Unit tests of dpnotes.svt (AboveThreshold, its exact output law, accuracy, Sparse)."""
+"""Unit tests of dpnotes.svt: AboveThreshold, Sparse, NumericSparse, their exact laws and accuracy.
 
+Noise is checked exactly by coupling seeds: a run's result equals the algorithm written
+here from Dwork and Roth, fed with the scales of the book times the standard Laplace
+draws of the same seed. Laws are checked against mpmath quadrature written from the
+definition. No test runs at epsilon = 1 alone (2/eps = 2 eps there).
+"""
+
+import itertools
 import math
 
 import mpmath as mp
 import numpy as np
 import pytest
-from scipy import stats
+from scipy import integrate, stats
 
 from dpnotes import composition, svt
 
 
-# ----------------------------------------------------------------- independent reference
-def mp_output_probability(answers, threshold, epsilon, o, b_q=None, dps=30):
-    """Pr[output with o bottoms] by mpmath quadrature at 30 digits, written from the
-    definition independently of dpnotes (own Laplace CDF, own breakpoints)."""
+# ----------------------------------------------------------------- independent references
+def mp_pattern(below, above, threshold, b_t, b_q, upper=None, dps=15):
+    """Integral of p(t) prod_below F(t - f) prod_above (1 - F(t - f)) over t < upper, by mpmath,
+    written from the definition independently of dpnotes (own Laplace CDF, own breakpoints)."""
     mp.mp.dps = dps
-    b_t = mp.mpf(2) / epsilon
-    b_q = mp.mpf(4) / epsilon if b_q is None else mp.mpf(b_q)
+    b_t, b_q = mp.mpf(b_t), mp.mpf(b_q)
 
     def cdf(u):
         return mp.exp(u / b_q) / 2 if u < 0 else 1 - mp.exp(-u / b_q) / 2
 
     def integrand(t):
         val = mp.exp(-abs(t - threshold) / b_t) / (2 * b_t)
-        for f in answers[:o]:
+        for f in below:
             val *= cdf(t - f)
-        if o < len(answers):
-            val *= 1 - cdf(t - answers[o])
+        for f in above:
+            val *= 1 - cdf(t - f)
         return val
 
-    pts = sorted({mp.mpf(threshold), *[mp.mpf(a) for a in answers[: o + 1]]})
-    return float(mp.quad(integrand, [-mp.inf, *pts, mp.inf]))
+    top = mp.inf if upper is None else mp.mpf(upper)
+    pts = sorted({mp.mpf(x) for x in [threshold, *below, *above] if upper is None or x < upper})
+    return float(mp.quad(integrand, [-mp.inf, *pts, top]))
+
+
+def mp_output_probability(answers, threshold, epsilon, o, b_t=None, b_q=None):
+    """Pr[AboveThreshold output with o bottoms], scales 2/eps and 4/eps unless given."""
+    b_t = 2 / epsilon if b_t is None else b_t
+    b_q = 4 / epsilon if b_q is None else b_q
+    return mp_pattern(answers[:o], answers[o:o + 1], threshold, b_t, b_q)
+
+
+def reference_above_threshold(answers, threshold, b_t, b_q, z_threshold, z_queries):
+    """Algorithm 1 of Dwork and Roth on given standard Laplace draws: the number of bottoms."""
+    t_hat = threshold + b_t * z_threshold
+    for i, f in enumerate(answers):
+        if f + b_q * z_queries[i] >= t_hat:
+            return i
+    return len(answers)
+
+
+def reference_sparse(answers, threshold, b_t, b_q, c, z, refresh=True):
+    """Algorithm 2 of Dwork and Roth on a stream z of standard Laplace draws, consumed in the
+    order the book documents: a threshold draw per round (only the first without refresh),
+    then one draw for every query of the stream. Returns the top positions, padded with k."""
+    k, pos, tops, first = len(answers), 0, [], 0
+    for j in range(c):
+        if j == 0 or refresh:
+            t_hat = threshold + b_t * z[pos]
+            pos += 1
+        row, pos = z[pos:pos + k], pos + k
+        hit = next((i for i in range(first, k) if answers[i] + b_q * row[i] >= t_hat), k)
+        tops.append(hit)
+        first = hit + 1
+    return tops
+
+
+def std_laplace(seed, n):
+    return np.random.default_rng(seed).laplace(0.0, 1.0, n)
 
 
 # ----------------------------------------------------------------- exact law
@@ -45,14 +88,16 @@ def test_log_cdf_matches_scipy():
 def test_output_probabilities_match_mpmath(answers):
     lp = svt.output_log_probabilities(answers, 0.5, 0.7)
     for o in range(len(answers) + 1):
-        ref = mp_output_probability(answers, 0.5, 0.7, o)
-        assert math.exp(lp[o]) == pytest.approx(ref, rel=1e-9)
+        assert math.exp(lp[o]) == pytest.approx(mp_output_probability(answers, 0.5, 0.7, o), rel=1e-9)
 
 
-def test_output_probabilities_small_scale_variant_match_mpmath():
-    lp = svt.output_log_probabilities([2.0, -1.0], 0.0, 1.0, query_scale=2.0)
+def test_output_probabilities_other_scales_match_mpmath():
+    # both scales set and unequal to the defaults: each option changes the answer
+    answers = [2.0, -1.0]
+    lp = svt.output_log_probabilities(answers, 0.3, 2.5, threshold_scale=1.3, query_scale=0.6)
     for o in range(3):
-        assert math.exp(lp[o]) == pytest.approx(mp_output_probability([2.0, -1.0], 0.0, 1.0, o, b_q=2.0), rel=1e-9)
+        ref = mp_output_probability(answers, 0.3, 2.5, o, b_t=1.3, b_q=0.6)
+        assert math.exp(lp[o]) == pytest.approx(ref, rel=1e-9)
 
 
 def test_single_query_closed_form():
@@ -62,9 +107,8 @@ def test_single_query_closed_form():
 
 def test_probabilities_sum_to_one():
     rng = np.random.default_rng(5)
-    for _ in range(5):
-        answers = rng.normal(0, 6, size=4)
-        p = np.exp(svt.output_log_probabilities(answers, 0.0, 1.3))
+    for _ in range(3):
+        p = np.exp(svt.output_log_probabilities(rng.normal(0, 6, size=4), 0.0, 1.3))
         assert p.sum() == pytest.approx(1.0, abs=1e-9)
 
 
@@ -75,28 +119,79 @@ def test_deep_tail_probability_is_accurate():
     assert math.exp(lp[0]) == pytest.approx(mp_output_probability(answers, 0.0, 2.0, 0), rel=1e-8)
 
 
-# ----------------------------------------------------------------- samplers
-def test_sampler_matches_exact_law():
-    answers = [1.0, -2.0, 0.5, 3.0]
-    n = 200_000
-    o = svt.sample_outputs(answers, 0.0, 1.0, n, rng=np.random.default_rng(11))
-    freq = np.bincount(o, minlength=5) / n
-    p = np.array([mp_output_probability(answers, 0.0, 1.0, j) for j in range(5)])
-    se = np.sqrt(p * (1 - p) / n)
-    assert np.all(np.abs(freq - p) < 5 * se)      # 5 standard errors: false alarm < 1e-5
+def test_many_equal_answers_match_mpmath():
+    # 60 answers at the threshold: the integrand's peak lies far from every kink
+    answers = [0.0] * 60
+    lp = svt.output_log_probabilities(answers, 0.0, 1.5)
+    assert math.exp(lp[-1]) == pytest.approx(mp_output_probability(answers, 0.0, 1.5, 60), rel=1e-9)
+    assert np.exp(lp).sum() == pytest.approx(1.0, abs=1e-9)
 
 
-def test_single_run_matches_exact_law():
-    answers = [0.0, 2.0, -1.0]
-    n = 20_000
-    rng = np.random.default_rng(3)
-    outs = [svt.above_threshold(answers, 1.0, 1.0, rng=rng) for _ in range(n)]
-    # number of bottoms: the length minus one if the run ended with a top
-    o = np.array([len(a) - 1 if a[-1] else len(a) for a in outs])
-    assert all(a[:-1].sum() == 0 for a in outs)    # only the last answer can be a top
-    freq = np.bincount(o, minlength=4) / n
-    p = np.array([mp_output_probability(answers, 1.0, 1.0, j) for j in range(4)])
-    assert np.all(np.abs(freq - p) < 5 * np.sqrt(p * (1 - p) / n))
+def test_integral_with_upper_limit_matches_mpmath():
+    # the integrand peaks beyond the upper limit, then before it
+    for upper in (-3.0, 4.0):
+        ours = math.exp(svt._pattern_log_probability([5.0, 5.0], [], 0.5, 2.0, 3.0, upper=upper))
+        assert ours == pytest.approx(mp_pattern([5.0, 5.0], [], 0.5, 2.0, 3.0, upper=upper), rel=1e-9)
+
+
+# ----------------------------------------------------------------- noise, exactly (coupled seeds)
+ANSWERS = [0.7, -0.4, 1.9, 0.2, -1.5]
+
+
+@pytest.mark.parametrize("epsilon, threshold", [(0.5, 0.3), (3.0, -0.2)])
+def test_above_threshold_noise_is_coupled(epsilon, threshold):
+    # threshold noise (2/eps) Z_0 then query noise (4/eps) Z_i, from the same seed
+    k, seen = len(ANSWERS), set()
+    for seed in range(150):
+        out = svt.above_threshold(ANSWERS, threshold, epsilon, rng=np.random.default_rng(seed))
+        z = std_laplace(seed, k + 1)
+        o = reference_above_threshold(ANSWERS, threshold, 2 / epsilon, 4 / epsilon, z[0], z[1:])
+        expected = [False] * o + ([True] if o < k else [])
+        assert out.dtype == bool and out.tolist() == expected
+        seen.add(o)
+    assert len(seen) >= 5                      # nearly every output occurred: the test is not trivial
+
+
+def test_above_threshold_scale_options_are_coupled():
+    for seed in range(60):
+        out = svt.above_threshold(ANSWERS, 0.0, 0.8, rng=np.random.default_rng(seed),
+                                  threshold_scale=0.3, query_scale=5.0)
+        z = std_laplace(seed, len(ANSWERS) + 1)
+        o = reference_above_threshold(ANSWERS, 0.0, 0.3, 5.0, z[0], z[1:])
+        assert len(out) == min(o + 1, len(ANSWERS)) and out.sum() == (o < len(ANSWERS))
+
+
+@pytest.mark.parametrize("epsilon, scales", [(0.5, {}), (2.5, {}), (0.8, dict(threshold_scale=0.4, query_scale=3.0))])
+def test_sample_outputs_noise_is_coupled(epsilon, scales, monkeypatch):
+    # the sampler draws n threshold noises, then an (n, k) block of query noises, per chunk
+    monkeypatch.setattr(svt, "_CHUNK", 7 * len(ANSWERS))        # chunks of 7 runs: 3 chunks for 20 runs
+    n, k = 20, len(ANSWERS)
+    b_t = scales.get("threshold_scale", 2 / epsilon)
+    b_q = scales.get("query_scale", 4 / epsilon)
+    o = svt.sample_outputs(ANSWERS, 0.1, epsilon, n, rng=np.random.default_rng(9), **scales)
+    z = std_laplace(9, n * (k + 1))
+    expected, pos = [], 0
+    for size in (7, 7, 6):
+        zt, zq = z[pos:pos + size], z[pos + size:pos + size * (k + 1)].reshape(size, k)
+        expected += [reference_above_threshold(ANSWERS, 0.1, b_t, b_q, zt[r], zq[r]) for r in range(size)]
+        pos += size * (k + 1)
+    assert o.tolist() == expected and len(set(expected)) > 2
+
+
+def test_sample_outputs_chunk_smaller_than_a_run(monkeypatch):
+    # a chunk never holds less than one run: one run per chunk, so the draws alternate
+    monkeypatch.setattr(svt, "_CHUNK", 2)
+    o = svt.sample_outputs(ANSWERS, 0.0, 0.5, 6, rng=np.random.default_rng(4))
+    z = std_laplace(4, 6 * (len(ANSWERS) + 1)).reshape(6, len(ANSWERS) + 1)
+    assert o.tolist() == [reference_above_threshold(ANSWERS, 0.0, 4.0, 8.0, r[0], r[1:]) for r in z]
+
+
+def test_single_run_and_sampler_share_the_core():
+    # same seed, one run: the same output from both
+    for seed in range(40):
+        out = svt.above_threshold(ANSWERS, 0.0, 0.6, rng=np.random.default_rng(seed))
+        o = svt.sample_outputs(ANSWERS, 0.0, 0.6, 1, rng=np.random.default_rng(seed))[0]
+        assert len(out) - bool(out[-1]) == o
 
 
 def test_stream_without_top_returns_all_bottoms():
@@ -104,48 +199,82 @@ def test_stream_without_top_returns_all_bottoms():
     assert out.tolist() == [False] * 5
 
 
+def test_sampler_matches_exact_law():
+    # statistical, on top of the coupling: frequencies within 5 standard errors (false alarm < 1e-5)
+    answers, n = [1.0, -2.0, 0.5, 3.0], 40_000
+    o = svt.sample_outputs(answers, 0.0, 0.6, n, rng=np.random.default_rng(11))
+    freq = np.bincount(o, minlength=5) / n
+    p = np.exp(svt.output_log_probabilities(answers, 0.0, 0.6))
+    assert np.all(np.abs(freq - p) < 5 * np.sqrt(p * (1 - p) / n))
+
+
 # ----------------------------------------------------------------- privacy
-def test_privacy_structured_family_tight_and_smaller_noise_breaks():
-    # m queries far above T on D, one more on D' ; the last query lower by 1 on D'
-    for m in (1, 3, 10):
-        a = np.append(np.full(m, 12.0), -10.0)
-        b = np.append(np.full(m, 13.0), -11.0)
-        assert svt.max_log_ratio(a, b, 0.0, 1.0) <= 1.0 + 1e-9
-    # the limit is attained: the proof's e^eps is tight (region t < max(T, f_k) has mass ~e^-30)
-    a = np.append(np.full(10, 12.0), -10.0)
-    b = np.append(np.full(10, 13.0), -11.0)
-    assert svt.max_log_ratio(a, b, 0.0, 1.0) > 1.0 - 1e-6
-    # with query noise 2/eps the ratio tends to e^{1.5 eps}
-    assert svt.max_log_ratio(a, b, 0.0, 1.0, query_scale=2.0) == pytest.approx(1.5, abs=1e-6)
+def family(m, epsilon, top_shift=-1.0, n_top=1):
+    """m answers far above the threshold (larger by 1 on D'), then n_top far below (moved by top_shift)."""
+    a = np.concatenate([np.full(m, 12.0 / epsilon), np.full(n_top, -10.0 / epsilon)])
+    return a, a + np.concatenate([np.ones(m), np.full(n_top, top_shift)])
+
+
+@pytest.mark.parametrize("epsilon", [0.5, 2.0])
+def test_privacy_family_is_tight(epsilon):
+    assert svt.max_log_ratio(*family(3, epsilon), 0.0, epsilon) <= epsilon * (1 + 1e-9)
+    assert svt.max_log_ratio(*family(12, epsilon), 0.0, epsilon) == pytest.approx(epsilon, rel=1e-6)
+
+
+@pytest.mark.parametrize("epsilon", [0.5, 2.0])
+def test_family_reaches_the_worst_case_of_broken_variants(epsilon):
+    # each limit is 1/b_t + 2/b_q, the sum of the bounds of Step 3 of the proof
+    for kw, limit in [(dict(query_scale=2 / epsilon), 1.5), (dict(query_scale=3 / epsilon), 7 / 6),
+                      (dict(threshold_scale=1 / epsilon), 1.5)]:
+        assert svt.max_log_ratio(*family(12, epsilon), 0.0, epsilon, **kw) == pytest.approx(limit * epsilon, rel=1e-5)
 
 
 def test_privacy_family_log_ratio_matches_mpmath():
-    # the page's adversarial family near the bound: the log-ratio agrees with 30-digit quadrature
-    # far below the 1e-9 tolerance the page uses for "<= epsilon"
-    m = 6
-    a, b = [12.0] * m + [-10.0], [13.0] * m + [-11.0]
-    ref = max(abs(math.log(mp_output_probability(a, 0.0, 1.0, o)) - math.log(mp_output_probability(b, 0.0, 1.0, o)))
-              for o in range(m + 2))
-    assert svt.max_log_ratio(a, b, 0.0, 1.0) == pytest.approx(ref, abs=1e-11)
-    assert 1.0 - 1e-4 < ref < 1.0
+    # the family near the bound: agreement with mpmath far below the 1e-9 tolerance of the page
+    a, b = family(4, 0.5)
+    ref = max(abs(math.log(mp_output_probability(a, 0.0, 0.5, o, ) / mp_output_probability(b, 0.0, 0.5, o)))
+              for o in range(6))
+    assert svt.max_log_ratio(a, b, 0.0, 0.5) == pytest.approx(ref, abs=1e-11)
 
 
 def test_privacy_random_neighbours():
     rng = np.random.default_rng(8)
-    for _ in range(20):
+    for _ in range(12):
         a = rng.uniform(-10, 10, size=3)
-        b = a + rng.uniform(-1, 1, size=3)
-        assert svt.max_log_ratio(a, b, 0.0, 1.0) <= 1.0 + 1e-9
+        assert svt.max_log_ratio(a, a + rng.uniform(-1, 1, size=3), 0.0, 0.8) <= 0.8 + 1e-9
 
 
-def test_search_finds_no_violation_and_finds_one_with_small_noise():
-    r, a, b = svt.search_worst_case(2, 1.0, rng=np.random.default_rng(2), n_starts=2, maxfev=120)
-    assert r <= 1.0 + 1e-9 and np.max(np.abs(a - b)) <= 1.0
-    r, a, b = svt.search_worst_case(3, 1.0, rng=np.random.default_rng(3), n_starts=3, maxfev=150, spread=12.0)
-    assert r <= 1.0 + 1e-9 and np.max(np.abs(a - b)) <= 1.0
-    r, a, b = svt.search_worst_case(3, 1.0, rng=np.random.default_rng(3), n_starts=3, maxfev=150,
-                                    spread=12.0, query_scale=2.0)
-    assert r > 1.1
+def test_search_returns_its_value_and_finds_a_gross_violation():
+    r, a, b = svt.search_worst_case(1, 0.7, rng=np.random.default_rng(2), n_starts=1, maxfev=30)
+    assert r <= 0.7 + 1e-9 and np.max(np.abs(a - b)) <= 1 and np.max(np.abs(a)) <= 8 / 0.7
+    assert svt.max_log_ratio(a, b, 0.0, 0.7) == pytest.approx(r, abs=1e-12)
+    r2, a2, _ = svt.search_worst_case(1, 0.7, rng=np.random.default_rng(2), n_starts=2, maxfev=30, spread=3.0)
+    r1, _, _ = svt.search_worst_case(1, 0.7, rng=np.random.default_rng(2), n_starts=1, maxfev=30, spread=3.0)
+    assert np.max(np.abs(a2)) <= 3.0 and r2 >= r1 - 1e-12 and r1 != r      # same first start; spread matters
+    # both noises at scale 1/(4 eps): one query alone can cost 4 eps; the search sees more than eps
+    small = dict(threshold_scale=0.25 / 0.7, query_scale=0.25 / 0.7)
+    r3, _, _ = svt.search_worst_case(1, 0.7, rng=np.random.default_rng(2), n_starts=1, maxfev=30, **small)
+    assert r3 > 0.7
+
+
+def test_search_is_the_documented_nelder_mead():
+    # rebuilt from the docstring: starts uniform in (-2, 2)^(2k), answers spread * tanh(y),
+    # changes tanh(z), Nelder-Mead with the stated tolerances and budget; best of the starts
+    from scipy import optimize
+    k, eps, spread, maxfev = 2, 0.6, 5.0, 25
+    rng = np.random.default_rng(7)
+
+    def loss(x):
+        q = spread * np.tanh(x[:k])
+        return -svt.max_log_ratio(q, q + np.tanh(x[k:]), 0.0, eps)
+
+    results = [optimize.minimize(loss, rng.uniform(-2.0, 2.0, 2 * k), method="Nelder-Mead",
+                                 options={"xatol": 1e-6, "fatol": 1e-9, "maxfev": maxfev}) for _ in range(2)]
+    best = min(results, key=lambda r: r.fun)
+    r, a, b = svt.search_worst_case(k, eps, rng=np.random.default_rng(7), n_starts=2, maxfev=maxfev, spread=spread)
+    assert r == -best.fun
+    np.testing.assert_array_equal(a, spread * np.tanh(best.x[:k]))
+    np.testing.assert_array_equal(b, a + np.tanh(best.x[k:]))
 
 
 # ----------------------------------------------------------------- accuracy
@@ -160,25 +289,43 @@ def test_is_accurate_hand_cases():
     # o=3: bottom on 5 > T + alpha
     assert svt.is_accurate(answers, 0.0, 1.0, [0, 1, 2, 3]).tolist() == [False, False, True, False]
     assert svt.is_accurate([-5.0, 0.0, 0.5], 0.0, 1.0, [3]).tolist() == [True]
+    # a top exactly at T - alpha and a bottom exactly at T + alpha are allowed
+    assert svt.is_accurate([-1.0], 0.0, 1.0, [0]).tolist() == [True]
+    assert svt.is_accurate([1.0, 3.0], 0.0, 1.0, [1]).tolist() == [True]
 
 
 def test_failure_probability_simulation_agrees_with_exact():
-    k, eps = 50, 1.0
+    k, eps = 50, 0.7
     alpha = 0.3 * svt.accuracy_alpha(k, eps, 0.05)
     p = svt.accuracy_failure_probability(k, eps, alpha)
-    n = 40_000
+    n = 20_000
     est = svt.simulate_accuracy_failure(k, eps, alpha, n, rng=np.random.default_rng(4))
     assert abs(est - p) < 5 * math.sqrt(p * (1 - p) / n)
 
 
-def test_failure_probability_single_query_closed_form():
+def test_failure_simulation_small_alpha_agrees_with_exact():
+    # alpha small against the noise: the all-bottom output is frequent and must count as a failure
+    p = svt.accuracy_failure_probability(2, 0.7, 0.5)
+    est = svt.simulate_accuracy_failure(2, 0.7, 0.5, 4000, rng=np.random.default_rng(6))
+    assert abs(est - p) < 5 * math.sqrt(p * (1 - p) / 4000)
+
+
+@pytest.mark.parametrize("eps, scales", [(0.6, {}), (2.0, dict(threshold_scale=0.7, query_scale=1.9))])
+def test_failure_probability_single_query_closed_form(eps, scales):
     # k = 1: failure = Pr[f + nu < T + eta] with f = T + alpha = Pr[nu - eta < -alpha];
-    # integrate the Laplace(2/eps) density against the Laplace(4/eps) CDF with scipy.stats.
-    from scipy import integrate
-    eps, alpha = 1.0, 3.0
-    ref = integrate.quad(lambda e: stats.laplace.pdf(e, scale=2 / eps) * stats.laplace.cdf(e - alpha, scale=4 / eps),
-                         -np.inf, np.inf, points=None, epsabs=1e-13)[0]
-    assert svt.accuracy_failure_probability(1, eps, alpha) == pytest.approx(ref, rel=1e-7)
+    # integrate the threshold-noise density against the query-noise CDF with scipy.stats.
+    alpha = 3.0
+    b_t, b_q = scales.get("threshold_scale", 2 / eps), scales.get("query_scale", 4 / eps)
+    ref = integrate.quad(lambda e: stats.laplace.pdf(e, scale=b_t) * stats.laplace.cdf(e - alpha, scale=b_q),
+                         -np.inf, np.inf, epsabs=1e-13)[0]
+    assert svt.accuracy_failure_probability(1, eps, alpha, **scales) == pytest.approx(ref, rel=1e-7)
+
+
+def test_failure_probability_hardest_stream_matches_mpmath():
+    # k = 3: success needs the first two below and the last (just above T + alpha) above
+    eps, alpha = 0.5, 6.0
+    ref = mp_pattern([-alpha, -alpha], [alpha], 0.0, 2 / eps, 4 / eps)
+    assert svt.accuracy_failure_probability(3, eps, alpha) == pytest.approx(1 - ref, rel=1e-8)
 
 
 def test_theorem_alpha_meets_beta_and_sources_alpha_does_not():
@@ -192,7 +339,7 @@ def test_theorem_alpha_meets_beta_and_sources_alpha_does_not():
 def test_laplace_alpha_basic_and_advanced():
     assert svt.laplace_alpha(10, 2.0, 0.1) == pytest.approx(5 * math.log(100))
     e0 = svt.advanced_per_query_epsilon(1.0, 200, 1e-6)
-    assert composition.advanced(e0, 200, 1e-6)[0] == pytest.approx(1.0, rel=1e-10)
+    assert composition.advanced(e0, 200, 1e-6)[0] == pytest.approx(1.0, rel=1e-12)
     alpha = svt.laplace_alpha(200, 1.0, 0.05, method="advanced", delta_prime=1e-6)
     # exact probability that some of the 200 Laplace(1/e0) errors reaches alpha is <= beta
     assert -math.expm1(200 * math.log1p(-math.exp(-alpha * e0))) <= 0.05
@@ -200,58 +347,119 @@ def test_laplace_alpha_basic_and_advanced():
 
 
 # ----------------------------------------------------------------- Sparse
-def test_sparse_with_c_1_is_above_threshold():
-    answers = [1.0, -2.0, 0.5]
-    n = 20_000
-    rng = np.random.default_rng(6)
-    outs = [svt.sparse(answers, 0.0, 1.0, 1, rng=rng) for _ in range(n)]
-    o = np.array([len(a) - 1 if a[-1] else len(a) for a in outs])
-    freq = np.bincount(o, minlength=4) / n
-    p = np.array([mp_output_probability(answers, 0.0, 1.0, j) for j in range(4)])
-    assert np.all(np.abs(freq - p) < 5 * np.sqrt(p * (1 - p) / n))
+def sparse_sigma(epsilon, c, delta):
+    """sigma of Algorithm 2 of Dwork and Roth, written here from the book, not from dpnotes."""
+    return 2 * c / epsilon if delta == 0 else math.sqrt(32 * c * math.log(1 / delta)) / epsilon
 
 
-def _sparse_outputs(k, c):
-    """All outputs Sparse can give on k queries: halted at the c-th top, or the stream ended."""
-    import itertools
-    outs = []
-    for n in range(1, k + 1):
-        for seq in itertools.product([False, True], repeat=n):
-            tops = sum(seq)
-            if (n < k and tops == c and seq[-1]) or (n == k and (tops < c or (tops == c and seq[-1]))):
-                outs.append(seq)
-    return outs
+STREAM = [0.6, -0.3, 1.2, 0.1, -0.8, 0.9]
 
 
-def _sparse_output_probability(answers, threshold, sigma, out):
-    """Sparse restarts with a fresh threshold after each top, so an output's probability is the
-    product of AboveThreshold probabilities of its segments (threshold Lap(sigma), queries
-    Lap(2 sigma), i.e. AboveThreshold with epsilon 2 / sigma), each from mpmath."""
-    p, start = 1.0, 0
-    for i, top in enumerate(out):
-        if top:
-            p *= mp_output_probability(answers[start:i + 1], threshold, 2.0 / sigma, i - start)
-            start = i + 1
-    if start < len(out):                      # trailing bottoms: the stream ended
-        p *= mp_output_probability(answers[start:], threshold, 2.0 / sigma, len(answers) - start)
+@pytest.mark.parametrize("epsilon, c, delta", [(0.5, 2, 0.0), (3.0, 3, 0.0), (0.8, 2, 1e-3)])
+def test_sparse_noise_is_coupled(epsilon, c, delta):
+    # the threshold is redrawn after each top, sigma carries its factor c, query noise is 2 sigma
+    k, sigma, seen = len(STREAM), sparse_sigma(epsilon, c, delta), set()
+    stream = (sigma * np.array(STREAM)).tolist()      # answers on the scale of the noise
+    for seed in range(120):
+        out = svt.sparse(stream, 0.2, epsilon, c, rng=np.random.default_rng(seed), delta=delta)
+        tops = reference_sparse(stream, 0.2, sigma, 2 * sigma, c, std_laplace(seed, c * (k + 1)))
+        hits = [t for t in tops if t < k]
+        length = hits[-1] + 1 if len(hits) == c else k
+        assert out.tolist() == [i in hits for i in range(length)]
+        seen.add(len(hits))
+    assert seen == set(range(c + 1))
+
+
+@pytest.mark.parametrize("refresh, scales", [(True, {}), (False, dict(threshold_scale=0.9, query_scale=2.2))])
+def test_sample_sparse_noise_is_coupled(refresh, scales):
+    n, k, c, eps = 30, len(STREAM), 2, 0.7
+    b_t = scales.get("threshold_scale", sparse_sigma(eps, c, 0))
+    b_q = scales.get("query_scale", 2 * sparse_sigma(eps, c, 0))
+    tops = svt.sample_sparse(STREAM, 0.0, eps, c, n, rng=np.random.default_rng(5), refresh=refresh, **scales)
+    z = std_laplace(5, 2 * n * (k + 1))
+    # layout of the draws: per round, n thresholds (first round only without refresh), then an (n, k) block
+    rounds, pos = [], 0
+    for j in range(c):
+        zt = z[pos:pos + n] if (j == 0 or refresh) else zt
+        pos += n if (j == 0 or refresh) else 0
+        rounds.append((zt, z[pos:pos + n * k].reshape(n, k)))
+        pos += n * k
+    for r in range(n):
+        stream = np.concatenate([np.concatenate([[zt[r]] if (j == 0 or refresh) else [], zq[r]])
+                                 for j, (zt, zq) in enumerate(rounds)])
+        assert tops[r].tolist() == reference_sparse(STREAM, 0.0, b_t, b_q, c, stream, refresh=refresh)
+    assert len({tuple(t) for t in tops.tolist()}) > 3
+
+
+def test_sparse_and_its_sampler_share_the_core():
+    for seed in range(30):
+        out = svt.sparse(STREAM, 0.0, 0.9, 2, rng=np.random.default_rng(seed))
+        tops = svt.sample_sparse(STREAM, 0.0, 0.9, 2, 1, rng=np.random.default_rng(seed))[0]
+        assert np.flatnonzero(out).tolist() == [t for t in tops if t < len(STREAM)]
+
+
+def mp_sparse_probability(answers, threshold, b_t, b_q, tops, refresh):
+    """Pr of a Sparse output from mpmath: the product of independent rounds (refresh) or a single
+    integral over one threshold (no refresh)."""
+    k = len(answers)
+    hits = [t for t in tops if t < k]
+    asked = hits[-1] + 1 if len(hits) == len(tops) else k
+    if not refresh:
+        below = [answers[i] for i in range(asked) if i not in hits]
+        return mp_pattern(below, [answers[h] for h in hits], threshold, b_t, b_q)
+    p, first = 1.0, 0
+    for h in hits:
+        p *= mp_pattern(answers[first:h], [answers[h]], threshold, b_t, b_q)
+        first = h + 1
+    if first < asked:
+        p *= mp_pattern(answers[first:asked], [], threshold, b_t, b_q)
     return p
 
 
-@pytest.mark.parametrize("delta, sigma", [(0.0, 2 * 2 / 1.0), (1e-3, math.sqrt(32 * 2 * math.log(1e3)) / 1.0)])
-def test_sparse_matches_exact_law_of_its_segments(delta, sigma):
-    # c = 2, epsilon = 1; sigma written from Algorithm 2 of Dwork and Roth, not from dpnotes
-    # answers a few noise scales apart, so that a wrong sigma changes the law visibly
-    answers, c, n = (sigma * np.array([1.0, -1.0, 0.5, 2.0])).tolist(), 2, 20_000
-    outs = _sparse_outputs(len(answers), c)
-    p = np.array([_sparse_output_probability(answers, 0.0, sigma, o) for o in outs])
-    assert p.sum() == pytest.approx(1.0, abs=1e-9)
-    rng = np.random.default_rng(12)
-    index = {o: j for j, o in enumerate(outs)}
-    counts = np.zeros(len(outs))
-    for _ in range(n):
-        counts[index[tuple(svt.sparse(answers, 0.0, 1.0, c, rng=rng, delta=delta).tolist())]] += 1
-    freq = counts / n
-    assert np.all(np.abs(freq - p) < 5 * np.sqrt(p * (1 - p) / n))   # 5 standard errors per output
+@pytest.mark.parametrize("c, delta, refresh, scales", [(2, 0.0, True, {}), (2, 1e-3, True, {}),
+                                                       (2, 0.0, False, dict(threshold_scale=1.5, query_scale=2.5))])
+def test_sparse_law_matches_mpmath(c, delta, refresh, scales):
+    answers, eps = [1.0, -2.0, 3.0], 1.7
+    sigma = sparse_sigma(eps, c, delta)
+    b_t, b_q = scales.get("threshold_scale", sigma), scales.get("query_scale", 2 * sigma)
+    outs, lp = svt.sparse_output_log_probabilities(answers, 0.0, eps, c, delta=delta, refresh=refresh, **scales)
+    # every output once: 1 + 3 + 3 rows for k = 3, c = 2
+    assert len({tuple(o) for o in outs.tolist()}) == len(outs) == 7
+    for row, l in zip(outs.tolist(), lp):
+        assert math.exp(l) == pytest.approx(mp_sparse_probability(answers, 0.0, b_t, b_q, row, refresh), rel=1e-8)
+    assert np.exp(lp).sum() == pytest.approx(1.0, abs=1e-9)
+
+
+def test_sparse_sampler_matches_exact_law():
+    answers, eps, c, n = [1.0, -2.0, 3.0, 0.5], 0.4, 2, 20_000
+    outs, lp = svt.sparse_output_log_probabilities(answers, 0.0, eps, c)
+    tops = svt.sample_sparse(answers, 0.0, eps, c, n, rng=np.random.default_rng(3))
+    index = {tuple(o): j for j, o in enumerate(outs.tolist())}
+    freq = np.bincount([index[tuple(t)] for t in tops.tolist()], minlength=len(outs)) / n
+    p = np.exp(lp)
+    assert np.all(np.abs(freq - p) < 5 * np.sqrt(p * (1 - p) / n))
+
+
+def test_sparse_privacy_and_one_threshold_variant():
+    eps, c = 0.5, 2
+    a, b = family(4, eps, n_top=c)
+    assert svt.sparse_max_log_ratio(a, b, 0.0, eps, c) <= eps * (1 + 1e-9)
+    # Lyu et al.: one threshold Lap(1/eps1), queries Lap(2c/eps2): eps-DP, and the family attains it
+    e1 = eps / (1 + (2 * c) ** (2 / 3))
+    lyu = dict(threshold_scale=1 / e1, query_scale=2 * c / (eps - e1), refresh=False)
+    assert 0.95 * eps < svt.sparse_max_log_ratio(a, b, 0.0, eps, c, **lyu) <= eps * (1 + 1e-9)
+    # query noise c/eps2 on non-monotone neighbours: the loss tends to eps1 + 2 eps2 > eps
+    half = dict(lyu, query_scale=c / (eps - e1))
+    assert svt.sparse_max_log_ratio(a, b, 0.0, eps, c, **half) > eps + 0.5 * (eps - e1)
+
+
+def test_sparse_max_log_ratio_passes_delta_and_refresh():
+    # the default is Algorithm 2 (refresh); delta reaches the law
+    a, b = [1.0, -2.0, 3.0], [2.0, -2.5, 2.0]
+    la = svt.sparse_output_log_probabilities(a, 0.0, 0.8, 2, delta=1e-3)[1]
+    lb = svt.sparse_output_log_probabilities(b, 0.0, 0.8, 2, delta=1e-3)[1]
+    assert svt.sparse_max_log_ratio(a, b, 0.0, 0.8, 2, delta=1e-3) == pytest.approx(np.max(np.abs(la - lb)), rel=1e-12)
+    assert svt.sparse_max_log_ratio(a, b, 0.0, 0.8, 2) != pytest.approx(np.max(np.abs(la - lb)), rel=1e-3)
 
 
 def test_sparse_halts_after_c_tops():
@@ -261,8 +469,73 @@ def test_sparse_halts_after_c_tops():
 
 def test_sparse_alpha_values():
     assert svt.sparse_alpha(100, 1.0, 0.1, 4) == pytest.approx(32 * (math.log(100) + math.log(80)))
+    assert svt.sparse_alpha(100, 2.0, 0.1, 4) == pytest.approx(16 * (math.log(100) + math.log(80)))
     eps0 = 1.0 / math.sqrt(8 * 4 * math.log(1e6))
     assert svt.sparse_alpha(100, 1.0, 0.1, 4, delta=1e-6) == pytest.approx(8 * (math.log(100) + math.log(80)) / eps0)
+
+
+# ----------------------------------------------------------------- NumericSparse
+@pytest.mark.parametrize("epsilon, c, delta", [(0.5, 2, 0.0), (2.0, 3, 0.0), (0.9, 2, 1e-4)])
+def test_numeric_sparse_noise_is_coupled(epsilon, c, delta):
+    # Sparse at eps1 (and delta/2), then c fresh release noises sigma(eps2) * Z
+    root = 8 if delta == 0 else math.sqrt(512)
+    eps1, eps2 = root * epsilon / (root + 1), 2 * epsilon / (root + 1)
+    log_term = None if delta == 0 else math.log(2 / delta)
+    s1 = 2 * c / eps1 if delta == 0 else math.sqrt(32 * c * log_term) / eps1
+    s2 = 2 * c / eps2 if delta == 0 else math.sqrt(32 * c * log_term) / eps2
+    k, released = len(STREAM), 0
+    stream = s1 * np.array(STREAM)                    # answers on the scale of the noise
+    for seed in range(60):
+        out = svt.numeric_sparse(stream, 0.2, epsilon, c, rng=np.random.default_rng(seed), delta=delta)
+        z = std_laplace(seed, c * (k + 1) + c)
+        tops = reference_sparse(stream, 0.2, s1, 2 * s1, c, z)
+        hits = [t for t in tops if t < k]
+        assert np.flatnonzero(~np.isnan(out)).tolist() == hits
+        assert len(out) == (hits[-1] + 1 if len(hits) == c else k)
+        noise = z[c * (k + 1):][:len(hits)]
+        # released value - true value == sigma(eps2) * standard draw (to rounding of the scale)
+        np.testing.assert_allclose(out[hits] - stream[hits], s2 * noise, rtol=1e-12, atol=1e-12)
+        released += len(hits)
+    assert released > 20
+
+
+def test_numeric_sparse_epsilons_and_alpha():
+    assert svt.numeric_sparse_epsilons(0.45) == pytest.approx((0.4, 0.1))
+    r = math.sqrt(512)
+    assert svt.numeric_sparse_epsilons(0.6, 1e-5) == pytest.approx((0.6 * r / (r + 1), 1.2 / (r + 1)))
+    # delta = 0: Theorem 3.28's 9c(log k + log(4c/beta))/eps
+    assert svt.numeric_sparse_alpha(50, 0.7, 0.1, 3) == pytest.approx(27 * (math.log(50) + math.log(120)) / 0.7)
+    # delta > 0: the larger of the comparisons' and the released values' requirements
+    eps, c, beta, delta = 0.5, 1, 0.05, 1e-6
+    comp = (math.log(10) + math.log(4 * c / beta)) * math.sqrt(c * math.log(2 / delta)) * (r + 1) / eps
+    vals = math.sqrt(32 * c * math.log(2 / delta)) * (r + 1) / (2 * eps) * math.log(2 * c / beta)
+    assert vals > comp                                   # here the released values need more
+    assert svt.numeric_sparse_alpha(10, eps, beta, c, delta) == pytest.approx(vals)
+    # c = 2, k = 2: the values' term log(2c/beta) dominates again
+    vals2 = math.sqrt(32 * 2 * math.log(2 / delta)) * (r + 1) / (2 * eps) * math.log(4 / beta)
+    assert svt.numeric_sparse_alpha(2, eps, beta, 2, delta) == pytest.approx(vals2)
+    assert svt.numeric_sparse_alpha(10 ** 6, eps, beta, c, delta) == pytest.approx(
+        (math.log(10 ** 6) + math.log(4 * c / beta)) * math.sqrt(c * math.log(2 / delta)) * (r + 1) / eps)
+
+
+def test_numeric_log_density_matches_mpmath():
+    answers, b_t, b_q, b_v = [3.0, -1.0, 2.0], 1.5, 2.5, 4.0
+    for value in (-2.0, 1.0):
+        fresh = svt.numeric_log_density(answers, 0.4, value, threshold_scale=b_t, query_scale=b_q, value_scale=b_v)
+        ref = mp_pattern(answers[:2], answers[2:], 0.4, b_t, b_q) * stats.laplace.pdf(value - 2.0, scale=b_v)
+        assert math.exp(fresh) == pytest.approx(ref, rel=1e-8)
+        reused = svt.numeric_log_density(answers, 0.4, value, threshold_scale=b_t, query_scale=b_q)
+        ref = mp_pattern(answers[:2], [], 0.4, b_t, b_q, upper=value) * stats.laplace.pdf(value - 2.0, scale=b_q)
+        assert math.exp(reused) == pytest.approx(ref, rel=1e-8)
+
+
+def test_reused_noise_loss_grows_with_the_bottoms():
+    # releasing the compared noisy answer pins the threshold below it: each bottom costs 1/b_q
+    b_t, b_q = 2.0 / 0.4, 4.0 / 0.4
+    for m in (4, 10):
+        a = np.append(np.full(m, 30.0), 0.0)
+        d = [svt.numeric_log_density(x, 0.0, 0.0, threshold_scale=b_t, query_scale=b_q) for x in (a, a + np.append(np.ones(m), 0))]
+        assert d[0] - d[1] == pytest.approx(m / b_q, rel=1e-6)
 
 
 # ----------------------------------------------------------------- bad inputs
@@ -273,31 +546,104 @@ RNG = np.random.default_rng(0)
     "call, match",
     [
         (lambda: svt.above_threshold([1.0], 0.0, 0.0, rng=RNG), "epsilon must be > 0"),
-        (lambda: svt.above_threshold([], 0.0, 1.0, rng=RNG), "answers must be a non-empty"),
-        (lambda: svt.above_threshold([np.nan], 0.0, 1.0, rng=RNG), "answers must have finite"),
+        (lambda: svt.above_threshold([], 0.0, 1.0, rng=RNG),
+         r"^answers must be a non-empty 1-D sequence of query answers, got shape \(0,\)$"),
+        (lambda: svt.above_threshold([np.nan], 0.0, 1.0, rng=RNG), r"^answers must have finite entries, got \[nan\]$"),
         (lambda: svt.above_threshold([1.0], np.inf, 1.0, rng=RNG), "threshold must be finite"),
         (lambda: svt.above_threshold([1.0], 0.0, 1.0, rng=1), "rng must be a numpy.random.Generator"),
+        (lambda: svt.above_threshold([1.0], 0.0, 1.0, rng=RNG, query_scale=0), "query_scale must be > 0"),
         (lambda: svt.sample_outputs([1.0], 0.0, 1.0, 0, rng=RNG), "size must be an integer >= 1"),
         (lambda: svt.sample_outputs([1.0], 0.0, 1.0, 5, rng=RNG, query_scale=-1), "query_scale must be > 0"),
-        (lambda: svt.output_log_probabilities([[1.0]], 0.0, 1.0), "answers must be a non-empty 1-D"),
+        (lambda: svt.sample_outputs([1.0], 0.0, 1.0, 5, rng=None), "rng must be"),
+        (lambda: svt.sample_outputs([], 0.0, 1.0, 5, rng=RNG), r"^answers must be a non-empty 1-D"),
+        (lambda: svt.sample_outputs([1.0], -np.inf, 1.0, 5, rng=RNG), r"^threshold must be finite"),
+        (lambda: svt.sample_sparse([], 0.0, 1.0, 1, 5, rng=RNG), r"^answers must be a non-empty 1-D"),
+        (lambda: svt.sample_sparse([1.0], np.inf, 1.0, 1, 5, rng=RNG), r"^threshold must be finite"),
+        (lambda: svt.numeric_sparse([], 0.0, 1.0, 1, rng=RNG), r"^answers must be a non-empty 1-D"),
+        (lambda: svt.output_log_probabilities([1.0], np.inf, 1.0), r"^threshold must be finite"),
+        (lambda: svt.output_log_probabilities([[1.0]], 0.0, 1.0),
+         r"^answers must be a non-empty 1-D sequence of query answers, got shape \(1, 1\)$"),
         (lambda: svt.output_log_probabilities([1.0], 0.0, 1.0, threshold_scale=0), "threshold_scale must be > 0"),
-        (lambda: svt.max_log_ratio([0.0], [1.5], 0.0, 1.0), "differ by at most 1"),
-        (lambda: svt.max_log_ratio([0.0], [0.5, 1.0], 0.0, 1.0), "answers_prime must have the same length"),
+        (lambda: svt.max_log_ratio([0.0], [1.5], 0.0, 1.0),
+         r"^answers and answers_prime must differ by at most 1 \(sensitivity 1\), got 1\.5$"),
+        (lambda: svt.max_log_ratio([0.0], [0.5, 1.0], 0.0, 1.0),
+         r"^answers_prime must have the same length as answers, got 2 and 1$"),
+        (lambda: svt.max_log_ratio([0.0], [np.nan], 0.0, 1.0), "answers_prime must have finite"),
         (lambda: svt.search_worst_case(0, 1.0, rng=RNG), "k must be an integer in"),
+        (lambda: svt.search_worst_case(7, 1.0, rng=RNG), r"k must be an integer in \[1, 6\]"),
         (lambda: svt.search_worst_case(2, 1.0, rng=RNG, spread=-1), "spread must be > 0"),
         (lambda: svt.search_worst_case(2, 1.0, rng=RNG, maxfev=0), "maxfev must be an integer >= 1"),
+        (lambda: svt.search_worst_case(2, 1.0, rng=RNG, n_starts=0), "n_starts must be an integer >= 1"),
+        (lambda: svt.search_worst_case(2, -1.0, rng=RNG), "epsilon must be > 0"),
+        (lambda: svt.search_worst_case(2, 1.0, rng=3), "rng must be"),
         (lambda: svt.accuracy_alpha(10, 1.0, 1.0), r"beta must be in \(0, 1\)"),
         (lambda: svt.accuracy_alpha(0, 1.0, 0.1), "k must be an integer >= 1"),
-        (lambda: svt.is_accurate([1.0], 0.0, 1.0, [2]), "outputs must be integers"),
+        (lambda: svt.accuracy_alpha(1, 0.0, 0.1), "epsilon must be > 0"),
+        (lambda: svt.is_accurate([1.0], 0.0, 1.0, [2]), r"^outputs must be integers in \[0, 1\], got \[2\]$"),
+        (lambda: svt.is_accurate([1.0], 0.0, 1.0, [-1]), "outputs must be integers"),
+        (lambda: svt.is_accurate([1.0], 0.0, 1.0, [0.5]), "outputs must be integers"),
         (lambda: svt.is_accurate([1.0], 0.0, 0.0, [0]), "alpha must be > 0"),
+        (lambda: svt.is_accurate([], 0.0, 1.0, [0]), r"^answers must be a non-empty 1-D"),
+        (lambda: svt.sparse([1.0], np.inf, 1.0, 1, rng=RNG), r"^threshold must be finite"),
+        (lambda: svt.is_accurate([1.0], np.nan, 1.0, [0]), "threshold must be"),
         (lambda: svt.accuracy_failure_probability(5, 1.0, -1.0), "alpha must be > 0"),
+        (lambda: svt.accuracy_failure_probability(0, 1.0, 1.0), "k must be an integer >= 1"),
+        (lambda: svt.accuracy_failure_probability(5, 0.0, 1.0), "epsilon must be > 0"),
         (lambda: svt.simulate_accuracy_failure(5, 1.0, 1.0, 0, rng=RNG), "n_runs must be an integer >= 1"),
+        (lambda: svt.simulate_accuracy_failure(0, 1.0, 1.0, 5, rng=RNG), "k must be an integer >= 1"),
+        (lambda: svt.simulate_accuracy_failure(5, 0.0, 1.0, 5, rng=RNG), "epsilon must be > 0"),
+        (lambda: svt.simulate_accuracy_failure(5, 1.0, 0.0, 5, rng=RNG), "alpha must be > 0"),
+        (lambda: svt.simulate_accuracy_failure(5, 1.0, 1.0, 5, rng=0), "rng must be"),
         (lambda: svt.advanced_per_query_epsilon(1.0, 10, 0.0), r"delta_prime must be in \(0, 1\)"),
-        (lambda: svt.laplace_alpha(10, 1.0, 0.1, method="advanced"), "delta_prime must be given"),
-        (lambda: svt.laplace_alpha(10, 1.0, 0.1, method="fancy"), "method must be"),
+        (lambda: svt.advanced_per_query_epsilon(0.0, 10, 0.1), "epsilon must be > 0"),
+        (lambda: svt.advanced_per_query_epsilon(1.0, 0, 0.1), "k must be an integer >= 1"),
+        (lambda: svt.laplace_alpha(10, 1.0, 0.1, method="advanced"),
+         r"^delta_prime must be given for method='advanced', got None$"),
+        (lambda: svt.laplace_alpha(10, 1.0, 0.1, method="fancy"), r"^method must be 'basic' or 'advanced', got 'fancy'$"),
+        (lambda: svt.laplace_alpha(0, 1.0, 0.1), "k must be an integer >= 1"),
+        (lambda: svt.laplace_alpha(10, 0.0, 0.1), "epsilon must be > 0"),
+        (lambda: svt.laplace_alpha(10, 1.0, 0.0), r"beta must be in \(0, 1\)"),
         (lambda: svt.sparse([1.0], 0.0, 1.0, 0, rng=RNG), "c must be an integer >= 1"),
         (lambda: svt.sparse([1.0], 0.0, 1.0, 1, rng=RNG, delta=1.0), r"delta must be in \[0, 1\)"),
+        (lambda: svt.sparse([1.0], 0.0, -1.0, 1, rng=RNG), "epsilon must be > 0"),
+        (lambda: svt.sparse([1.0], 0.0, 1.0, 1, rng=None), "rng must be"),
+        (lambda: svt.sparse([], 0.0, 1.0, 1, rng=RNG), "answers must be a non-empty"),
         (lambda: svt.sparse_alpha(10, 1.0, 0.1, 2, delta=-0.1), r"delta must be in \[0, 1\)"),
+        (lambda: svt.sparse_alpha(10, 1.0, 0.1, 0), "c must be an integer >= 1"),
+        (lambda: svt.sparse_alpha(0, 1.0, 0.1, 1), "k must be an integer >= 1"),
+        (lambda: svt.sparse_alpha(10, 0.0, 0.1, 1), "epsilon must be > 0"),
+        (lambda: svt.sparse_alpha(10, 1.0, 1.0, 1), r"beta must be in \(0, 1\)"),
+        (lambda: svt.sample_sparse([1.0], 0.0, 1.0, 1, 0, rng=RNG), "size must be an integer >= 1"),
+        (lambda: svt.sample_sparse([1.0], 0.0, 1.0, 0, 5, rng=RNG), "c must be an integer >= 1"),
+        (lambda: svt.sample_sparse([1.0], 0.0, 1.0, 1, 5, rng=RNG, threshold_scale=-2), "threshold_scale must be > 0"),
+        (lambda: svt.sample_sparse([1.0], 0.0, 1.0, 1, 5, rng=RNG, query_scale=0), "query_scale must be > 0"),
+        (lambda: svt.sample_sparse([1.0], 0.0, 1.0, 1, 5, rng=RNG, delta=2.0), r"delta must be in \[0, 1\)"),
+        (lambda: svt.sample_sparse([1.0], 0.0, 1.0, 1, 5, rng=5), "rng must be"),
+        (lambda: svt.sparse_output_log_probabilities([0.0] * 13, 0.0, 1.0, 1),
+         r"^answers must have at most 12 entries \(outputs are enumerated\), got 13$"),
+        (lambda: svt.sparse_output_log_probabilities([0.0], 0.0, 1.0, 0), "c must be an integer >= 1"),
+        (lambda: svt.sparse_output_log_probabilities([0.0], 0.0, 1.0, 1, delta=1.0), r"^delta must be in \[0, 1\)"),
+        (lambda: svt.sparse_output_log_probabilities([0.0], np.inf, 1.0, 1), "threshold must be finite"),
+        (lambda: svt.sparse_max_log_ratio([0.0], [2.0], 0.0, 1.0, 1), "differ by at most 1"),
+        (lambda: svt.numeric_sparse_epsilons(0.0), "epsilon must be > 0"),
+        (lambda: svt.numeric_sparse_epsilons(1.0, 1.0), r"delta must be in \[0, 1\)"),
+        (lambda: svt.numeric_sparse([1.0], 0.0, 1.0, 0, rng=RNG), "c must be an integer >= 1"),
+        (lambda: svt.numeric_sparse([1.0], 0.0, 1.0, 1, rng=RNG, delta=-1.0), r"delta must be in \[0, 1\)"),
+        (lambda: svt.numeric_sparse([1.0], 0.0, 0.0, 1, rng=RNG), "epsilon must be > 0"),
+        (lambda: svt.numeric_sparse([1.0], 0.0, 1.0, 1, rng=None), "rng must be"),
+        (lambda: svt.numeric_sparse([1.0], np.nan, 1.0, 1, rng=RNG), "threshold must be"),
+        (lambda: svt.numeric_sparse_alpha(0, 1.0, 0.1, 1), "k must be an integer >= 1"),
+        (lambda: svt.numeric_sparse_alpha(5, 1.0, 0.0, 1), r"beta must be in \(0, 1\)"),
+        (lambda: svt.numeric_sparse_alpha(5, 1.0, 1.0, 1), r"beta must be in \(0, 1\), got 1"),
+        (lambda: svt.numeric_sparse_alpha(5, 1.0, 0.1, 0), "c must be an integer >= 1"),
+        (lambda: svt.numeric_log_density([0.0], 0.0, np.inf, threshold_scale=1.0, query_scale=1.0), "value must be"),
+        (lambda: svt.numeric_log_density([0.0], np.inf, 0.0, threshold_scale=1.0, query_scale=1.0),
+         r"^threshold must be finite"),
+        (lambda: svt.numeric_log_density([0.0], 0.0, 0.0, threshold_scale=0.0, query_scale=1.0), "threshold_scale must be > 0"),
+        (lambda: svt.numeric_log_density([0.0], 0.0, 0.0, threshold_scale=1.0, query_scale=-1.0), "query_scale must be > 0"),
+        (lambda: svt.numeric_log_density([0.0], 0.0, 0.0, threshold_scale=1.0, query_scale=1.0, value_scale=0),
+         "value_scale must be > 0"),
+        (lambda: svt.numeric_log_density([], 0.0, 0.0, threshold_scale=1.0, query_scale=1.0), "answers must be"),
     ],
 )
 def test_bad_inputs(call, match):
@@ -305,9 +651,15 @@ def test_bad_inputs(call, match):
         call()
 
 
-def test_many_equal_answers_match_mpmath():
-    # 200 answers at the threshold: the integrand's peak lies far from every kink
-    answers = [0.0] * 200
-    lp = svt.output_log_probabilities(answers, 0.0, 1.0)
-    assert math.exp(lp[-1]) == pytest.approx(mp_output_probability(answers, 0.0, 1.0, 200), rel=1e-9)
-    assert np.exp(lp).sum() == pytest.approx(1.0, abs=1e-9)
+def test_sparse_law_accepts_twelve_answers():
+    outs, lp = svt.sparse_output_log_probabilities(np.linspace(-3, 3, 12), 0.0, 0.9, 1)
+    assert len(outs) == 13 and np.exp(lp).sum() == pytest.approx(1.0, abs=1e-9)
+
+
+def test_sparse_outputs_enumeration():
+    # independent enumeration: all subsets of at most c positions
+    k, c = 5, 3
+    ours = {tuple(r) for r in svt._sparse_outputs(k, c).tolist()}
+    ref = {tuple(list(s) + [k] * (c - len(s))) for j in range(c + 1) for s in itertools.combinations(range(k), j)}
+    assert ours == ref and len(svt._sparse_outputs(k, c)) == len(ref)
+    assert svt._sparse_outputs(2, 3).tolist() == [[2, 2, 2], [0, 2, 2], [1, 2, 2], [0, 1, 2]]

@@ -493,7 +493,11 @@ def normal_reference_bandwidth(data, *, scale: str = "iqr") -> np.ndarray:
     :math:`N(0, \mathrm{diag}(s_j^2))` (Silverman 1986, eq. 4.14); :math:`s_j` is
     the sample standard deviation (``scale="sd"``) or the interquartile range
     divided by :math:`2\Phi^{-1}(3/4) \approx 1.349` (``scale="iqr"``).
-    It is a function of the data: using it in a private release costs privacy.
+    It is a function of the data: using it in a private release costs privacy. It returns one
+    bandwidth per coordinate, while :func:`private_kde` takes one :math:`h`: to use the
+    :math:`h_j`, divide coordinate :math:`j` of the data and the grid by :math:`h_j`, release
+    with ``bandwidth=1`` and divide the result by :math:`\prod_j h_j` (the RKHS sensitivity is then
+    :math:`\sqrt2/(n(2\pi)^{d/2}\prod_j h_j)`; chapter "rkhs-kde").
 
     Examples
     --------

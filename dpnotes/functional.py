@@ -30,6 +30,7 @@ import math
 
 import numpy as np
 from scipy import linalg
+from scipy.special import expit
 from scipy.stats import norm
 
 from ._validate import check_delta, check_integer, check_positive, check_rng
@@ -45,12 +46,18 @@ __all__ = [
     "kde",
     "kde_difference_rkhs_norm",
     "rkhs_sensitivity",
+    "gp_mechanism",
     "private_kde",
+    "gp_conditional",
+    "gp_extend",
     "normal_reference_bandwidth",
     "normal_kde_mise",
     "kde_ise_normal",
     "lscv",
     "lscv_sensitivity",
+    "sobolev_kde_sensitivity",
+    "erm_sensitivity",
+    "kernel_logistic_regression",
 ]
 
 #: Elements of the largest temporary array (points x data) that :func:`kde` builds at once.
@@ -195,9 +202,13 @@ def gp_cholesky(points, bandwidth, *, jitter: float = 1e-10, max_jitter: float =
     >>> np.allclose(L @ L.T, gaussian_kernel([0.0, 1.0], [0.0, 1.0], 1.0) + tau * np.eye(2))
     True
     """
+    return _jittered_cholesky(gaussian_kernel(points, points, bandwidth), jitter, max_jitter)
+
+
+def _jittered_cholesky(m: np.ndarray, jitter, max_jitter) -> tuple[np.ndarray, float]:
+    """Cholesky of ``m + tau I``, ``tau`` from ``jitter`` up by factors of 10 to ``max_jitter``."""
     tau = check_positive("jitter", jitter)
     cap = check_positive("max_jitter", max_jitter)
-    m = gaussian_kernel(points, points, bandwidth)
     eye = np.eye(m.shape[0])
     while True:
         try:
@@ -312,6 +323,50 @@ def rkhs_sensitivity(n, bandwidth, d: int = 1) -> float:
     return math.sqrt(2.0) / (n * (2.0 * math.pi * h * h) ** (d / 2.0))
 
 
+def gp_mechanism(values, points, sensitivity, epsilon, delta, bandwidth, rng, *, method: str = "hrw",
+                 jitter: float = 1e-10) -> np.ndarray:
+    r"""Release the values of a function at ``points`` with Gaussian-process noise.
+
+    :math:`f(x_i) + \sigma G(x_i)`, :math:`G \sim \mathrm{GP}(0, K_h)`, with
+    :math:`\sigma` = :func:`dpnotes.mechanisms.gaussian_sigma` ``(epsilon, delta,
+    sensitivity, method)``. It is :math:`(\varepsilon,\delta)`-DP when ``sensitivity``
+    bounds :math:`\lVert f_D - f_{D'}\rVert_{H_{K_h}}` over neighbours (RKHS norm of the
+    kernel with *this* bandwidth; :cite:`hall2013differential`, Corollary 9) and the
+    calibration is valid for ``epsilon`` (``"hrw"`` and ``"classical"``: :math:`\varepsilon\le1`;
+    ``"analytic"``: every :math:`\varepsilon`). The noise is
+    :math:`\sigma L z` with :math:`L` from :func:`gp_cholesky` and :math:`z` the next
+    ``m`` standard normal draws of ``rng`` (what the tests couple to).
+
+    Parameters
+    ----------
+    values : array_like, shape (m,)
+        :math:`f_D` at the points.
+    points : array_like, shape (m,) or (m, d)
+    sensitivity : float
+        RKHS sensitivity :math:`\Delta > 0`.
+    epsilon, delta : float
+    bandwidth : float
+        :math:`h` of the noise kernel :math:`K_h`.
+    rng : numpy.random.Generator
+    method : {"hrw", "classical", "analytic"}
+    jitter : float
+        Starting jitter of :func:`gp_cholesky`.
+
+    Examples
+    --------
+    >>> out = gp_mechanism([0.0, 1.0], [0.0, 0.5], 0.1, 1.0, 1e-3, 0.3, np.random.default_rng(0))
+    >>> out.shape
+    (2,)
+    """
+    pts = as_points("points", points)
+    v = np.asarray(values, dtype=float)
+    if v.shape != (pts.shape[0],):
+        raise ValueError(f"values must have one entry per point ({pts.shape[0]}), got shape {v.shape}")
+    sigma = gaussian_sigma(epsilon, delta, sensitivity, method=method)
+    rng = check_rng("rng", rng)
+    return v + sigma * sample_gp(pts, bandwidth, rng, size=1, jitter=jitter)[0]
+
+
 def private_kde(data, grid, epsilon, delta, bandwidth, rng, *, method: str = "hrw", jitter: float = 1e-10):
     r"""Release a Gaussian KDE on a grid with Gaussian-process noise.
 
@@ -355,8 +410,79 @@ def private_kde(data, grid, epsilon, delta, bandwidth, rng, *, method: str = "hr
     x = as_points("data", data)
     g = as_points("grid", grid, d=x.shape[1])
     n, d = x.shape
-    sigma = gaussian_sigma(epsilon, delta, rkhs_sensitivity(n, h, d), method=method)
-    return kde(x, g, h) + sigma * sample_gp(g, h, rng, size=1, jitter=jitter)[0]
+    return gp_mechanism(kde(x, g, h), g, rkhs_sensitivity(n, h, d), epsilon, delta, h, rng, method=method,
+                        jitter=jitter)
+
+
+def gp_conditional(points, values, new_points, bandwidth, *, jitter: float = 1e-10):
+    r"""Conditional law of :math:`G(	ext{new points})` given :math:`G(	ext{points}) = 	ext{values}`.
+
+    For :math:`G \sim \mathrm{GP}(0, K_h)` the pair is jointly normal, so the conditional law
+    is :math:`N(m, C)` with :math:`m = K_{*g} (M + 	au I)^{-1} v` and
+    :math:`C = K_{**} - K_{*g} (M + 	au I)^{-1} K_{g*}`, where :math:`M + 	au I` is the
+    jittered Gram matrix of :func:`gp_cholesky` (the covariance :func:`sample_gp` used for the
+    values) :cite:`rasmussen2006gaussian`. Drawing from it after :func:`sample_gp` gives the
+    values at the union of the points the joint law of :func:`sample_gp` on the union (with
+    jitter on the old points only), see :func:`gp_extend`.
+
+    Parameters
+    ----------
+    points : array_like, shape (m,) or (m, d)
+    values : array_like, shape (m,) or (m, r)
+        :math:`G` at ``points``; with ``r`` columns, ``r`` conditional means are returned
+        (the mean is linear in the values: ``values = np.eye(m)`` gives the matrix of the map).
+    new_points : array_like, shape (k,) or (k, d)
+    bandwidth : float
+    jitter : float
+        Starting jitter of :func:`gp_cholesky`.
+
+    Returns
+    -------
+    (mean, cov) : numpy.ndarray of shapes (k,) or (k, r), and (k, k)
+
+    Examples
+    --------
+    >>> mean, cov = gp_conditional([0.0], [2.0], [0.0, 50.0], 1.0)
+    >>> mean.round(6).tolist(), cov.round(6).tolist()   # at the same point: known; far away: prior
+    ([2.0, 0.0], [[0.0, 0.0], [0.0, 1.0]])
+    """
+    old = as_points("points", points)
+    new = as_points("new_points", new_points, d=old.shape[1])
+    v = np.asarray(values, dtype=float)
+    if v.ndim not in (1, 2) or v.shape[0] != old.shape[0]:
+        raise ValueError(f"values must have one entry (or row) per point ({old.shape[0]}), got shape {v.shape}")
+    lower, _ = gp_cholesky(old, bandwidth, jitter=jitter)
+    cross = gaussian_kernel(old, new, bandwidth)  # K_{g*}
+    w = linalg.solve_triangular(lower, cross, lower=True)  # L^{-1} K_{g*}
+    mean = w.T @ linalg.solve_triangular(lower, v, lower=True)
+    cov = gaussian_kernel(new, new, bandwidth) - w.T @ w
+    return mean, (cov + cov.T) / 2.0
+
+
+def gp_extend(points, values, new_points, bandwidth, rng, *, jitter: float = 1e-10) -> np.ndarray:
+    r"""Draw :math:`G(	ext{new points})` from its law given :math:`G(	ext{points}) = 	ext{values}`.
+
+    Returns :math:`m + L_C z` with :math:`(m, C)` from :func:`gp_conditional`, :math:`L_C` the
+    lower Cholesky factor of :math:`C + 	au' I` (jitter grown as in :func:`gp_cholesky`;
+    :math:`C` is singular when a new point repeats an old one) and :math:`z` the next
+    ``k`` standard normal draws of ``rng``.
+
+    This is how a curator extends a GP release to new points: with
+    ``values`` the noise :math:`G` already used on the grid, the values on the grid and the new
+    points together are one draw of the GP mechanism on the union, private by the same
+    sensitivity (no extra budget). Drawing *fresh* independent noise at the new points instead
+    would be a second release.
+
+    Examples
+    --------
+    >>> g = gp_extend([0.0, 1.0], [0.5, -0.5], [0.5], 1.0, np.random.default_rng(0))
+    >>> g.shape
+    (1,)
+    """
+    rng = check_rng("rng", rng)
+    mean, cov = gp_conditional(points, values, new_points, bandwidth, jitter=jitter)
+    lower, _ = _jittered_cholesky(cov, jitter, 1e-4)
+    return mean + lower @ rng.standard_normal(cov.shape[0])
 
 
 def normal_reference_bandwidth(data, *, scale: str = "iqr") -> np.ndarray:
@@ -367,7 +493,11 @@ def normal_reference_bandwidth(data, *, scale: str = "iqr") -> np.ndarray:
     :math:`N(0, \mathrm{diag}(s_j^2))` (Silverman 1986, eq. 4.14); :math:`s_j` is
     the sample standard deviation (``scale="sd"``) or the interquartile range
     divided by :math:`2\Phi^{-1}(3/4) \approx 1.349` (``scale="iqr"``).
-    It is a function of the data: using it in a private release costs privacy.
+    It is a function of the data: using it in a private release costs privacy. It returns one
+    bandwidth per coordinate, while :func:`private_kde` takes one :math:`h`: to use the
+    :math:`h_j`, divide coordinate :math:`j` of the data and the grid by :math:`h_j`, release
+    with ``bandwidth=1`` and divide the result by :math:`\prod_j h_j` (the RKHS sensitivity is then
+    :math:`\sqrt2/(n(2\pi)^{d/2}\prod_j h_j)`; chapter "rkhs-kde").
 
     Examples
     --------
@@ -474,22 +604,130 @@ def lscv(data, bandwidth) -> float:
     return float(both - 2.0 * loo / n)
 
 
-def lscv_sensitivity(n, bandwidth, d: int = 1) -> float:
-    r"""A bound on how much :func:`lscv` can change when one record is replaced.
+def lscv_sensitivity(n, bandwidth, d: int = 1, *, sharp: bool = False) -> float:
+    r"""How much :func:`lscv` can change when one record is replaced.
 
-    Replacing :math:`x_n` changes :math:`2(n-1)` terms of each double sum in :func:`lscv`, each
-    lying in :math:`[0, \phi(0)]`, so the change is at most
-    :math:`\frac{2(n-1)}{n^2}\phi_{\sqrt2 h}(0) + \frac{4}{n}\phi_h(0)`, with
-    :math:`\phi_s(0) = (2\pi s^2)^{-d/2}`. It is of order :math:`1/(n h^d)`.
+    Only the terms that involve the replaced record :math:`x_n` change, so
+    :math:`\mathrm{LSCV} = \text{const} + \sum_{i<n} \psi(\lVert x_i - x_n\rVert)` with
+
+    .. math:: \psi(t) = a\, e^{-t^2/(4h^2)} - b\, e^{-t^2/(2h^2)},\qquad
+              a = \frac{2}{n^2}\phi_{\sqrt2 h}(0),\quad b = \frac{4}{n(n-1)}\phi_h(0),
+
+    :math:`\phi_s(0) = (2\pi s^2)^{-d/2}`. With ``sharp=False`` the bound adds the ranges of the
+    two parts, :math:`(n-1)(a + b) = \frac{2(n-1)}{n^2}\phi_{\sqrt2 h}(0) + \frac4n\phi_h(0)`
+    (triangle inequality); each part alone is attained (the ``a`` part when a record leaves a tight
+    cluster with the ``b`` terms left out, and vice versa). With ``sharp=True`` it returns the
+    exact sensitivity :math:`(n-1)(\max\psi - \min\psi) = (n-1)\bigl(b - a + a^2/(4b)\bigr)`:
+    with :math:`u = e^{-t^2/(4h^2)} \in (0, 1]`, :math:`\psi = a u - b u^2` has its minimum
+    :math:`a - b` at :math:`u = 1` and its maximum :math:`a^2/(4b)` at :math:`u = a/(2b) < 1`, and
+    both are reached at once by :math:`n-1` coincident records and :math:`x_n` moved from the
+    cluster to distance :math:`2h\sqrt{\log(2b/a)}`. Both are of order :math:`1/(n h^d)`.
 
     Examples
     --------
     >>> math.isclose(lscv_sensitivity(10, 1.0), 0.18 / (2 * math.sqrt(math.pi)) + 0.4 / math.sqrt(2 * math.pi))
     True
+    >>> lscv_sensitivity(10, 1.0, sharp=True) < lscv_sensitivity(10, 1.0)
+    True
     """
     n = check_integer("n", n, low=2)
     h = check_positive("bandwidth", bandwidth)
     d = check_integer("d", d, low=1)
-    phi2 = (4.0 * math.pi * h * h) ** (-d / 2.0)
-    phi1 = (2.0 * math.pi * h * h) ** (-d / 2.0)
-    return 2.0 * (n - 1) / n**2 * phi2 + 4.0 / n * phi1
+    a = 2.0 / n**2 * (4.0 * math.pi * h * h) ** (-d / 2.0)
+    b = 4.0 / (n * (n - 1)) * (2.0 * math.pi * h * h) ** (-d / 2.0)
+    if sharp:
+        return (n - 1) * (b - a + a * a / (4.0 * b))
+    return (n - 1) * (a + b)
+
+
+def sobolev_kde_sensitivity(n, bandwidth) -> float:
+    r"""Sensitivity of the 1-D Gaussian KDE in the Sobolev norm :math:`\lVert f\rVert^2 = \int f^2 + \int f'^2`.
+
+    That norm is the RKHS norm of :math:`K(x,y) = \tfrac12 e^{-|x-y|}` (Fourier transform
+    :math:`1/(1+\omega^2)`), whose GP is the stationary Ornstein–Uhlenbeck process
+    (:cite:`hall2013differential`, section 4). With :math:`s = \sqrt2 h` and
+    :math:`u = x_n - x_n'`, :math:`f_D - f_{D'} = (\phi_h(\cdot - x_n) - \phi_h(\cdot - x_n'))/n` has
+    squared norm :math:`\frac{2}{n^2}\bigl(g(0) - g(u)\bigr)`, :math:`g(u) = \phi_s(u)(1 + 1/s^2 - u^2/s^4)`
+    (the cross terms are :math:`\phi_h * \phi_h = \phi_s` and :math:`-\phi_s''`). :math:`g` is
+    negative for :math:`u^2 > s^2(s^2+1)` and smallest at :math:`u^2 = s^2(s^2 + 3)`, so the supremum
+    is reached at that finite distance, not as the records move apart:
+
+    .. math:: \Delta^2 = \frac{2\phi_s(0)}{n^2}\Bigl(1 + \frac{1}{s^2} + \frac{2}{s^2} e^{-(s^2+3)/2}\Bigr).
+
+    Examples
+    --------
+    >>> far = math.sqrt(2 * (1 / (2 * math.sqrt(math.pi)) + 1 / (4 * math.sqrt(math.pi)))) / 10  # h = 1, far apart
+    >>> sobolev_kde_sensitivity(10, 1.0) > far
+    True
+    """
+    n = check_integer("n", n, low=1)
+    h = check_positive("bandwidth", bandwidth)
+    s2 = 2.0 * h * h
+    phi0 = 1.0 / math.sqrt(2.0 * math.pi * s2)
+    return math.sqrt(2.0 * phi0 * (1.0 + 1.0 / s2 + 2.0 / s2 * math.exp(-(s2 + 3.0) / 2.0))) / n
+
+
+def erm_sensitivity(n, lam, *, lipschitz: float = 1.0, kappa: float = 1.0) -> float:
+    r"""RKHS sensitivity of a regularised empirical risk minimiser: :math:`L\kappa/(\lambda n)`.
+
+    For :math:`f_D = \arg\min_{f \in H} \frac1n\sum_i \ell(y_i, f(x_i)) + \lambda\lVert f\rVert_H^2`
+    with :math:`\ell` convex and :math:`L`-Lipschitz in its second argument and
+    :math:`K(x,x) \le \kappa^2`, replacing one record moves :math:`f_D` by at most
+    :math:`L\kappa/(\lambda n)` in :math:`H` (strong convexity, as in the stability argument of
+    Bousquet and Elisseeff; the chapter "rkhs-kde" proves it; :cite:`hall2013differential`, section 4).
+
+    Examples
+    --------
+    >>> erm_sensitivity(100, 0.05)
+    0.2
+    >>> erm_sensitivity(100, 0.05, lipschitz=2.0, kappa=0.5)
+    0.2
+    """
+    n = check_integer("n", n, low=1)
+    lam = check_positive("lam", lam)
+    lipschitz = check_positive("lipschitz", lipschitz)
+    kappa = check_positive("kappa", kappa)
+    return lipschitz * kappa / (lam * n)
+
+
+def kernel_logistic_regression(data, labels, bandwidth, lam, *, tol: float = 1e-12, max_iter: int = 100) -> np.ndarray:
+    r"""Coefficients :math:`\alpha` of the regularised kernel logistic regression :math:`f_D = \sum_j \alpha_j K_h(\cdot, x_j)`.
+
+    :math:`f_D` minimises :math:`\frac1n\sum_i \log(1 + e^{-y_i f(x_i)}) + \lambda\lVert f\rVert^2_{H_{K_h}}`
+    (labels :math:`y_i = \pm 1`); by the representer theorem it has this form, and setting the
+    gradient to zero gives :math:`r(\alpha) = 2\lambda n\,\alpha + g = 0` with
+    :math:`g_i = -y_i\,\mathrm{expit}(-y_i f(x_i))`. It is solved by Newton's method on :math:`r`
+    (Jacobian :math:`2\lambda n I + \mathrm{diag}(w) K`, :math:`w_i = \mathrm{expit}(m_i)\mathrm{expit}(-m_i)`,
+    :math:`m_i = y_i f(x_i)`), which converges in a few steps; scipy has no kernel logistic
+    regression, hence the hand-written solver. The logistic loss is 1-Lipschitz and
+    :math:`K_h(x,x) = 1`, so :func:`erm_sensitivity` ``(n, lam)`` is the RKHS sensitivity.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n,)
+        Stops when :math:`\max_i |r_i| <` ``tol``; raises ``ValueError`` after ``max_iter`` steps.
+
+    Examples
+    --------
+    >>> alpha = kernel_logistic_regression([-1.0, 1.0], [-1, 1], 1.0, 0.1)
+    >>> bool(alpha[1] > 0 > alpha[0]) and math.isclose(alpha[0], -alpha[1])
+    True
+    """
+    x = as_points("data", data)
+    y = np.asarray(labels, dtype=float)
+    n = x.shape[0]
+    if y.shape != (n,) or not np.all(np.abs(y) == 1.0):
+        raise ValueError(f"labels must be {n} values in {{-1, 1}}, got {np.asarray(labels)!r}")
+    lam = check_positive("lam", lam)
+    tol = check_positive("tol", tol)
+    max_iter = check_integer("max_iter", max_iter, low=1)
+    gram = gaussian_kernel(x, x, bandwidth)
+    alpha = np.zeros(n)
+    for _ in range(max_iter):
+        margin = y * (gram @ alpha)
+        resid = 2.0 * lam * n * alpha - y * expit(-margin)
+        if np.abs(resid).max() < tol:
+            return alpha
+        jac = 2.0 * lam * n * np.eye(n) + (expit(margin) * expit(-margin))[:, None] * gram
+        alpha = alpha - np.linalg.solve(jac, resid)
+    raise ValueError(f"max_iter must be raised: Newton did not reach tol {tol!r} in {max_iter} steps")

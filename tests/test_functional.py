@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 import pytest
-from scipy import integrate, linalg, stats
+from scipy import integrate, linalg, optimize, stats
 
 from dpnotes import functional as fn
 
@@ -74,7 +74,7 @@ def test_gp_cholesky_raises_jitter_when_needed():
     # positive pivot in floating point (1 + 1e-300 == 1), so the jitter has to grow.
     lower, tau = fn.gp_cholesky([0.0, 0.0], 1.0, jitter=1e-300)
     assert tau > 1e-300
-    with pytest.raises(ValueError, match="jitter"):
+    with pytest.raises(ValueError, match=r"^jitter must"):
         fn.gp_cholesky([0.0, 0.0], 1.0, jitter=1e-300, max_jitter=1e-299)
 
 
@@ -141,25 +141,139 @@ def test_rkhs_sensitivity_is_the_supremum():
     assert fn.rkhs_sensitivity(n, h, d=2) == pytest.approx(math.sqrt(2) / (n * 2 * math.pi * h * h))
 
 
-def test_private_kde_is_kde_plus_calibrated_gp_noise():
+# Independent calibrations: the three formulas written out (the analytic one by root-finding on the
+# exact Gaussian privacy profile, coded here from scipy's normal cdf, not from dpnotes).
+def _c_hrw(delta):
+    return math.sqrt(2 * math.log(2 / delta))
+
+
+def _sigma_written_out(eps, delta, sens, method):
+    if method == "hrw":
+        return sens * math.sqrt(2 * math.log(2 / delta)) / eps
+    if method == "classical":
+        return sens * math.sqrt(2 * math.log(1.25 / delta)) / eps
+    prof = lambda mu: stats.norm.cdf(mu / 2 - eps / mu) - math.exp(eps) * stats.norm.cdf(-mu / 2 - eps / mu) - delta
+    return sens / optimize.brentq(prof, 1e-6, 50.0, xtol=1e-15, rtol=1e-15)
+
+
+def _gauss_gram(a, b, h):
+    a, b = np.atleast_2d(a.T).T, np.atleast_2d(b.T).T
+    return np.exp(-((a[:, None, :] - b[None, :, :]) ** 2).sum(-1) / (2 * h * h))
+
+
+def _coupled_gp_draw(grid, h, seed, size=1):
+    """The GP draw sample_gp makes from default_rng(seed), computed from scratch (jitter 1e-10)."""
+    lower = linalg.cholesky(_gauss_gram(grid, grid, h) + 1e-10 * np.eye(len(grid)), lower=True)
+    return lower @ np.random.default_rng(seed).standard_normal((len(grid), size))
+
+
+@pytest.mark.parametrize(
+    "d,n,eps,delta,h,method",
+    [
+        (1, 37, 0.7, 1e-4, 0.45, "hrw"),
+        (2, 29, 0.6, 1e-5, 0.35, "hrw"),      # d = 2: the sensitivity has (2 pi h^2)^{d/2}
+        (2, 41, 0.9, 1e-3, 0.6, "classical"),
+        (1, 23, 3.0, 1e-6, 0.8, "analytic"),  # epsilon > 1: only the analytic calibration is valid
+        (2, 31, 2.5, 2e-2, 0.5, "analytic"),
+    ],
+)
+def test_private_kde_noise_is_exact_by_coupled_seeds(d, n, eps, delta, h, method):
+    # released - KDE == sigma * (the GP draw of the same seed), sigma written out from n, h, d, eps,
+    # delta and the method: catches a wrong d, n, noise factor, noise bandwidth or ignored method.
+    rng = np.random.default_rng(100 + d)
+    data = rng.normal(size=(n, d))
+    axis = np.array([-1.3, 0.1, 1.4])
+    grid = axis[:, None] if d == 1 else np.array([[a, b] for a in axis for b in axis[::-1] * 0.8])
+    out = fn.private_kde(data, grid, eps, delta, h, np.random.default_rng(7), method=method)
+    kde_ref = np.mean([stats.multivariate_normal.pdf(grid, mean=x, cov=h * h * np.eye(d)) for x in data], axis=0)
+    sens = math.sqrt(2) / (n * (2 * math.pi * h * h) ** (d / 2))
+    sigma = _sigma_written_out(eps, delta, sens, method)
+    noise = _coupled_gp_draw(grid, h, 7)[:, 0]
+    assert np.allclose(out - np.atleast_1d(kde_ref), sigma * noise, rtol=1e-8, atol=1e-13)
+
+
+def test_private_kde_method_changes_the_noise():
+    x, grid = np.array([0.1, 0.5, -0.3]), np.array([-1.0, 0.0, 1.0])
+    draws = {m: fn.private_kde(x, grid, 0.8, 1e-4, 0.5, np.random.default_rng(3), method=m) - fn.kde(x, grid, 0.5)
+             for m in ("hrw", "classical", "analytic")}
+    ratio = draws["hrw"] / draws["classical"]
+    assert np.allclose(ratio, math.sqrt(math.log(2 / 1e-4) / math.log(1.25 / 1e-4)), rtol=1e-10)
+    assert np.all(np.abs(draws["analytic"]) < np.abs(draws["classical"]))  # analytic is the smallest valid sigma
+    with pytest.raises(ValueError, match="method must be one of"):
+        fn.private_kde(x, grid, 0.8, 1e-4, 0.5, np.random.default_rng(3), method="exact")
+
+
+def test_private_kde_noise_has_the_gp_covariance():
+    # A statistical check on top of the exact one: standardised noise ~ N(0, K_h) on the grid.
     rng = np.random.default_rng(6)
     x = rng.normal(size=50)
     grid = np.array([-1.0, 0.0, 0.7])
     eps, delta, h = 1.0, 1e-3, 0.5
-    # sigma written out: sqrt(2)/(n sqrt(2 pi) h) * sqrt(2 log(2/delta)) / eps.
-    sigma = math.sqrt(2) / (50 * math.sqrt(2 * math.pi) * h) * math.sqrt(2 * math.log(2 / delta)) / eps
+    sigma = math.sqrt(2) / (50 * math.sqrt(2 * math.pi) * h) * _c_hrw(delta) / eps
     draws = np.stack([fn.private_kde(x, grid, eps, delta, h, rng) for _ in range(4000)])
     noise = (draws - fn.kde(x, grid, h)) / sigma
-    # Standardised noise ~ N(0, K) on the grid: mean se 1/sqrt(4000) = 0.016, covariance se <= 0.023.
+    # mean se 1/sqrt(4000) = 0.016, covariance se <= 0.023.
     assert np.abs(noise.mean(axis=0)).max() < 0.08
-    k = fn.gaussian_kernel(grid, grid, h)
-    assert np.abs(noise.T @ noise / 4000 - k).max() < 0.1
+    assert np.abs(noise.T @ noise / 4000 - _gauss_gram(grid, grid, h)).max() < 0.1
 
 
 def test_private_kde_two_dimensional_shape():
     rng = np.random.default_rng(8)
     out = fn.private_kde(rng.normal(size=(30, 2)), rng.normal(size=(9, 2)), 1.0, 1e-3, 0.5, rng)
     assert out.shape == (9,) and np.all(np.isfinite(out))
+
+
+def test_gp_mechanism_is_values_plus_calibrated_noise():
+    grid = np.array([0.0, 0.9, 2.1, 3.0])
+    vals = np.array([1.0, -2.0, 0.5, 3.0])
+    out = fn.gp_mechanism(vals, grid, 0.3, 0.5, 1e-4, 0.7, np.random.default_rng(11), method="classical")
+    sigma = 0.3 * math.sqrt(2 * math.log(1.25 / 1e-4)) / 0.5
+    assert np.allclose(out - vals, sigma * _coupled_gp_draw(grid, 0.7, 11)[:, 0], rtol=1e-9, atol=1e-14)
+    with pytest.raises(ValueError, match=r"values must have one entry per point \(4\)"):
+        fn.gp_mechanism(vals[:3], grid, 0.3, 0.5, 1e-4, 0.7, np.random.default_rng(0))
+    with pytest.raises(ValueError, match=r"^sensitivity must"):
+        fn.gp_mechanism(vals, grid, 0.0, 0.5, 1e-4, 0.7, np.random.default_rng(0))
+    with pytest.raises(ValueError, match=r"^rng must"):
+        fn.gp_mechanism(vals, grid, 0.3, 0.5, 1e-4, 0.7, 5)
+
+
+# ---------------------------------------------------------------- new points
+def _schur(old, new, vals, h, tau=1e-10):
+    m = _gauss_gram(old, old, h) + tau * np.eye(len(old))
+    cross = _gauss_gram(new, old, h)
+    return cross @ np.linalg.solve(m, vals), _gauss_gram(new, new, h) - cross @ np.linalg.solve(m, cross.T)
+
+
+def test_gp_conditional_matches_schur_complement():
+    old = np.array([[0.0, 0.0], [1.0, 0.3], [-0.4, 1.2]])
+    new = np.array([[0.5, 0.5], [2.0, -1.0]])
+    vals = np.array([0.3, -1.1, 0.8])
+    mean, cov = fn.gp_conditional(old, vals, new, 0.8)
+    m_ref, c_ref = _schur(old, new, vals, 0.8)
+    assert np.allclose(mean, m_ref, rtol=1e-10) and np.allclose(cov, c_ref, atol=1e-12)
+    assert np.array_equal(cov, cov.T)
+    with pytest.raises(ValueError, match=r"values must have one entry \(or row\) per point \(3\)"):
+        fn.gp_conditional(old, vals[:2], new, 0.8)
+    with pytest.raises(ValueError, match=r"values must have one entry \(or row\) per point"):
+        fn.gp_conditional(old, np.zeros((3, 1, 1)), new, 0.8)
+    # columns of values are conditioned on one by one
+    many = np.column_stack([vals, 2 * vals[::-1]])
+    assert np.allclose(fn.gp_conditional(old, many, new, 0.8)[0],
+                       np.column_stack([m_ref, _schur(old, new, 2 * vals[::-1], 0.8)[0]]), rtol=1e-10)
+    with pytest.raises(ValueError, match="new_points must have points of dimension 2"):
+        fn.gp_conditional(old, vals, [0.0, 1.0], 0.8)
+
+
+def test_gp_extend_is_a_coupled_conditional_draw():
+    old, new = np.array([0.0, 0.8, 1.9]), np.array([0.4, 3.5])
+    vals = np.array([1.2, -0.3, 0.4])
+    got = fn.gp_extend(old, vals, new, 0.6, np.random.default_rng(5))
+    m_ref, c_ref = _schur(old[:, None], new[:, None], vals, 0.6)
+    z = np.random.default_rng(5).standard_normal(2)
+    assert np.allclose(got, m_ref + linalg.cholesky(c_ref + 1e-10 * np.eye(2), lower=True) @ z, rtol=1e-8)
+    # A new point that repeats an old one gets the old value: the conditional variance is 0 (the jitter grows).
+    rep = fn.gp_extend(old, vals, [0.8], 0.6, np.random.default_rng(5))
+    assert rep[0] == pytest.approx(-0.3, abs=1e-4)
 
 
 # ---------------------------------------------------------------- bandwidth and risk
@@ -202,6 +316,37 @@ def test_kde_ise_normal_private_adds_noise_energy():
     assert np.mean(ise) == pytest.approx(fn.normal_kde_mise(200, 0.4), rel=0.15)
 
 
+@pytest.mark.parametrize("method,eps", [("hrw", 0.6), ("analytic", 2.0)])
+def test_kde_ise_normal_is_exact_by_coupled_seeds(method, eps):
+    # Reproduce the whole stream of default_rng(seed): reps samples, then one (m, reps) block of
+    # standard normals for the GP noise; integrate with scipy's trapezoid.
+    n, h, delta, reps = 40, 0.7, 1e-3, 3
+    grid = np.linspace(-4, 4, 9)                       # spacing > h: the first jitter 1e-10 works
+    ise, ise_p = fn.kde_ise_normal(n, h, grid, np.random.default_rng(21), reps=reps, epsilon=eps, delta=delta,
+                                   method=method)
+    rng = np.random.default_rng(21)
+    samples = [rng.standard_normal(n) for _ in range(reps)]
+    z = rng.standard_normal((grid.size, reps))
+    est = np.stack([stats.norm.pdf(grid[:, None], loc=x[None, :], scale=h).mean(axis=1) for x in samples])
+    sigma = _sigma_written_out(eps, delta, math.sqrt(2) / (n * math.sqrt(2 * math.pi) * h), method)
+    noisy = est + sigma * (linalg.cholesky(_gauss_gram(grid, grid, h) + 1e-10 * np.eye(9), lower=True) @ z).T
+    truth = stats.norm.pdf(grid)
+    assert np.allclose(ise, integrate.trapezoid((est - truth) ** 2, grid, axis=1), rtol=1e-10)
+    assert np.allclose(ise_p, integrate.trapezoid((noisy - truth) ** 2, grid, axis=1), rtol=1e-10)
+
+
+def test_kde_ise_normal_needs_both_privacy_parameters():
+    grid = np.linspace(-1, 1, 5)
+    with pytest.raises(ValueError, match=r"^delta must"):
+        fn.kde_ise_normal(10, 0.5, grid, np.random.default_rng(0), epsilon=1.0)
+    with pytest.raises(ValueError, match=r"^epsilon must"):
+        fn.kde_ise_normal(10, 0.5, grid, np.random.default_rng(0), delta=0.1)
+    with pytest.raises(ValueError, match="reps"):
+        fn.kde_ise_normal(10, 0.5, grid, np.random.default_rng(0), reps=0)
+    with pytest.raises(ValueError, match="grid must be increasing"):
+        fn.kde_ise_normal(10, 0.5, [0.0], np.random.default_rng(0))
+
+
 # ---------------------------------------------------------------- cross-validation
 def test_lscv_matches_quadrature_and_explicit_leave_one_out():
     rng = np.random.default_rng(12)
@@ -212,22 +357,158 @@ def test_lscv_matches_quadrature_and_explicit_leave_one_out():
     assert fn.lscv(x, h) == pytest.approx(int_sq - 2 * loo, rel=1e-8)
 
 
-def test_lscv_sensitivity_bounds_replacements():
-    rng = np.random.default_rng(13)
-    n, h = 12, 0.3
-    bound = fn.lscv_sensitivity(n, h)
-    worst = 0.0
-    for _ in range(300):
-        x = rng.uniform(-1, 1, n)
-        y = x.copy()
-        y[0] = rng.uniform(-5, 5)
-        worst = max(worst, abs(fn.lscv(x, h) - fn.lscv(y, h)))
-    assert worst <= bound
-    assert worst > 0.1 * bound  # the bound is not vacuous
+def _lscv_parts(x, h):
+    """(integral of f_D^2 by quadrature, mean leave-one-out value by explicit loops), 1-D."""
+    lo, hi = x.min() - 12 * h, x.max() + 12 * h
+    pts = np.sort(x)
+    int_sq = integrate.quad(lambda t: fn.kde(x, [t], h)[0] ** 2, lo, hi, points=pts[:50], limit=400, epsabs=1e-13)[0]
+    loo = np.mean([stats.norm.pdf(x[i], loc=np.delete(x, i), scale=h).mean() for i in range(x.size)])
+    return int_sq, loo
+
+
+@pytest.mark.parametrize("n,h", [(9, 0.3), (14, 0.55)])
+def test_lscv_sensitivity_simple_bound_is_the_sum_of_two_attained_ranges(n, h):
+    # Worst-case pair: n-1 records in a tight cluster, the last one in it or moved far away. Each part of
+    # LSCV moves by its full range there, so the simple bound is exactly the sum of the two changes.
+    x = np.zeros(n)
+    y = x.copy(); y[-1] = 200 * h
+    (i0, l0), (i1, l1) = _lscv_parts(x, h), _lscv_parts(y, h)
+    first, second = abs(i1 - i0), abs(2 * (l1 - l0))
+    assert first == pytest.approx(2 * (n - 1) / n**2 / (2 * math.sqrt(math.pi) * h), rel=1e-8)
+    assert fn.lscv_sensitivity(n, h) == pytest.approx(first + second, rel=1e-8)
+    # ... but the two parts move in opposite directions, so the change of LSCV itself is their difference.
+    assert abs(fn.lscv(y, h) - fn.lscv(x, h)) == pytest.approx(second - first, rel=1e-8)
+
+
+@pytest.mark.parametrize("n,h,d", [(12, 0.3, 1), (20, 0.8, 1), (15, 0.4, 2), (8, 1.3, 3)])
+def test_lscv_sensitivity_sharp_is_attained_and_never_exceeded(n, h, d):
+    sharp = fn.lscv_sensitivity(n, h, d, sharp=True)
+    # Attained: cluster at 0, the last record at 0 or at the distance where psi is largest (found by a
+    # brute-force search over distances, not from the closed form).
+    x = np.zeros((n, d))
+
+    def moved(t):
+        y = x.copy(); y[-1, 0] = t
+        return fn.lscv(y, h) - fn.lscv(x, h)
+
+    ts = np.linspace(0, 8 * h, 4001)
+    changes = np.array([moved(t) for t in ts])
+    assert changes.max() == pytest.approx(sharp, rel=1e-5)
+    best = optimize.minimize_scalar(lambda t: -moved(t), bracket=(ts[changes.argmax() - 1], ts[changes.argmax()],
+                                                                  ts[changes.argmax() + 1]))
+    assert -best.fun == pytest.approx(sharp, rel=1e-10)
+    # Never exceeded on random pairs (asymmetric data, every record replaced somewhere), and below the simple bound.
+    rng = np.random.default_rng(13 + d)
+    for _ in range(150):
+        a = rng.normal(size=(n, d)) * rng.uniform(0.05, 2)
+        b = a.copy(); b[rng.integers(n)] = rng.uniform(-5, 5, d)
+        assert abs(fn.lscv(a, h) - fn.lscv(b, h)) <= sharp * (1 + 1e-9)
+    assert sharp < fn.lscv_sensitivity(n, h, d)
     with pytest.raises(ValueError, match="n must be an integer >= 2"):
         fn.lscv_sensitivity(1, h)
-    with pytest.raises(ValueError, match="bandwidth"):
+    with pytest.raises(ValueError, match="d must be an integer >= 1"):
+        fn.lscv_sensitivity(n, h, 0)
+    with pytest.raises(ValueError, match=r"^bandwidth must"):
         fn.lscv(x, 0.0)
+    with pytest.raises(ValueError, match="at least 2"):
+        fn.lscv(x[:1], h)
+
+
+def test_lscv_in_two_dimensions_matches_explicit_sums():
+    rng = np.random.default_rng(14)
+    x, h = rng.normal(size=(7, 2)) * [1.0, 0.4], 0.5
+    both = np.mean([[stats.multivariate_normal.pdf(a, mean=b, cov=2 * h * h * np.eye(2)) for b in x] for a in x])
+    loo = np.mean([np.mean([stats.multivariate_normal.pdf(x[i], mean=x[j], cov=h * h * np.eye(2))
+                            for j in range(7) if j != i]) for i in range(7)])
+    assert fn.lscv(x, h) == pytest.approx(both - 2 * loo, rel=1e-10)
+
+
+# ---------------------------------------------------------------- Sobolev space and regularised ERM
+@pytest.mark.parametrize("n,h", [(10, 0.3), (25, 1.2)])
+def test_sobolev_kde_sensitivity_is_the_supremum_by_quadrature(n, h):
+    def sq_norm(u):  # int g^2 + g'^2 for g = (phi_h(. - 0) - phi_h(. - u)) / n; the trapezoid rule on a
+        # fine grid is accurate to rounding for these smooth, fast-decaying integrands
+        t = np.linspace(min(0, u) - 12 * h, max(0, u) + 12 * h, 20001)
+        g = (stats.norm.pdf(t, 0, h) - stats.norm.pdf(t, u, h)) / n
+        dg = (-t * stats.norm.pdf(t, 0, h) + (t - u) * stats.norm.pdf(t, u, h)) / (h * h * n)
+        return integrate.trapezoid(g**2 + dg**2, t)
+
+    us = np.linspace(0, 8 * h + 4, 161)
+    vals = np.array([sq_norm(u) for u in us])
+    best = optimize.minimize_scalar(lambda u: -sq_norm(u), bounds=(us[vals.argmax() - 1], us[vals.argmax() + 1]),
+                                    method="bounded", options={"xatol": 1e-10})
+    assert math.sqrt(-best.fun) == pytest.approx(fn.sobolev_kde_sensitivity(n, h), rel=1e-7)
+    assert best.x**2 == pytest.approx(2 * h * h * (2 * h * h + 3), rel=1e-4)   # the worst distance is finite
+    assert math.sqrt(sq_norm(60.0)) < fn.sobolev_kde_sensitivity(n, h)  # far apart is not the worst
+    assert fn.sobolev_kde_sensitivity(1, h) == pytest.approx(n * fn.sobolev_kde_sensitivity(n, h), rel=1e-14)
+    with pytest.raises(ValueError, match=r"^bandwidth must"):
+        fn.sobolev_kde_sensitivity(n, 0.0)
+
+
+def test_erm_sensitivity_formula_and_inputs():
+    assert fn.erm_sensitivity(40, 0.02) == pytest.approx(1 / 0.8)
+    assert fn.erm_sensitivity(40, 0.02, lipschitz=3.0, kappa=0.5) == pytest.approx(1.5 / 0.8)
+    assert fn.erm_sensitivity(7, 0.3, lipschitz=2.0) == pytest.approx(2 / 2.1)
+    assert fn.erm_sensitivity(1, 0.5) == pytest.approx(2.0)                  # n = 1 is allowed
+    for kw, name in [({"lam": 0.0}, "lam"), ({"lipschitz": -1.0}, "lipschitz"), ({"kappa": 0.0}, "kappa")]:
+        args = {"lam": 0.1} | kw
+        with pytest.raises(ValueError, match=rf"^{name} must"):
+            fn.erm_sensitivity(10, **args)
+    with pytest.raises(ValueError, match="n must be an integer >= 1"):
+        fn.erm_sensitivity(0, 0.1)
+
+
+def _klr_objective(beta, gram, y, lam):
+    f = gram @ beta
+    return np.mean(np.logaddexp(0, -y * f)) + lam * beta @ gram @ beta
+
+
+def test_kernel_logistic_regression_minimises_the_objective():
+    rng = np.random.default_rng(15)
+    x = rng.normal(size=(25, 2))
+    y = np.where(x[:, 0] + 0.5 * rng.normal(size=25) > 0, 1.0, -1.0)
+    h, lam = 0.9, 0.03
+    alpha = fn.kernel_logistic_regression(x, y, h, lam)
+    gram = _gauss_gram(x, x, h)
+    res = optimize.minimize(_klr_objective, np.zeros(25), args=(gram, y, lam), method="BFGS",
+                            options={"gtol": 1e-12, "maxiter": 5000})
+    assert _klr_objective(alpha, gram, y, lam) <= res.fun + 1e-12
+    assert np.allclose(gram @ alpha, gram @ res.x, atol=2e-5)   # the same function at the data
+    # optimality in every direction of the span (the objective's gradient in beta is gram @ (...))
+    grad = gram @ (-(y / (1 + np.exp(y * (gram @ alpha)))) / 25 + 2 * lam * alpha)
+    assert np.abs(grad).max() < 1e-10
+
+
+def test_kernel_logistic_regression_sensitivity_bound_holds_and_is_not_vacuous():
+    rng = np.random.default_rng(16)
+    n, h, lam = 30, 0.5, 0.05
+    bound = fn.erm_sensitivity(n, lam)
+    ratios = []
+    for trial in range(40):
+        x = rng.uniform(-2, 2, n)
+        y = np.where(rng.uniform(size=n) < 0.5 + 0.4 * np.tanh(x), 1.0, -1.0)
+        x2, y2 = x.copy(), y.copy()
+        if trial == 0:                      # near worst case: an isolated record moved to another isolated place
+            x[-1], x2[-1], y[-1], y2[-1] = -30.0, 30.0, 1.0, 1.0
+        else:
+            x2[-1], y2[-1] = rng.uniform(-4, 4), -y[-1]
+        a, b = fn.kernel_logistic_regression(x, y, h, lam), fn.kernel_logistic_regression(x2, y2, h, lam)
+        centres = np.concatenate([x, x2])
+        ratios.append(fn.rkhs_norm(np.concatenate([a, -b]), centres, h) / bound)
+    assert max(ratios) <= 1.0 and ratios[0] > 0.3
+
+
+def test_kernel_logistic_regression_bad_inputs():
+    with pytest.raises(ValueError, match="labels must be 2 values in"):
+        fn.kernel_logistic_regression([0.0, 1.0], [0, 1], 1.0, 0.1)
+    with pytest.raises(ValueError, match="labels must be 2 values in"):
+        fn.kernel_logistic_regression([0.0, 1.0], [1.0], 1.0, 0.1)
+    with pytest.raises(ValueError, match=r"^lam must"):
+        fn.kernel_logistic_regression([0.0, 1.0], [-1, 1], 1.0, 0.0)
+    with pytest.raises(ValueError, match="max_iter must be raised"):
+        fn.kernel_logistic_regression([0.0, 1.0], [-1, 1], 1.0, 1e-3, max_iter=1)
+    with pytest.raises(ValueError, match=r"^tol must"):
+        fn.kernel_logistic_regression([0.0, 1.0], [-1, 1], 1.0, 0.1, tol=0.0)
 
 
 # ---------------------------------------------------------------- bad inputs
@@ -253,18 +534,18 @@ RNG = np.random.default_rng(0)
 def test_private_kde_bad_inputs(kwargs, match):
     args = {"data": [0.0, 1.0], "grid": [0.0, 0.5], "epsilon": 1.0, "delta": 1e-3, "bandwidth": 0.5, "rng": RNG}
     args.update(kwargs)
-    with pytest.raises(ValueError, match=match):
+    with pytest.raises(ValueError, match=rf"^{match} must"):
         fn.private_kde(**args)
 
 
 def test_other_bad_inputs():
-    with pytest.raises(ValueError, match="bandwidth"):
+    with pytest.raises(ValueError, match=r"^bandwidth must"):
         fn.gaussian_kernel([0.0], [0.0], 0)
     with pytest.raises(ValueError, match="y must have points of dimension 1"):
         fn.gaussian_kernel([0.0], [[0.0, 1.0]], 1.0)
-    with pytest.raises(ValueError, match="bandwidth"):
+    with pytest.raises(ValueError, match=r"^bandwidth must"):
         fn.kde([0.0], [0.0], -0.1)
-    with pytest.raises(ValueError, match="grid"):
+    with pytest.raises(ValueError, match=r"^grid must"):
         fn.kde([[0.0, 1.0]], [0.0], 0.1)
     with pytest.raises(ValueError, match="gram must have shape"):
         fn.mahalanobis_norm([1.0, 2.0], np.eye(3))
@@ -278,19 +559,19 @@ def test_other_bad_inputs():
         fn.rkhs_sensitivity(10, 1.0, d=0)
     with pytest.raises(ValueError, match="x_prime"):
         fn.kde_difference_rkhs_norm([0.0, 1.0], [0.0], 5, 1.0)
-    with pytest.raises(ValueError, match="size"):
+    with pytest.raises(ValueError, match=r"^size must"):
         fn.sample_gp([0.0], 1.0, RNG, size=0)
-    with pytest.raises(ValueError, match="rng"):
+    with pytest.raises(ValueError, match=r"^rng must"):
         fn.sample_gp([0.0], 1.0, 42)
-    with pytest.raises(ValueError, match="jitter"):
+    with pytest.raises(ValueError, match=r"^jitter must"):
         fn.gp_cholesky([0.0], 1.0, jitter=0.0)
-    with pytest.raises(ValueError, match="scale"):
+    with pytest.raises(ValueError, match=r"^scale must"):
         fn.normal_reference_bandwidth([0.0, 1.0], scale="mad")
     with pytest.raises(ValueError, match="at least 2"):
         fn.normal_reference_bandwidth([0.0])
-    with pytest.raises(ValueError, match="bandwidth"):
+    with pytest.raises(ValueError, match=r"^bandwidth must"):
         fn.normal_kde_mise(10, 0.0)
     with pytest.raises(ValueError, match="grid must be increasing"):
         fn.kde_ise_normal(10, 0.5, [1.0, 0.0], RNG)
-    with pytest.raises(ValueError, match="epsilon"):
+    with pytest.raises(ValueError, match=r"^epsilon must"):
         fn.kde_ise_normal(10, 0.5, [0.0, 1.0], RNG, epsilon=-1.0, delta=0.1)

@@ -6,6 +6,7 @@ from statistics import median
 
 import numpy as np
 import pytest
+from scipy.stats import norm
 
 from dpnotes import attacks as at
 
@@ -135,16 +136,97 @@ def test_lp_attack_small_noise_mostly_right():
     assert (at.lp_attack(Q, a) == d).mean() >= 0.95
 
 
-def test_laplace_answers_scale():
-    # identity queries: sensitivity 1, so the noise is Laplace(1/epsilon) with E|noise| = sd|noise| = 1/epsilon
-    rng = np.random.default_rng(7)
-    n, eps = 4000, 2.0
+def test_laplace_answers_noise_exact_by_coupled_seeds():
+    # an asymmetric query matrix: column sums 3, 1, 2, so the L1 sensitivity is 3 (not 1, not m)
+    Q = np.array([[1, 0, 1], [1, 1, 0], [1, 0, 1], [0, 0, 0]])
+    d = np.array([1, 0, 1])
+    eps = 0.5
+    noise = at.laplace_answers(d, Q, eps, rng=np.random.default_rng(42)) - Q @ d
+    assert np.allclose(noise, (3 / eps) * np.random.default_rng(42).laplace(0.0, 1.0, size=4), rtol=1e-13, atol=0)
+    # a matrix no record is in: the scale falls back to 1 / epsilon
+    noise0 = at.laplace_answers(d, np.zeros((2, 3), dtype=int), eps, rng=np.random.default_rng(1))
+    assert np.allclose(noise0, (1 / eps) * np.random.default_rng(1).laplace(0.0, 1.0, size=2), rtol=1e-13, atol=0)
+
+
+def _analytic_delta(sigma, sensitivity, eps):
+    """delta(eps) of the Gaussian mechanism (Balle and Wang 2018, Theorem 8), with scipy's normal cdf."""
+    a = sensitivity / (2 * sigma)
+    b = eps * sigma / sensitivity
+    return norm.cdf(a - b) - np.exp(eps) * norm.cdf(-a - b)
+
+
+def test_gaussian_answers_noise_exact_and_calibrated():
+    Q = np.array([[1, 0, 1], [1, 1, 0], [1, 0, 1], [1, 0, 0]])   # column sums 4, 1, 2: L2 sensitivity 2
+    d = np.array([0, 1, 1])
+    eps, delta = 0.7, 1e-4
+    noise = at.gaussian_answers(d, Q, eps, delta, rng=np.random.default_rng(9)) - Q @ d
+    z = np.random.default_rng(9).standard_normal(4)
+    ratio = noise / z
+    assert np.allclose(ratio, ratio[0], rtol=1e-12)               # one sigma times the standard draws
+    sigma = ratio[0]
+    # the smallest sigma with delta(eps) <= delta for sensitivity 2: equality, and a smaller sigma fails
+    assert _analytic_delta(sigma, 2.0, eps) == pytest.approx(delta, rel=1e-6)
+    assert _analytic_delta(0.99 * sigma, 2.0, eps) > delta
+    # the same epsilon and delta with sensitivity 1 would allow half the noise
+    assert _analytic_delta(sigma / 2, 1.0, eps) == pytest.approx(delta, rel=1e-6)
+
+
+def test_uniform_noise_exact_by_coupled_seeds():
+    rng = np.random.default_rng(3)
+    d = rng.integers(0, 2, 7)
+    Q = at.random_subset_queries(50, 7, rng=rng)
+    E = 2.5
+    noise = at.bounded_noise_answers(d, Q, E, rng=np.random.default_rng(11)) - Q @ d
+    assert np.allclose(noise, np.random.default_rng(11).uniform(-E, E, size=50), rtol=0, atol=1e-12)
+    assert noise.max() > 0.9 * E and noise.min() < -0.9 * E     # the noise really fills [-E, E]
+
+
+def test_decoy_answers_are_exact_for_the_decoy():
+    d = np.array([0, 1, 1, 0, 0, 1, 1, 1, 0])                     # ones at 1, 2, 5, 6, 7; zeros at 0, 3, 4, 8
+    Q = at.all_subset_queries(9)
+    a = at.bounded_noise_answers(d, Q, 2.7, kind="decoy")
+    decoy = d.copy()
+    decoy[[1, 2]] = 0                                             # the first floor(2.7) = 2 ones ...
+    decoy[[0, 3]] = 1                                             # ... and the first 2 zeros
+    assert np.array_equal(a, Q @ decoy)
+    assert np.abs(a - Q @ d).max() == 2                           # off by at most floor(E) = 2
+
+
+def test_lp_attack_rounds_at_one_half():
+    # identity queries: each answer is one bit's value, so both LPs return x = answers exactly
+    a = np.array([0.55, 0.45, 0.69, 0.2, 0.95, 0.31])
+    Q = np.eye(6, dtype=int)
+    for bound in (None, 0.0):
+        bits, x = at.lp_attack(Q, a, bound=bound, return_fractional=True)
+        assert np.allclose(x, a, atol=1e-7)
+        assert bits.tolist() == [1, 0, 1, 0, 1, 0]
+    # answers outside [0, 1] are clipped to the box
+    bits, x = at.lp_attack(Q, [1.4, -0.3, 0.6, 0.1, 0.9, 0.2], return_fractional=True)
+    assert np.allclose(x, [1, 0, 0.6, 0.1, 0.9, 0.2], atol=1e-7) and bits.tolist() == [1, 0, 1, 0, 1, 0]
+
+
+def test_lp_attack_bounded_solution_is_feasible():
+    rng = np.random.default_rng(12)
+    n, E = 40, 1.5
     d = rng.integers(0, 2, n)
-    noise = at.laplace_answers(d, np.eye(n, dtype=int), eps, rng=rng) - d
-    assert abs(np.abs(noise).mean() - 1 / eps) < 5 / (eps * np.sqrt(n))
-    # one record asked 4000 times: sensitivity 4000, so the scale is 4000/epsilon
-    noise = at.laplace_answers([1], np.ones((n, 1), dtype=int), eps, rng=rng) - 1
-    assert abs(np.abs(noise).mean() - n / eps) < 5 * n / (eps * np.sqrt(n))
+    Q = at.random_subset_queries(3 * n, n, rng=rng)
+    a = at.bounded_noise_answers(d, Q, E, rng=rng)
+    bits, x = at.lp_attack(Q, a, bound=E, return_fractional=True)
+    assert np.all(np.abs(Q @ x - a) <= E + 1e-6) and np.all((x >= 0) & (x <= 1))
+    assert np.array_equal(bits, (x >= 0.5).astype(int))
+    # a bound below the noise makes the program infeasible
+    with pytest.raises(ValueError, match="bound"):
+        at.lp_attack(Q, a, bound=0.0)
+
+
+def test_exponential_attack_chunk_does_not_change_the_answer():
+    d = np.array([1, 0, 0, 1, 1, 0, 1, 0])
+    Q = at.all_subset_queries(8)
+    a = at.bounded_noise_answers(d, Q, 2, kind="decoy")
+    ref = at.exponential_attack(Q, a, 2)
+    for chunk in (1, 7, 1000):
+        assert np.array_equal(at.exponential_attack(Q, a, 2, chunk=chunk), ref)
+    assert len(ref) > 1
 
 
 @pytest.mark.parametrize(
@@ -184,8 +266,86 @@ def test_laplace_answers_scale():
         (lambda: at.lp_attack([[1, 0], [1, 0]], [0.0, 1.0], bound=0.1), "bound"),
         (lambda: at.laplace_answers([0, 1], [[1, 1]], 0, rng=np.random.default_rng(0)), "epsilon"),
         (lambda: at.laplace_answers([0, 1], [[1, 1]], 1, rng=None), "rng"),
+        (lambda: at.gaussian_answers([0, 1], [[1, 1]], 0, 1e-5, rng=np.random.default_rng(0)), "epsilon"),
+        (lambda: at.gaussian_answers([0, 1], [[1, 1]], 1, 0, rng=np.random.default_rng(0)), "delta"),
+        (lambda: at.gaussian_answers([0, 1], [[1, 1]], 1, 1e-5, rng=1), "rng"),
+        (lambda: at.exponential_attack([[1, 0]], [1.0], 1, chunk=0), "chunk"),
+        (lambda: at.census_block_solutions(suppressed=(0, 1, 2)), "suppressed"),
     ],
 )
 def test_bad_inputs(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+# ---------------------------------------------------------------------------
+# the four steps of census_block_solutions, each on its own
+# ---------------------------------------------------------------------------
+
+
+def test_block_cells_lists_every_combination_once():
+    age, sex, race, married = at._block_cells(3)
+    assert len(age) == 4 * 2 * 2 * 2
+    combos = set(zip(age.tolist(), sex.tolist(), race.tolist(), married.tolist()))
+    assert combos == set(itertools.product(range(4), at.SEXES, at.RACES, (False, True)))
+
+
+def _cap_of(caps, cells, record):
+    age, sex, race, married = cells
+    (i,) = np.nonzero((age == record[0]) & (sex == record[1]) & (race == record[2]) & (married == record[3]))[0]
+    return int(caps[i])
+
+
+def test_cell_caps_of_table1_by_hand():
+    cells = at._block_cells(125)
+    caps = at._cell_caps(at.CENSUS_TABLE1, cells, 7, adult_age=18, suppressed=(0, 2), minors_can_marry=False)
+    # groups containing a married Black woman of 40: total 7, female 4, Black 4, married adults 4, 4A 3
+    assert _cap_of(caps, cells, (40, "F", "B", True)) == 3
+    # a married White man of 40 is in 4C, suppressed: at most 2
+    assert _cap_of(caps, cells, (40, "M", "W", True)) == 2
+    # a single Black woman of 40 is a single adult (3A, suppressed)
+    assert _cap_of(caps, cells, (40, "F", "B", False)) == 2
+    # a married 10-year-old: impossible unless minors may marry, then 5B (under 18, suppressed) caps at 2
+    assert _cap_of(caps, cells, (10, "F", "B", True)) == 0
+    caps_m = at._cell_caps(at.CENSUS_TABLE1, cells, 7, adult_age=18, suppressed=(0, 1), minors_can_marry=True)
+    assert _cap_of(caps_m, cells, (10, "F", "B", True)) == 1           # the high end of "suppressed" counts
+    # adult_age moves people between groups: at adult_age 12 a single 15-year-old is a single adult
+    caps_a = at._cell_caps(at.CENSUS_TABLE1, cells, 7, adult_age=12, suppressed=(0, 2), minors_can_marry=False)
+    assert _cap_of(caps_a, cells, (15, "F", "B", True)) == 2 and _cap_of(caps, cells, (15, "F", "B", True)) == 0
+
+
+def test_round_interval_by_hand():
+    # 36.7 over 3 people: one decimal pins the sum to 110; whole years allow 110..112; exact allows none
+    assert at._round_interval(36.7, 3, 1) == (110, 110)
+    assert at._round_interval(37, 3, 0) == (110, 112)       # 3 * [36.5, 37.5] = [109.5, 112.5]
+    assert at._round_interval(36.7, 3, None) == (111, 110)  # 110.1: no whole sum (an empty interval)
+    assert at._round_interval(33.5, 4, 1) == (134, 134)     # 4 * [33.45, 33.55] = [133.8, 134.2]
+    assert at._round_interval(30, 2, 2) == (60, 60)         # 2 * [29.995, 30.005]
+
+
+def _fixed_histogram_feasible(hist, count, median, decimals):
+    """Is a histogram over ages 0..len(hist)-1 accepted by the median rows? (one cell per age)"""
+    prog = at._Program()
+    age_max = len(hist) - 1
+    H = prog.new(len(hist), ub=count, integer=True)
+    for c, h in enumerate(hist):
+        prog.add({H[c]: 1.0}, h, h)
+    at._median_rows(prog, H, np.arange(len(hist)), count, median, decimals, age_max)
+    return prog.solve() is not None
+
+
+@pytest.mark.parametrize("count, median_value, decimals", [(3, 2, 1), (4, 2.5, 1), (4, 2, 0), (4, 1.5, None), (3, 2.5, None)])
+def test_median_rows_accept_exactly_the_right_medians(count, median_value, decimals):
+    age_max = 4
+    half = 0.5 * 10.0 ** -decimals if decimals is not None else 0.0
+    for ages in itertools.combinations_with_replacement(range(age_max + 1), count):
+        hist = np.bincount(ages, minlength=age_max + 1)
+        expected = abs(median(ages) - median_value) <= half + 1e-12
+        assert _fixed_histogram_feasible(hist, count, median_value, decimals) == expected, (ages, median_value)
+
+
+def test_all_solutions_stops_at_max_solutions_and_is_complete():
+    # letting minors marry leaves exactly two blocks (the 8-year-old single or married)
+    one = at.census_block_solutions(minors_can_marry=True, max_solutions=1)
+    both = at.census_block_solutions(minors_can_marry=True, max_solutions=3)
+    assert len(one) == 1 and len(both) == 2 and set(one) < set(both)

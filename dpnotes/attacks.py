@@ -256,6 +256,8 @@ def census_block_solutions(
 
     cells = _block_cells(age_max)
     cap = _cell_caps(stats, cells, n, adult_age=adult_age, suppressed=suppressed, minors_can_marry=minors_can_marry)
+    live = cap > 0  # a cell that must stay empty needs no variable
+    cells, cap = tuple(col[live] for col in cells), cap[live]
     program = _Program()
     H = program.new(cap.size, ub=cap, integer=True)
     for s in stats:

@@ -93,11 +93,14 @@ def age_triples(median, mean, *, age_max=125, ordered=False) -> np.ndarray:
     age_max = check_integer("age_max", age_max, low=0, high=400)
     median = check_nonnegative("median", median)
     mean = check_nonnegative("mean", mean)
-    ages = np.arange(age_max + 1)
+    ages = np.arange(age_max + 1, dtype=np.int32)
     a, b, c = (x.ravel() for x in np.meshgrid(ages, ages, ages, indexing="ij"))
-    s = np.sort(np.stack([a, b, c], axis=1), axis=1)
-    keep = (s[:, 1] == median) & np.isclose(s.sum(axis=1), 3 * mean)
-    out = np.stack([a, b, c], axis=1)[keep] if ordered else np.unique(s[keep], axis=0)
+    total = a + b + c
+    middle = total - np.maximum(np.maximum(a, b), c) - np.minimum(np.minimum(a, b), c)  # the median of three
+    keep = (middle == median) & (np.abs(total - 3 * mean) <= 1e-9 * (1 + 3 * mean))
+    out = np.stack([a[keep], b[keep], c[keep]], axis=1)
+    if not ordered:
+        out = np.unique(np.sort(out, axis=1), axis=0)
     return out.astype(int)
 
 

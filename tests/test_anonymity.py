@@ -117,32 +117,47 @@ def test_attacker_posterior_homogeneity_and_background():
 @pytest.mark.parametrize(
     "call, match",
     [
-        (lambda: an.equivalence_classes({}, ["a"]), "table"),
-        (lambda: an.equivalence_classes({"a": [1, 2], "b": [1]}, ["a"]), "table"),
-        (lambda: an.k_anonymity({"a": [1]}, ["zz"]), "quasi_identifiers"),
-        (lambda: an.k_anonymity({"a": [1]}, []), "quasi_identifiers"),
-        (lambda: an.class_distributions({"a": [1], "s": [1]}, ["a"], "t"), "sensitive"),
-        (lambda: an.class_distributions({"a": [1], "s": [5]}, ["a"], "s", domain=[1, 2]), "domain"),
-        (lambda: an.distinct_l_diversity({"a": [1]}, ["a"], "zz"), "sensitive"),
-        (lambda: an.entropy_l_diversity({"a": [1]}, ["a"], "zz"), "sensitive"),
-        (lambda: an.ordered_distance_matrix(1), "m"),
-        (lambda: an.equal_distance_matrix(1.5), "m"),
+        (lambda: an.equivalence_classes({}, ["a"]), "^table must be a non-empty mapping of column name to values, got dict$"),
+        (lambda: an.equivalence_classes([[1, 2]], ["a"]), "^table must be a non-empty mapping .* got list$"),
+        (lambda: an.equivalence_classes({"a": [1, 2], "b": [1]}, ["a"]),
+         r"^table columns must be non-empty and of equal length, got lengths \[1, 2\]$"),
+        (lambda: an.equivalence_classes({"a": []}, ["a"]), r"^table columns must be non-empty .* got lengths \[0\]$"),
+        (lambda: an.k_anonymity({"a": [1]}, ["zz"]),
+         r"^quasi_identifiers must be columns of the table \['a'\], got unknown \['zz'\]$"),
+        (lambda: an.k_anonymity({"a": [1]}, []), r"^quasi_identifiers must name at least one column, got \[\]$"),
+        (lambda: an.class_distributions({"a": [1], "s": [1]}, ["a"], "t"), "^sensitive must be columns of the table"),
+        (lambda: an.class_distributions({"a": [1, 1], "s": [5, 7]}, ["a"], "s", domain=[1, 5]),
+         r"^domain must contain every value of the sensitive column, got missing \['7'\]$"),
+        (lambda: an.distinct_l_diversity({"a": [1]}, ["a"], "zz"), "^sensitive must be columns"),
+        (lambda: an.entropy_l_diversity({"a": [1]}, ["a"], "zz"), "^sensitive must be columns"),
+        (lambda: an.ordered_distance_matrix(1), "^m must be"),
+        (lambda: an.equal_distance_matrix(1.5), "^m must be"),
         (lambda: an.emd_lp([0.5, 0.6], [0.5, 0.5], np.zeros((2, 2))), "p must sum to 1"),
         (lambda: an.emd_lp([0.5, 0.5], [1.0], np.zeros((2, 2))), "same length"),
-        (lambda: an.emd_lp([0.5, 0.5], [0.5, 0.5], -np.ones((2, 2))), "distance"),
-        (lambda: an.emd_ordered([1.0], [1.0]), "at least 2"),
+        (lambda: an.emd_lp([0.5, 0.5], [0.5, 0.5], -np.ones((2, 2))),
+         r"^distance must be a finite non-negative 2x2 matrix, got shape \(2, 2\)$"),
+        (lambda: an.emd_lp([0.5, 0.5], [0.5, 0.5], np.ones((3, 3))), r"^distance must be .* got shape \(3, 3\)$"),
+        (lambda: an.emd_lp([0.5, 0.5], [0.5, 0.5], [[0, np.inf], [1, 0]]), "^distance must be a finite"),
+        (lambda: an.emd_ordered([1.0], [1.0]), "^p must have at least 2 values for the ordered distance, got 1$"),
         (lambda: an.emd_equal([-0.5, 1.5], [0.5, 0.5]), "p must have entries >= 0"),
-        (lambda: an.t_closeness(an.FIGURE2, QI2, "salary", distance="cosine"), "distance"),
-        (lambda: an.generalizes("<30", "young"), "value"),
-        (lambda: an.attacker_posterior(an.FIGURE2, QI2, "salary", {"zip": 47677}), "target"),
-        (lambda: an.attacker_posterior(an.FIGURE2, QI2, "salary", {"zip": 10000, "age": 20}), "target"),
-        (lambda: an.attacker_posterior(an.FIGURE1_LEFT, ["age"], "condition", {"age": 31}, exclude="Cancer"), "exclude"),
-        (lambda: an.hierarchy_distance_matrix({"a": ("r",)}), "hierarchy must map at least 2"),
-        (lambda: an.hierarchy_distance_matrix(["a", "b"]), "hierarchy must map"),
-        (lambda: an.hierarchy_distance_matrix({"a": ("r",), "b": ("r",)}, ["a", "z"]), r"domain .* \['z'\]"),
-        (lambda: an.hierarchy_distance_matrix({"a": ("p", "r"), "b": ("r",)}), "hierarchy must give every value 2"),
-        (lambda: an.hierarchy_distance_matrix({"a": ("r",), "b": ("s",)}), "one root"),
-        (lambda: an.hierarchy_distance_matrix({"a": (), "b": ()}), "hierarchy must give every value some"),
+        (lambda: an.t_closeness(an.FIGURE2, QI2, "salary", distance="cosine"),
+         "^distance must be 'ordered', 'equal' or a matrix, got 'cosine'$"),
+        (lambda: an.generalizes("<30", "young"), "^value must be a number to compare with '<30', got 'young'$"),
+        (lambda: an.attacker_posterior(an.FIGURE2, QI2, "salary", {"zip": 47677}),
+         r"^target must give a value for each quasi-identifier \['zip', 'age'\], got \{'zip': 47677\}$"),
+        (lambda: an.attacker_posterior(an.FIGURE2, QI2, "salary", [47677, 20]), "^target must give a value"),
+        (lambda: an.attacker_posterior(an.FIGURE2, QI2, "salary", {"zip": 10000, "age": 20}),
+         r"^target must match at least one row of the table, got \{'zip': 10000, 'age': 20\}$"),
+        (lambda: an.attacker_posterior(an.FIGURE1_LEFT, ["age"], "condition", {"age": 31}, exclude="Cancer"),
+         r"^exclude must leave at least one possible value, got \['Cancer'\]$"),
+        (lambda: an.hierarchy_distance_matrix({"a": ("r",)}), "^hierarchy must map at least 2 values to their ancestors"),
+        (lambda: an.hierarchy_distance_matrix(["a", "b"]), "^hierarchy must map"),
+        (lambda: an.hierarchy_distance_matrix({"a": ("r",), "b": ("r",)}, ["a", "z"]),
+         r"^domain must only hold values of the hierarchy, got unknown \['z'\]$"),
+        (lambda: an.hierarchy_distance_matrix({"a": ("p", "r"), "b": ("r",)}),
+         "^hierarchy must give every value 2 ancestors ending at one root$"),
+        (lambda: an.hierarchy_distance_matrix({"a": ("r",), "b": ("s",)}), "one root$"),
+        (lambda: an.hierarchy_distance_matrix({"a": (), "b": ()}), "^hierarchy must give every value some ancestors"),
     ],
 )
 def test_bad_inputs(call, match):
@@ -199,6 +214,8 @@ def test_hierarchy_distance_by_hand():
     expected = np.array([[0, 3, 3, 3], [3, 0, 2, 1], [3, 2, 0, 2], [3, 1, 2, 0]]) / 3
     assert np.allclose(D, expected, rtol=0, atol=1e-15)
     assert np.allclose(an.hierarchy_distance_matrix(tree), an.hierarchy_distance_matrix(tree, list(tree)))
+    # height 1 (every value a child of the root): the equal distance; two values are enough
+    assert an.hierarchy_distance_matrix({"a": ("r",), "b": ("r",)}).tolist() == [[0.0, 1.0], [1.0, 0.0]]
 
 
 def test_disease_hierarchy_is_a_metric_of_height_three():
@@ -246,3 +263,30 @@ def test_t_closeness_with_a_hierarchy():
     assert t == pytest.approx(4 / 9, abs=1e-9)                 # set by the first class (stomach only)
     # the maximum over classes, not the minimum: the other two classes sit at 8/27
     assert t > 8 / 27 + 0.1
+
+
+def test_generalizes_all_comparisons():
+    assert an.generalizes("<=30", 30) and not an.generalizes("<=30", 31)
+    assert an.generalizes("≤ 30", 30) and not an.generalizes("≤30", 30.5)
+    assert an.generalizes(">=40", 40) and not an.generalizes(">=40", 39)
+    assert an.generalizes(">40", 41) and an.generalizes("<30", 29.5)
+    assert not an.generalizes("130**", 1305) and not an.generalizes("130**", 130531)   # wrong number of digits
+
+
+def test_attacker_posterior_exclude_forms():
+    target = {"zip": 13068, "age": 22}
+    # a single value, a set and a list all work; a value not in the class changes nothing
+    assert an.attacker_posterior(an.FIGURE1_LEFT, ["zip", "age"], "condition", target, exclude="AIDS") == \
+        pytest.approx({"Heart Disease": 1 / 3, "Viral Infection": 2 / 3})
+    assert an.attacker_posterior(an.FIGURE1_LEFT, ["zip", "age"], "condition", target, exclude={"AIDS"}) == \
+        pytest.approx({"Heart Disease": 1 / 3, "Viral Infection": 2 / 3})
+    assert an.attacker_posterior(an.FIGURE1_LEFT, ["zip", "age"], "condition", target, exclude=["Cancer"]) == \
+        pytest.approx({"AIDS": 0.25, "Heart Disease": 0.25, "Viral Infection": 0.5})
+    # a non-string, non-sequence value (here a number in a numeric column) is one excluded value
+    sal = an.attacker_posterior(an.FIGURE2, QI2, "salary", {"zip": 47677, "age": 29}, exclude=4)
+    assert sal == pytest.approx({3: 0.5, 5: 0.5})
+
+
+def test_emd_ordered_on_two_values():
+    assert an.emd_ordered([0.4, 0.6], [0.5, 0.5]) == pytest.approx(0.1, abs=1e-12)
+    assert an.emd_ordered([0.3, 0.3, 0.4], [0.1, 0.2, 0.7]) == pytest.approx((0.2 + 0.3) / 2, abs=1e-12)

@@ -19,10 +19,12 @@ The tables of source 001, section 1.1 (its figures 1 and 2) are provided as
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 from scipy.optimize import linprog
+from scipy.special import entr
 
 from ._validate import check_distribution_pair, check_integer
 
@@ -217,9 +219,7 @@ def entropy_l_diversity(table, quasi_identifiers, sensitive) -> float:
     2.0
     """
     P, _, _ = class_distributions(table, quasi_identifiers, sensitive)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        terms = np.where(P > 0, -P * np.log(np.where(P > 0, P, 1.0)), 0.0)
-    return float(np.exp(terms.sum(axis=1)).min())
+    return float(np.exp(entr(P).sum(axis=1)).min())  # entr(x) = -x log x, with entr(0) = 0
 
 
 def ordered_distance_matrix(m) -> np.ndarray:
@@ -420,7 +420,8 @@ def attacker_posterior(table, quasi_identifiers, sensitive, target, *, exclude=(
     Returns
     -------
     dict
-        Sensitive value -> posterior probability (values with probability 0 omitted).
+        Sensitive value -> posterior probability, in order of first appearance
+        (values with probability 0 omitted).
 
     >>> attacker_posterior(FIGURE1_LEFT, ["zip", "age"], "condition", {"zip": 13053, "age": 31})
     {'Cancer': 1.0}
@@ -439,5 +440,4 @@ def attacker_posterior(table, quasi_identifiers, sensitive, target, *, exclude=(
     kept = [t[sens][i] for i in rows if t[sens][i] not in excluded]
     if not kept:
         raise ValueError(f"exclude must leave at least one possible value, got {sorted(map(str, excluded))}")
-    values, counts = np.unique(np.array(kept, dtype=object), return_counts=True)
-    return {v: float(c) / len(kept) for v, c in zip(values.tolist(), counts)}
+    return {v: c / len(kept) for v, c in Counter(kept).items()}

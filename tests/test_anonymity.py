@@ -146,6 +146,12 @@ def test_attacker_posterior_homogeneity_and_background():
         (lambda: an.attacker_posterior(an.FIGURE2, QI2, "salary", {"zip": 47677}),
          r"^target must give a value for each quasi-identifier \['zip', 'age'\], got \{'zip': 47677\}$"),
         (lambda: an.attacker_posterior(an.FIGURE2, QI2, "salary", [47677, 20]), "^target must give a value"),
+        (lambda: an.attacker_posterior(an.FIGURE2, ["zz"], "salary", {"zz": 1}), "^quasi_identifiers must be columns"),
+        (lambda: an.attacker_posterior(an.FIGURE2, QI2, "wage", {"zip": 47677, "age": 20}), "^sensitive must be columns"),
+        (lambda: an.equal_distance_matrix(1), "^m must be an integer >= 2, got 1$"),
+        (lambda: an.emd_equal([0.5, 0.6], [0.5, 0.5]), "p must sum to 1"),
+        (lambda: an.emd_ordered([0.5, 0.5], [0.5, 0.5 + 5e-8]), "q must sum to 1"),
+        (lambda: an.emd_lp([0.5, 0.5 + 5e-8], [0.5, 0.5], np.zeros((2, 2))), "p must sum to 1"),
         (lambda: an.attacker_posterior(an.FIGURE2, QI2, "salary", {"zip": 10000, "age": 20}),
          r"^target must match at least one row of the table, got \{'zip': 10000, 'age': 20\}$"),
         (lambda: an.attacker_posterior(an.FIGURE1_LEFT, ["age"], "condition", {"age": 31}, exclude="Cancer"),
@@ -290,3 +296,28 @@ def test_attacker_posterior_exclude_forms():
 def test_emd_ordered_on_two_values():
     assert an.emd_ordered([0.4, 0.6], [0.5, 0.5]) == pytest.approx(0.1, abs=1e-12)
     assert an.emd_ordered([0.3, 0.3, 0.4], [0.1, 0.2, 0.7]) == pytest.approx((0.2 + 0.3) / 2, abs=1e-12)
+
+
+def test_probability_vectors_are_accepted_within_1e_8():
+    # sums off by 5e-9 (rounding in a published table) are accepted by all three EMDs, off by 5e-8 are not (above)
+    p, q = [0.5, 0.5 + 5e-9], [0.25, 0.75]
+    assert an.emd_equal(p, q) == pytest.approx(0.25, abs=1e-8)
+    assert an.emd_ordered(p, q) == pytest.approx(0.25, abs=1e-8)
+    assert an.emd_lp(p, q, an.equal_distance_matrix(2)) == pytest.approx(0.25, abs=1e-8)
+
+
+def test_emd_lp_accepts_exact_rational_distances():
+    d = [[Fraction(0), Fraction(1, 3)], [Fraction(1, 3), Fraction(0)]]
+    assert an.emd_lp([1, 0], [0, 1], d) == pytest.approx(1 / 3, abs=1e-12)
+
+
+def test_class_distributions_keep_domain_values_absent_from_the_table():
+    P, q, dom = an.class_distributions({"a": [1, 1, 2], "s": [5, 3, 5]}, ["a"], "s", domain=[3, 5, 9])
+    assert dom == [3, 5, 9]
+    assert q.tolist() == pytest.approx([1 / 3, 2 / 3, 0]) and P.shape == (2, 3)
+    assert np.allclose(P, [[0.5, 0.5, 0], [0, 1, 0]], rtol=0, atol=1e-15)
+
+
+def test_generalizes_ignores_spaces_and_keeps_the_whole_stem():
+    assert an.generalizes(" * ", "x") and an.generalizes("F ", "F")
+    assert an.generalizes("K8X**", "K8X12") and not an.generalizes("K8X**", "K8Y12")

@@ -1,6 +1,7 @@
 """Tests of dpnotes.attacks: closed forms, brute-force enumerations, Theorem 1's bound, bad inputs."""
 
 import itertools
+from fractions import Fraction
 from math import comb
 from statistics import median
 
@@ -274,6 +275,27 @@ def test_exponential_attack_chunk_does_not_change_the_answer():
         (lambda: at.gaussian_answers([0, 1], [[1, 1]], 1, 1e-5, rng=1), "rng"),
         (lambda: at.exponential_attack([[1, 0]], [1.0], 1, chunk=0), "chunk"),
         (lambda: at.census_block_solutions(suppressed=(0, 1, 2)), "suppressed"),
+        (lambda: at.age_triples(30, 44, age_max=401), "^age_max must be"),
+        (lambda: at.age_triples(-1, 44), "^median must be"),
+        (lambda: at.age_triples(30, -44), "^mean must be"),
+        (lambda: at.all_subset_queries(0), "^n must be"),
+        (lambda: at.random_subset_queries(0, 3, rng=np.random.default_rng(0)), "^m must be"),
+        (lambda: at.random_subset_queries(3, 0, rng=np.random.default_rng(0)), "^n must be"),
+        (lambda: at.random_subset_queries(3, 3, rng=0), "^rng must be"),
+        (lambda: at.bounded_noise_answers([0, 1], [[1, 1]], -1, rng=np.random.default_rng(0)), "^bound must be"),
+        (lambda: at.bounded_noise_answers([0, 1], [[1, 1]], 1), "^rng must be"),
+        (lambda: at.bounded_noise_answers([[0, 1]], [[1, 1]], 1, kind="decoy"), "^d must be a non-empty 1-D"),
+        (lambda: at.bounded_noise_answers([0, 1], [1, 1], 1, kind="decoy"), "^queries must be a non-empty 2-D"),
+        (lambda: at.exponential_attack([[1, 0]], [1.0], -1), "^bound must be"),
+        (lambda: at.exponential_attack([[1, 0]], [1.0], 1, chunk=0), "^chunk must be"),
+        (lambda: at.lp_attack([[1, 0]], [1.0], bound=-1), "^bound must be"),
+        (lambda: at.laplace_answers([0, 1], [[1, 1]], 0, rng=np.random.default_rng(0)), "^epsilon must be"),
+        (lambda: at.laplace_answers([0, 1], [[1, 1]], 1, rng=None), "^rng must be"),
+        (lambda: at.laplace_answers([0, 1], [[1, 1, 0]], 1, rng=np.random.default_rng(0)), "^queries must have one column"),
+        (lambda: at.gaussian_answers([0, 1], [[1, 1]], 1, 1e-5, rng=None), "^rng must be"),
+        (lambda: at.gaussian_answers([0, 1], [[1, 1, 0]], 1, 1e-5, rng=np.random.default_rng(0)),
+         "^queries must have one column"),
+        (lambda: at.publish_block(BLOCK, threshold=0), "^threshold must be"),
     ],
 )
 def test_bad_inputs(call, match):
@@ -352,3 +374,63 @@ def test_all_solutions_stops_at_max_solutions_and_is_complete():
     one = at.census_block_solutions(minors_can_marry=True, max_solutions=1)
     both = at.census_block_solutions(minors_can_marry=True, max_solutions=3)
     assert len(one) == 1 and len(both) == 2 and set(one) < set(both)
+
+
+def test_smallest_valid_inputs():
+    assert at.all_subset_queries(1).tolist() == [[0], [1]]
+    assert at.random_subset_queries(1, 1, rng=np.random.default_rng(0)).shape == (1, 1)
+    assert at.age_triples(0, 0, age_max=0).tolist() == [[0, 0, 0]]
+    assert at.lp_attack([[1]], [1.0]).tolist() == [1]                       # one bit, one query
+    assert at.laplace_answers([1], [[1]], 1.0, rng=np.random.default_rng(0)).shape == (1,)
+    # the decoy may flip every one and every zero (k = min(#ones, #zeros))
+    assert at.bounded_noise_answers([1, 0], [[1, 0], [0, 1]], 1, kind="decoy").tolist() == [0, 1]
+    # exactly 16 records is allowed for the exponential attack: C(16, 8) candidates have sum 8
+    assert len(at.exponential_attack(np.ones((1, 16), dtype=int), [8.0], 0)) == comb(16, 8)
+
+
+def test_age_triples_ordered_rows_are_lexicographic():
+    rows = [tuple(r) for r in at.age_triples(30, 44, ordered=True)]
+    assert rows == sorted(rows) and rows[0] == (0, 30, 102) and rows[-1] == (102, 30, 0)
+
+
+def test_exponential_attack_uses_every_query():
+    # the first query alone separates the two candidates that fit the second
+    assert at.exponential_attack([[1, 0], [0, 1]], [1.0, 0.0], 0).tolist() == [[1, 0]]
+    assert at.exponential_attack([[0, 1], [1, 0]], [0.0, 1.0], 0, chunk=1).tolist() == [[1, 0]]
+
+
+def test_lp_attack_box_ties_and_types():
+    # L1 decoding keeps x in the box: x1 <= 1, so the second query is fitted by x2 = 0.2
+    bits, x = at.lp_attack([[1, 1], [1, 0]], [1.2, 1.2], return_fractional=True)
+    assert np.allclose(x, [1.0, 0.2], atol=1e-7) and bits.tolist() == [1, 0]
+    # a tie at exactly 1/2 rounds up; answers may be any real numbers, exact rationals included
+    bits = at.lp_attack([[1]], [Fraction(1, 2)], bound=0)
+    assert bits.tolist() == [1] and bits.dtype == np.int64
+
+
+def test_gaussian_answers_sensitivity_of_one_query_per_record():
+    # identity queries: every record is in one query, L2 sensitivity 1 (not the floor of the code, not 2)
+    eps, delta = 1.0, 1e-5
+    noise = at.gaussian_answers([1, 0, 1], np.eye(3, dtype=int), eps, delta, rng=np.random.default_rng(2)) - [1, 0, 1]
+    sigma = noise[0] / np.random.default_rng(2).standard_normal(3)[0]
+    assert _analytic_delta(sigma, 1.0, eps) == pytest.approx(delta, rel=1e-6)
+
+
+def test_publish_block_thresholds_lengths_and_exact_values():
+    rows = at.publish_block(BLOCK)
+    assert len(rows) == len(at.CENSUS_TABLE1) and rows[-1] == ("5C", None, None, None)
+    everyone = at.publish_block(BLOCK, threshold=1)
+    assert dict((r[0], r[1:]) for r in everyone)["4B"] == (1, 84, 84)     # a group of one is published
+    exact = dict((r[0], r[1:]) for r in at.publish_block(BLOCK, decimals=None))
+    assert exact["4A"] == (3, 36, 110 / 3)                                   # not rounded to 36.7
+
+
+def test_census_uses_the_mean_of_a_group_of_one():
+    stats = (
+        at.BlockStatistic("T", "total", 2, None, None),
+        at.BlockStatistic("F", "female", 1, None, 3, sex="F"),
+        at.BlockStatistic("M", "male", 1, None, 1, sex="M"),
+    )
+    sols = at.census_block_solutions(stats, age_max=4, adult_age=4)
+    ages = {tuple((r[0], r[1]) for r in s) for s in sols}
+    assert ages == {((1, "M"), (3, "F"))} and len(sols) == 4              # two races each, both single

@@ -19,10 +19,12 @@ The tables of source 001, section 1.1 (its figures 1 and 2) are provided as
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 from scipy.optimize import linprog
+from scipy.special import entr
 
 from ._validate import check_distribution_pair, check_integer
 
@@ -32,6 +34,7 @@ __all__ = [
     "FIGURE2",
     "SALARY_ORDER",
     "DISEASE_ORDER",
+    "DISEASE_HIERARCHY",
     "equivalence_classes",
     "k_anonymity",
     "class_distributions",
@@ -39,6 +42,7 @@ __all__ = [
     "entropy_l_diversity",
     "ordered_distance_matrix",
     "equal_distance_matrix",
+    "hierarchy_distance_matrix",
     "emd_lp",
     "emd_ordered",
     "emd_equal",
@@ -87,6 +91,17 @@ SALARY_ORDER = [3, 4, 5, 6, 7, 8, 9, 10, 11]
 
 #: The disease domain of :data:`FIGURE2`: three stomach diseases, then three respiratory ones.
 DISEASE_ORDER = ["gastric ulcer", "gastritis", "stomach cancer", "flu", "bronchitis", "pneumonia"]
+
+#: Li et al. (2007)'s disease hierarchy (their figure), restricted to :data:`DISEASE_ORDER`: each disease's
+#: ancestors from its parent up to the root. The tree has height 3 (leaves, two groups of diseases, two
+#: systems, the root); their hierarchy also holds colon and vascular lung diseases, which leave the
+#: height unchanged.
+DISEASE_HIERARCHY = {
+    **{d: ("stomach diseases", "digestive system diseases", "respiratory & digestive system diseases")
+       for d in ("gastric ulcer", "gastritis", "stomach cancer")},
+    **{d: ("respiratory infections", "respiratory system diseases", "respiratory & digestive system diseases")
+       for d in ("flu", "bronchitis", "pneumonia")},
+}
 
 
 def _table(table) -> dict[str, list]:
@@ -204,9 +219,7 @@ def entropy_l_diversity(table, quasi_identifiers, sensitive) -> float:
     2.0
     """
     P, _, _ = class_distributions(table, quasi_identifiers, sensitive)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        terms = np.where(P > 0, -P * np.log(np.where(P > 0, P, 1.0)), 0.0)
-    return float(np.exp(terms.sum(axis=1)).min())
+    return float(np.exp(entr(P).sum(axis=1)).min())  # entr(x) = -x log x, with entr(0) = 0
 
 
 def ordered_distance_matrix(m) -> np.ndarray:
@@ -230,6 +243,46 @@ def equal_distance_matrix(m) -> np.ndarray:
     return 1.0 - np.eye(m)
 
 
+def hierarchy_distance_matrix(hierarchy, domain=None) -> np.ndarray:
+    """Hierarchical ground distance of Li et al. (2007): ``level(v_i, v_j) / H``.
+
+    ``hierarchy`` maps each value to its ancestors, from its parent up to the
+    root, all of the same length ``H`` (the height of the tree). Two values
+    are at distance ``l / H`` when their lowest common ancestor sits ``l``
+    levels above the leaves: siblings at ``1 / H``, values that meet only at
+    the root at 1. This is a metric (an ultrametric, in fact).
+
+    Parameters
+    ----------
+    hierarchy : mapping
+        Value -> sequence of ancestors (parent first, root last).
+    domain : sequence, optional
+        The values in the order to use; default: the order of ``hierarchy``.
+
+    >>> tree = {"a": ("x", "r"), "b": ("x", "r"), "c": ("y", "r")}
+    >>> hierarchy_distance_matrix(tree).tolist()
+    [[0.0, 0.5, 1.0], [0.5, 0.0, 1.0], [1.0, 1.0, 0.0]]
+    """
+    if not isinstance(hierarchy, Mapping) or len(hierarchy) < 2:
+        raise ValueError(f"hierarchy must map at least 2 values to their ancestors, got {hierarchy!r}")
+    domain = list(hierarchy) if domain is None else list(domain)
+    missing = sorted(str(v) for v in domain if v not in hierarchy)
+    if missing:
+        raise ValueError(f"domain must only hold values of the hierarchy, got unknown {missing}")
+    paths = [tuple(hierarchy[v]) for v in domain]
+    height = len(paths[0])
+    if height == 0 or any(len(path) != height for path in paths) or len({path[-1] for path in paths}) != 1:
+        raise ValueError(f"hierarchy must give every value {height or 'some'} ancestors ending at one root")
+    m = len(domain)
+    level = np.zeros((m, m))
+    for i in range(m):
+        for j in range(m):
+            if domain[i] != domain[j]:
+                # the first level (1-based) at which the two paths meet
+                level[i, j] = 1 + next(k for k in range(height) if paths[i][k] == paths[j][k])
+    return level / height
+
+
 def emd_lp(p, q, distance) -> float:
     """Earth Mover's Distance as the transportation linear program, solved by HiGHS.
 
@@ -240,12 +293,18 @@ def emd_lp(p, q, distance) -> float:
     because no scipy function takes a general ground-distance matrix; for the
     line metric use :func:`scipy.stats.wasserstein_distance` instead.
 
+    The EMD is a distance between distributions when ``distance`` is a metric.
+    Mass may pass through intermediate values in this program, so a
+    ``distance`` that breaks the triangle inequality is silently replaced by
+    its shortest-path distance. Several flows can reach the minimum; the
+    function returns the minimum work, not a flow.
+
     Parameters
     ----------
     p, q : array_like
         Probability vectors of the same length ``m``.
     distance : array_like
-        ``m x m`` ground distances (non-negative).
+        ``m x m`` ground distances (non-negative; a metric for the EMD to be one).
 
     >>> round(emd_lp([0.01, 0.99], [0.11, 0.89], equal_distance_matrix(2)), 12)
     0.1
@@ -361,7 +420,8 @@ def attacker_posterior(table, quasi_identifiers, sensitive, target, *, exclude=(
     Returns
     -------
     dict
-        Sensitive value -> posterior probability (values with probability 0 omitted).
+        Sensitive value -> posterior probability, in order of first appearance
+        (values with probability 0 omitted).
 
     >>> attacker_posterior(FIGURE1_LEFT, ["zip", "age"], "condition", {"zip": 13053, "age": 31})
     {'Cancer': 1.0}
@@ -380,5 +440,4 @@ def attacker_posterior(table, quasi_identifiers, sensitive, target, *, exclude=(
     kept = [t[sens][i] for i in rows if t[sens][i] not in excluded]
     if not kept:
         raise ValueError(f"exclude must leave at least one possible value, got {sorted(map(str, excluded))}")
-    values, counts = np.unique(np.array(kept, dtype=object), return_counts=True)
-    return {v: float(c) / len(kept) for v, c in zip(values.tolist(), counts)}
+    return {v: c / len(kept) for v, c in Counter(kept).items()}

@@ -15,7 +15,8 @@ Two kinds of attack on published statistics (source 001, section 1.2):
   :func:`exponential_attack` keeps every candidate consistent with all ``2^n``
   noisy answers (Theorem 1: each is within ``4E`` of ``d``);
   :func:`lp_attack` decodes ``O(n)`` random queries by linear programming and
-  rounding (Theorem 2).
+  rounding (Theorem 2). :func:`laplace_answers` and :func:`gaussian_answers`
+  are the differentially private answers that defeat it.
 
 >>> d = np.array([1, 0, 1, 0, 1])
 >>> Q = all_subset_queries(5)
@@ -25,6 +26,7 @@ Two kinds of attack on published statistics (source 001, section 1.2):
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -35,6 +37,7 @@ import scipy.sparse as sps
 from scipy.optimize import Bounds, LinearConstraint, linprog, milp
 
 from ._validate import check_integer, check_nonnegative, check_positive, check_rng
+from .mechanisms import gaussian_sigma
 
 __all__ = [
     "BlockStatistic",
@@ -50,6 +53,7 @@ __all__ = [
     "exponential_attack",
     "lp_attack",
     "laplace_answers",
+    "gaussian_answers",
 ]
 
 SEXES = ("F", "M")
@@ -89,11 +93,14 @@ def age_triples(median, mean, *, age_max=125, ordered=False) -> np.ndarray:
     age_max = check_integer("age_max", age_max, low=0, high=400)
     median = check_nonnegative("median", median)
     mean = check_nonnegative("mean", mean)
-    ages = np.arange(age_max + 1)
+    ages = np.arange(age_max + 1, dtype=np.int32)
     a, b, c = (x.ravel() for x in np.meshgrid(ages, ages, ages, indexing="ij"))
-    s = np.sort(np.stack([a, b, c], axis=1), axis=1)
-    keep = (s[:, 1] == median) & np.isclose(s.sum(axis=1), 3 * mean)
-    out = np.stack([a, b, c], axis=1)[keep] if ordered else np.unique(s[keep], axis=0)
+    total = a + b + c
+    middle = total - np.maximum(np.maximum(a, b), c) - np.minimum(np.minimum(a, b), c)  # the median of three
+    keep = (middle == median) & (np.abs(total - 3 * mean) <= 1e-9 * (1 + 3 * mean))
+    out = np.stack([a[keep], b[keep], c[keep]], axis=1)
+    if not ordered:
+        out = np.unique(np.sort(out, axis=1), axis=0)
     return out.astype(int)
 
 
@@ -191,14 +198,22 @@ def census_block_solutions(
     """Every block of records consistent with a published table, by integer programming (HiGHS).
 
     The unknown is the histogram ``h[a, s, r, m]``: how many people have age
-    ``a``, sex ``s``, race ``r`` and marital status ``m``. Counts and sums of
-    ages of a group are linear in ``h``. A median is pinned through the
-    group's cumulative counts ``C(t)`` (people of the group aged ``<= t``): the
-    ``k``-th smallest age equals ``t`` exactly when ``C(t-1) <= k-1`` and
-    ``C(t) >= k``; a monotone 0/1 staircase ``Y(t) = [x_(k) <= t]`` turns this into linear
-    constraints. After each solution a no-good cut (on a unary encoding of
-    ``h``) forbids it, and the solver is run again until it reports
-    infeasibility, so the list is complete.
+    ``a``, sex ``s``, race ``r`` and marital status ``m``. The solve runs in
+    four steps, each a function of its own:
+
+    1. :func:`_block_cells` lists the cells of the histogram;
+    2. :func:`_cell_caps` bounds how many people each cell can hold;
+    3. :func:`_statistic_rows` writes each published row as linear
+       constraints: its count and its sum of ages are linear in ``h``, and so
+       is "the ``k``-th smallest age lies in ``[lo, hi]``", through the
+       group's cumulative counts ``C(t)`` (people aged ``<= t``):
+       ``C(lo - 1) <= k - 1`` and ``C(hi) >= k``. The median of an odd group
+       is one such order statistic; for an even group, the sum of the two
+       middle ages is written with 0/1 "staircase" variables
+       ``Y(t) = [C(t) >= k]`` (:func:`_median_rows`);
+    4. :func:`_all_solutions` solves, forbids the histogram found with a
+       no-good cut, and solves again until the program is infeasible, so the
+       list is complete.
 
     Parameters
     ----------
@@ -236,120 +251,170 @@ def census_block_solutions(
         decimals = check_integer("decimals", decimals, low=0, high=6)
     max_solutions = check_integer("max_solutions", max_solutions, low=1)
     try:
-        lo_d, hi_d = (check_integer("suppressed", x, low=0) for x in suppressed)
+        suppressed = tuple(check_integer("suppressed", x, low=0) for x in suppressed)
     except TypeError:
         raise ValueError(f"suppressed must be a pair (low, high) of counts, got {suppressed!r}") from None
-    if lo_d > hi_d:
-        raise ValueError(f"suppressed must satisfy low <= high, got {suppressed!r}")
+    if len(suppressed) != 2 or suppressed[0] > suppressed[1]:
+        raise ValueError(f"suppressed must be a pair (low, high) with low <= high, got {suppressed!r}")
 
-    A = age_max + 1
-    grid = np.array(
-        [(a, s, r, m) for a in range(A) for s in SEXES for r in RACES for m in (False, True)], dtype=object
-    )
-    age = grid[:, 0].astype(int)
-    sex, race, married = grid[:, 1], grid[:, 2], grid[:, 3].astype(bool)
-    ncell, J = len(grid), n
-    # no cell can hold more people than the smallest published (or suppressed) count of a group containing it
-    cap = np.full(ncell, n)
+    cells = _block_cells(age_max)
+    cap = _cell_caps(stats, cells, n, adult_age=adult_age, suppressed=suppressed, minors_can_marry=minors_can_marry)
+    live = cap > 0  # a cell that must stay empty needs no variable
+    cells, cap = tuple(col[live] for col in cells), cap[live]
+    program = _Program()
+    H = program.new(cap.size, ub=cap, integer=True)
     for s in stats:
-        g = s.members(age, sex, race, married, adult_age)
-        cap[g] = np.minimum(cap[g], hi_d if s.count is None else int(s.count))
+        _statistic_rows(program, H, s, cells, adult_age=adult_age, suppressed=suppressed, decimals=decimals)
+    return _all_solutions(program, H, cells, cap, max_solutions)
 
-    # variable layout: u (ncell*J unary bits), h (ncell), then per median group C(0..A-1) and staircases Y
-    cols = {"n": 0}
 
-    def new(k):
-        start = cols["n"]
-        cols["n"] += k
+def _block_cells(age_max):
+    """Step 1: the cells of the histogram, one per (age, sex, race, married), as four aligned arrays."""
+    age, sex, race, married = zip(*itertools.product(range(age_max + 1), SEXES, RACES, (False, True)))
+    return np.array(age), np.array(sex), np.array(race), np.array(married)
+
+
+def _cell_caps(stats, cells, n, *, adult_age, suppressed, minors_can_marry):
+    """Step 2: the most people each cell can hold.
+
+    A cell holds at most the published count of every group that contains it
+    (the high end of ``suppressed`` for a suppressed count), and nobody if it
+    is a married minor and minors cannot marry. The caps bound the integer
+    variables and make the no-good cuts of step 4 short.
+    """
+    age, married = cells[0], cells[3]
+    cap = np.full(age.size, n)
+    for s in stats:
+        group = s.members(*cells, adult_age)
+        cap[group] = np.minimum(cap[group], suppressed[1] if s.count is None else int(s.count))
+    if not minors_can_marry:
+        cap[(age < adult_age) & married] = 0
+    return cap
+
+
+class _Program:
+    """A mixed-integer linear feasibility program under construction: variables, bounds, rows."""
+
+    def __init__(self):
+        self.ub, self.integer, self.rows, self.lo, self.hi = [], [], [], [], []
+
+    def new(self, k, *, ub=np.inf, integer=False):
+        """Add ``k`` variables with lower bound 0 and the given upper bound(s); return their indices."""
+        start = len(self.ub)
+        self.ub.extend(np.broadcast_to(np.asarray(ub, dtype=float), (k,)).tolist())
+        self.integer.extend([int(integer)] * k)
         return np.arange(start, start + k)
 
-    U = new(ncell * J).reshape(ncell, J)
-    H = new(ncell)
-    rows, lo, hi = [], [], []
+    def add(self, coef, low, high):
+        """Add the row ``low <= sum(coef[j] * x[j]) <= high`` (``coef`` maps variable index to coefficient)."""
+        self.rows.append({int(j): float(v) for j, v in coef.items()})
+        self.lo.append(low)
+        self.hi.append(high)
 
-    def add(coef: dict, low, high):
-        rows.append(coef)
-        lo.append(low)
-        hi.append(high)
+    def solve(self):
+        """A feasible point (HiGHS via :func:`scipy.optimize.milp`), or ``None`` if there is none."""
+        r_idx = [i for i, row in enumerate(self.rows) for _ in row]
+        c_idx = [j for row in self.rows for j in row]
+        vals = [v for row in self.rows for v in row.values()]
+        A = sps.csr_array((vals, (r_idx, c_idx)), shape=(len(self.rows), len(self.ub)))
+        res = milp(np.zeros(len(self.ub)), constraints=LinearConstraint(A, self.lo, self.hi),
+                   integrality=np.array(self.integer), bounds=Bounds(0, np.array(self.ub)))
+        return res.x
 
-    for c in range(ncell):  # h = sum of its unary bits, bits non-increasing, at most cap[c] of them
-        add({H[c]: 1.0, **{int(U[c, j]): -1.0 for j in range(cap[c])}}, 0, 0)
-        for j in range(cap[c] - 1):
-            add({int(U[c, j]): 1.0, int(U[c, j + 1]): -1.0}, 0, np.inf)
 
-    binaries = []
-    for s in stats:
-        g = s.members(age, sex, race, married, adult_age)
-        cells = np.nonzero(g)[0]
-        if s.count is None:
-            add({int(H[c]): 1.0 for c in cells}, lo_d, hi_d)
-            continue
-        c_n = int(s.count)
-        add({int(H[c]): 1.0 for c in cells}, c_n, c_n)
-        if c_n == 0:
-            continue
-        if s.mean is not None:
-            low, high = _round_interval(s.mean, c_n, decimals)
-            add({int(H[c]): float(age[c]) for c in cells}, low, high)
-        if s.median is not None:
-            C = new(A)  # cumulative counts of the group
-            for t in range(A):
-                coef = {int(C[t]): 1.0, **{int(H[c]): -1.0 for c in cells if age[c] == t}}
-                if t > 0:
-                    coef[int(C[t - 1])] = -1.0
-                add(coef, 0, 0)
-            ks = [(c_n + 1) // 2] if c_n % 2 else [c_n // 2, c_n // 2 + 1]
-            middle = []
-            for k in ks:
-                # Y(t) = 1 exactly when the k-th smallest age is <= t, i.e. when C(t) >= k
-                Y = new(A)
-                binaries.append(Y)
-                middle.append(Y)
-                add({int(Y[-1]): 1.0}, 1, 1)
-                for t in range(A):
-                    add({int(C[t]): 1.0, int(Y[t]): float(-k)}, 0, np.inf)
-                    add({int(C[t]): 1.0, int(Y[t]): float(-(c_n - k + 1))}, -np.inf, k - 1)
-                    if t > 0:
-                        add({int(Y[t]): 1.0, int(Y[t - 1]): -1.0}, 0, np.inf)
-            # the k-th smallest age is A - sum_t Y(t); bound the sum of the middle ages
-            low, high = _round_interval(s.median, len(ks), decimals)
-            add({int(y): -1.0 for Y in middle for y in Y}, low - A * len(ks), high - A * len(ks))
+def _statistic_rows(program, H, stat, cells, *, adult_age, suppressed, decimals):
+    """Step 3: the constraints one published row puts on the histogram ``H``: count, sum of ages, median."""
+    age = cells[0]
+    group = np.nonzero(stat.members(*cells, adult_age))[0]
+    if stat.count is None:
+        program.add({H[c]: 1.0 for c in group}, *suppressed)
+        return
+    count = int(stat.count)
+    program.add({H[c]: 1.0 for c in group}, count, count)
+    if count == 0:
+        return
+    if stat.mean is not None:
+        low, high = _round_interval(stat.mean, count, decimals)
+        program.add({H[c]: float(age[c]) for c in group}, low, high)
+    if stat.median is not None:
+        _median_rows(program, H[group], age[group], count, stat.median, decimals, int(age.max()))
 
-    nvar = cols["n"]
-    ub = np.full(nvar, np.inf)
-    ub[U.ravel()] = 1.0
-    ub[U[np.arange(J)[None, :] >= cap[:, None]]] = 0.0
-    ub[H] = cap
-    if not minors_can_marry:
-        ub[U[(age < adult_age) & married].ravel()] = 0.0
-        ub[H[(age < adult_age) & married]] = 0.0
-    for Y in binaries:
-        ub[Y] = 1.0
-    integrality = np.zeros(nvar)
-    integrality[U.ravel()] = 1
-    for Y in binaries:
-        integrality[Y] = 1
 
-    def matrix(rs):
-        r_idx = [i for i, row in enumerate(rs) for _ in row]
-        c_idx = [k for row in rs for k in row]
-        vals = [v for row in rs for v in row.values()]
-        return sps.csr_array((vals, (r_idx, c_idx)), shape=(len(rs), nvar))
+def _order_statistic_rows(program, C, k, low, high):
+    """The ``k``-th smallest age lies in ``[low, high]``: ``C(low - 1) <= k - 1`` and ``C(high) >= k``."""
+    if low >= 1:
+        program.add({C[min(low, len(C)) - 1]: 1.0}, -np.inf, k - 1)
+    if high < 0:
+        program.add({}, 1, np.inf)  # no age is negative: infeasible
+    else:
+        program.add({C[min(high, len(C) - 1)]: 1.0}, k, np.inf)
 
-    base = matrix(rows)
-    cuts, solutions = [], []
+
+def _median_rows(program, H, ages, count, median, decimals, age_max):
+    """The published (rounded) median of a group of ``count`` people whose cells are ``H`` with ``ages``.
+
+    ``C(t)`` counts the group's people aged ``<= t``. For an odd count the
+    median is the ``k``-th smallest age, ``k = (count + 1) / 2``, an integer
+    that must lie in the rounding interval. For an even count the two middle
+    ages ``x_k``, ``x_{k+1}`` (``k = count / 2``) must sum into the rounding
+    interval ``[lo, hi]`` of twice the median. Then ``x_k <= hi / 2`` and
+    ``x_{k+1} >= lo / 2``; inside its range ``[a, b]`` each is written as
+    ``b - sum_t Y(t)`` with 0/1 staircases ``Y(t) = [C(t) >= k]`` over
+    ``a <= t < b``, forced by ``C(t) >= k Y(t)`` and
+    ``C(t) <= k - 1 + (count - k + 1) Y(t)``.
+    """
+    A = age_max + 1
+    C = program.new(A)
+    for t in range(A):
+        coef = {C[t]: 1.0, **{h: -1.0 for h in H[ages == t]}}
+        if t > 0:
+            coef[C[t - 1]] = -1.0
+        program.add(coef, 0, 0)
+    if count % 2:
+        low, high = _round_interval(median, 1, decimals)
+        _order_statistic_rows(program, C, (count + 1) // 2, low, high)
+        return
+    low, high = _round_interval(median, 2, decimals)
+    k = count // 2
+    ranges = {k: (max(0, low - age_max), min(age_max, high // 2)),
+              k + 1: (max(0, -(-low // 2)), min(age_max, high))}
+    total, offset = {}, 0
+    for kk, (a, b) in ranges.items():
+        _order_statistic_rows(program, C, kk, a, b)
+        offset += b
+        Y = program.new(max(b - a, 0), ub=1, integer=True)
+        for i, t in enumerate(range(a, b)):
+            program.add({C[t]: 1.0, Y[i]: -float(kk)}, 0, np.inf)
+            program.add({C[t]: 1.0, Y[i]: -float(count - kk + 1)}, -np.inf, kk - 1)
+            if i > 0:
+                program.add({Y[i]: 1.0, Y[i - 1]: -1.0}, 0, np.inf)
+        total.update({y: -1.0 for y in Y})
+    program.add(total, low - offset, high - offset)
+
+
+def _all_solutions(program, H, cells, cap, max_solutions):
+    """Step 4: solve, forbid the histogram found, and solve again until nothing is left.
+
+    The no-good cut for a solution ``h*`` uses one 0/1 variable ``b_c`` per
+    cell of its support, forced to 1 when ``h_c >= h*_c`` (by
+    ``h_c - (cap_c - h*_c + 1) b_c <= h*_c - 1``), and asks
+    ``sum_c b_c <= |support| - 1``. Every solution has the same total, so a
+    different histogram has ``h_c < h*_c`` somewhere on the support of ``h*``
+    and passes the cut, while ``h*`` itself fails it.
+    """
+    solutions = []
     while len(solutions) < max_solutions:
-        cons = [LinearConstraint(base, lo, hi)]
-        if cuts:
-            cons.append(LinearConstraint(matrix(cuts), -np.inf, n - 1))
-        res = milp(np.zeros(nvar), constraints=cons, integrality=integrality, bounds=Bounds(0, ub))
-        if res.x is None:
+        x = program.solve()
+        if x is None:
             break
-        u = np.round(res.x[U]).astype(int)
-        cuts.append({int(k): 1.0 for k in U[u == 1]})
-        h = u.sum(axis=1)
-        recs = [tuple(grid[c]) for c in np.nonzero(h)[0] for _ in range(h[c])]
-        solutions.append(tuple((int(a), str(s_), str(r), bool(m)) for a, s_, r, m in sorted(recs, key=_key)))
+        h = np.round(x[H]).astype(int)
+        support = np.nonzero(h)[0]
+        b = program.new(support.size, ub=1, integer=True)
+        for bc, c in zip(b, support):
+            program.add({H[c]: 1.0, bc: -float(cap[c] - h[c] + 1)}, -np.inf, h[c] - 1)
+        program.add({bc: 1.0 for bc in b}, -np.inf, support.size - 1)
+        records = [tuple(col[c].item() for col in cells) for c in support for _ in range(h[c])]
+        solutions.append(tuple(sorted(records, key=_key)))
     return sorted(solutions)
 
 
@@ -489,8 +554,9 @@ def exponential_attack(queries, answers, bound, *, chunk=256) -> np.ndarray:
     every query. Dwork and Roth (2014, Theorem 8.1): if the true answers were
     perturbed by at most ``bound`` and the queries include all ``2^n`` subsets,
     every survivor differs from the true database in at most ``4 * bound``
-    positions. The ``2^n`` candidates are tested block-wise with one matrix
-    product per block, so ``n`` should stay small (``n <= 14``).
+    positions. All ``2^n`` candidates are tested against ``chunk`` queries at a
+    time (one matrix product), and only the survivors go on to the next
+    queries, so ``n`` should stay small (``n <= 16``).
 
     Returns
     -------
@@ -511,13 +577,13 @@ def exponential_attack(queries, answers, bound, *, chunk=256) -> np.ndarray:
     bound = check_nonnegative("bound", bound)
     chunk = check_integer("chunk", chunk, low=1)
     cands = all_subset_queries(n)
-    QT = Q.T.astype(np.float64)
-    keep = np.zeros(cands.shape[0], dtype=bool)
+    alive = np.arange(cands.shape[0])
     tol = 1e-9 * max(1.0, bound)
-    for start in range(0, cands.shape[0], chunk):
-        block = cands[start : start + chunk].astype(np.float64)
-        keep[start : start + chunk] = np.all(np.abs(block @ QT - a) <= bound + tol, axis=1)
-    return cands[keep]
+    for start in range(0, Q.shape[0], chunk):
+        block = Q[start : start + chunk].T.astype(np.float64)
+        gap = np.abs(cands[alive].astype(np.float64) @ block - a[start : start + chunk])
+        alive = alive[np.all(gap <= bound + tol, axis=1)]
+    return cands[alive]
 
 
 def lp_attack(queries, answers, *, bound=None, return_fractional=False):
@@ -584,3 +650,29 @@ def laplace_answers(d, queries, epsilon, *, rng) -> np.ndarray:
     rng = check_rng("rng", rng)
     sensitivity = max(int(Q.sum(axis=0).max()), 1)
     return Q @ d + rng.laplace(0.0, sensitivity / epsilon, size=Q.shape[0])
+
+
+def gaussian_answers(d, queries, epsilon, delta, *, rng) -> np.ndarray:
+    """Answer all queries at once with Gaussian noise that makes the whole answer vector (epsilon, delta)-DP.
+
+    Changing one record's bit (the replace-one relation) changes the answer to
+    every query that contains the record by 1, so the L2 sensitivity of the
+    answer vector is ``Delta_2 = sqrt(c)``, where ``c`` is the largest column
+    sum of the query matrix. Independent ``N(0, sigma^2)`` noise with the
+    smallest ``sigma`` the analytic Gaussian mechanism allows for
+    ``Delta_2`` (Balle and Wang 2018, via
+    :func:`dpnotes.mechanisms.gaussian_sigma`) is then (epsilon, delta)-DP.
+    For ``m`` random subset queries ``c`` is about ``m / 2``, so with
+    ``m = O(n)`` queries the noise is of order ``sqrt(n)``: the scale at which
+    the LP attack stops working. Noise drawn with ``rng.normal``.
+
+    >>> Q = np.array([[1, 1], [0, 1]])
+    >>> gaussian_answers([1, 0], Q, 1.0, 1e-5, rng=np.random.default_rng(0)).shape
+    (2,)
+    """
+    d = _bits(d)
+    Q = _queries(queries, d.size)
+    rng = check_rng("rng", rng)
+    sensitivity = math.sqrt(max(int(Q.sum(axis=0).max()), 1))
+    sigma = gaussian_sigma(epsilon, delta, sensitivity=sensitivity, method="analytic")
+    return Q @ d + rng.normal(0.0, sigma, size=Q.shape[0])

@@ -1,4 +1,4 @@
-"""Timing report: cold build, each notebook's execution, the test suite, and dpnotes benchmarks.
+"""Timing report: cold make book, each notebook's execution, make test, dpnotes benchmarks, mutation scores.
 
     make bench            (or: .venv/bin/python scripts/bench.py [--skip-tests])
 
@@ -21,11 +21,22 @@ ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 OUT = ROOT / "_build" / "bench"
 
+# Targets of issue 17 on a 2-core machine (measured here, never asserted in a test).
+TARGET_BOOK = 60.0    # cold make book, seconds
+TARGET_TEST = 300.0   # make test, seconds
+TARGET_PAGE = 10.0    # one notebook's execution, seconds
+
 
 def timed(cmd: list[str], **kw) -> tuple[float, subprocess.CompletedProcess]:
     t0 = time.perf_counter()
     res = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, **kw)
     return time.perf_counter() - t0, res
+
+
+def verdict(ok: bool, secs: float, target: float) -> str:
+    if not ok:
+        return "FAILED"
+    return "ok" if secs <= target else "over target"
 
 
 def table(title: str, header: tuple[str, ...], rows: list[tuple]) -> str:
@@ -41,15 +52,14 @@ def main() -> None:
     report = [f"## dpnotes timing report ({time.strftime('%Y-%m-%d %H:%M')}, "
               f"{platform.node()}, Python {platform.python_version()})\n"]
 
-    # 1. cold build: no execution cache
+    # 1. cold `make book`: no execution cache, chapters executed in parallel, then rendered
     shutil.rmtree(OUT, ignore_errors=True)
-    secs, res = timed([str(BIN / "jupyter-book"), "build", ".", "-W", "-n", "--keep-going",
-                       "--path-output", str(OUT)])
-    report.append(table("Cold build", ("what", "seconds", "status"),
-                        [("jupyter-book build -W -n (all notebooks executed)", f"{secs:.1f}",
-                          "ok" if res.returncode == 0 else "FAILED")]))
+    secs, res = timed([sys.executable, "scripts/book.py", "html", "--path-output", str(OUT)])
+    report.append(table("Cold build (make book)", ("what", "seconds", "target", "status"),
+                        [("scripts/book.py html: parallel execution, then jupyter-book build -W -n",
+                          f"{secs:.1f}", f"<= {TARGET_BOOK:.0f}", verdict(res.returncode == 0, secs, TARGET_BOOK))]))
 
-    # 2. each notebook's execution time, as recorded by the build's execution cache
+    # 2. each notebook's execution time, as recorded in the build's execution cache
     from jupyter_cache import get_cache
 
     rows = []
@@ -58,18 +68,19 @@ def main() -> None:
         for rec in get_cache(str(cache_dir)).list_cache_records():
             rows.append((Path(rec.uri).relative_to(ROOT), rec.data.get("execution_seconds", float("nan"))))
     rows.sort(key=lambda r: -r[1])
-    report.append(table("Notebook execution (cold build)", ("notebook", "seconds"),
-                        [(str(p), f"{s:.2f}") for p, s in rows]
-                        + [("**total**", f"{sum(s for _, s in rows):.1f}")]))
+    report.append(table(f"Notebook execution (cold build; target: each <= {TARGET_PAGE:.0f} s)",
+                        ("notebook", "seconds", "status"),
+                        [(str(p), f"{s:.2f}", "ok" if s <= TARGET_PAGE else "OVER") for p, s in rows]
+                        + [("**total**", f"{sum(s for _, s in rows):.1f}", "")]))
 
-    # 3. the test suite, in its two halves
+    # 3. `make test` as a user runs it (both passes), and its two passes apart
     if not args.skip_tests:
-        rows = []
-        for label, marker in (("units, doctests, notebooks", "not site"), ("site build and browser", "site")):
-            secs, res = timed([sys.executable, "-m", "pytest", "-q", "-m", marker])
-            last = (res.stdout.strip().splitlines() or ["?"])[-1]
-            rows.append((label, f"{secs:.1f}", last.strip("= ")))
-        report.append(table("Test suite", ("part", "seconds", "pytest summary"), rows))
+        secs, res = timed(["make", "test"])
+        last = [ln for ln in res.stdout.splitlines() if " passed" in ln or " failed" in ln]
+        rows = [("make test (prerequisites, units, doctests, notebooks, Binder; then site, browser, PDF)",
+                 f"{secs:.1f}", f"<= {TARGET_TEST:.0f}", verdict(res.returncode == 0, secs, TARGET_TEST),
+                 " / ".join(ln.strip("= ") for ln in last))]
+        report.append(table("Test suite", ("what", "seconds", "target", "status", "pytest summaries"), rows))
 
     # 4. micro-benchmarks of dpnotes (benchmarks/bench_*.py print "name<TAB>seconds" lines)
     rows = []

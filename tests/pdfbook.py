@@ -200,7 +200,7 @@ def _cjk_fonts(ctx, page) -> dict:
     cdp = ctx.new_cdp_session(page)
     cdp.send("DOM.enable")
     cdp.send("CSS.enable")
-    root = cdp.send("DOM.getDocument", {"depth": -1})["root"]["nodeId"]
+    root = cdp.send("DOM.getDocument", {"depth": 0})["root"]["nodeId"]  # the whole tree would take a minute
     out = {}
     for lang, text in texts.items():
         node = cdp.send("DOM.querySelector", {"nodeId": root, "selector": f'[data-cjk-probe="{lang}"]'})["nodeId"]

@@ -41,6 +41,8 @@ Modules
 ``composition``   basic, advanced and optimal composition; conversions between variants
 ``svt``           AboveThreshold and Sparse: exact output probabilities, accuracy
 ``functional``    kernels, Gaussian processes, RKHS norms, private kernel density estimation
+``audit``         lower bounds on epsilon from error counts, black-box audits, one-run auditing
+``flawed``        published mechanisms whose privacy claims are false, kept as test subjects
 ``plotting``      the book's single figure style
 """
 

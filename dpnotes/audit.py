@@ -388,11 +388,15 @@ def audit_test(mechanism, x, x_prime, test, *, n_samples, rng, confidence=0.95, 
 
 _SMOOTH = 0.5            # pseudo-count for log-ratio estimates of cells (Jeffreys)
 _PLAN_ALPHA = 0.05        # pessimism of the validation rates when a test is chosen
+_FEW_CELLS = 64           # vectors with at most this many distinct output cells need no learned score
+_VECTOR_BINS = 8          # quantile bins per continuous column of a vector output
 
 
 class _Discretizer:
-    """Maps each output row to one integer key: exact values for atoms (values that repeat,
-    and non-finite values), quantile bins for the continuous rest of each column."""
+    """Maps each output row to one key (a float holding an integer below 2**53): exact values for
+    atoms (values that repeat, and non-finite values), quantile bins for the continuous rest of
+    each column. The key is the row's column codes in mixed radix, formed with one BLAS
+    matrix-vector product."""
 
     def __init__(self, rows: np.ndarray, n_bins: int):
         self.columns = []
@@ -411,45 +415,54 @@ class _Discretizer:
                 edges = np.unique(np.quantile(cont, [0.5]))
             else:
                 edges = np.empty(0)
-            size = atoms.size + len(specials) + edges.size + 1
+            size = atoms.size + len(specials) + edges.size + 2
             self.columns.append((atoms, specials, edges, radix))
             radix *= size
-        self.ok = radix < 2**62
+        self.ok = radix < 2**53
+        self.binned = any(c[2].size for c in self.columns)     # some column is continuous
+        self.radix = np.array([c[3] for c in self.columns], dtype=float)
+        # columns of small consecutive integers (patterns of answers) get a fast path
+        self.fast = [j for j, (atoms, specials, edges, _) in enumerate(self.columns)
+                     if not specials and not edges.size and _small_int_range(atoms)]
+        self.lo = np.array([self.columns[j][0][0] for j in self.fast], dtype=float)
+        self.span = np.array([self.columns[j][0].size for j in self.fast], dtype=float)
 
     def keys(self, rows: np.ndarray) -> np.ndarray:
-        key = np.zeros(rows.shape[0], dtype=np.int64)
-        fast = [j for j, (atoms, specials, edges, _) in enumerate(self.columns)
-                if not specials and not edges.size and atoms.size and _small_int_range(atoms)]
-        if fast:
-            # columns of small integers (patterns): the offset from the smallest value seen
-            # when fitting is the code; other values share the code just past the range
-            lo = np.array([self.columns[j][0][0] for j in fast])
-            span = np.array([self.columns[j][0].size for j in fast])
-            sub = rows[:, fast]
-            code = sub.astype(np.int64) - lo.astype(np.int64)
-            bad = (code < 0) | (code > span)
-            if sub.dtype.kind == "f":
-                bad |= sub != np.rint(sub)
-            code = np.where(bad, span, np.minimum(code, span))
-            key += code @ np.array([self.columns[j][3] for j in fast], dtype=np.int64)
+        key = np.zeros(rows.shape[0])
+        if self.fast:
+            # code = offset from the smallest value seen when fitting, + 1; values never seen
+            # fall on 0 (below the range) or span + 1 (above it, or not an integer)
+            sub = rows if len(self.fast) == rows.shape[1] else rows[:, self.fast]
+            radix = self.radix[self.fast]
+            inside = (bool(np.all(sub.min(axis=0) >= self.lo)) and bool(np.all(sub.max(axis=0) <= self.lo + self.span - 1))
+                      and (sub.dtype.kind != "f" or bool(np.all(sub == np.rint(sub)))))
+            if inside:                   # the usual case: a sum of columns, no clipping
+                for j in range(sub.shape[1]):
+                    key += sub[:, j] * radix[j]
+                key += (1.0 - self.lo) @ radix
+            else:
+                code = sub.astype(float) - (self.lo - 1.0)
+                np.clip(code, 0.0, self.span + 1.0, out=code)
+                if sub.dtype.kind == "f":
+                    code[sub != np.rint(sub)] = 0.0
+                key += code @ radix
         for j, (atoms, specials, edges, radix) in enumerate(self.columns):
-            if j in fast:
+            if j in self.fast:
                 continue
             col = rows[:, j].astype(float)
             code = atoms.size + len(specials) + np.searchsorted(edges, col, side="right")
             if atoms.size:
                 pos = np.clip(np.searchsorted(atoms, col), 0, atoms.size - 1)
-                hit = atoms[pos] == col
-                code = np.where(hit, pos, code)
+                code = np.where(atoms[pos] == col, pos, code)
             for s, v in enumerate(specials):
                 code = np.where(np.isnan(col) if np.isnan(v) else col == v, atoms.size + s, code)
-            key += code.astype(np.int64) * radix
+            key += code * radix
         return key
 
 
 def _small_int_range(atoms) -> bool:
     """Whether the sorted atoms are all the integers lo, lo + 1, ..., hi (hi - lo < 64)."""
-    return bool(atoms.size <= 64 and np.all(atoms == np.rint(atoms))
+    return bool(0 < atoms.size <= 64 and np.all(atoms == np.rint(atoms))
                 and atoms[-1] - atoms[0] == atoms.size - 1)
 
 
@@ -486,7 +499,7 @@ class _ColumnScore:
 class _LogisticScore:
     """Linear score of a logistic regression on simple features of each column: indicators
     of frequent values, the standardized value where it is not one of them, and its square.
-    Fitted with scipy.optimize (L-BFGS) on at most 50 000 runs per input; written here
+    Fitted with scipy.optimize (L-BFGS) on at most 30 000 runs per input; written here
     because no library the book depends on fits a logistic regression."""
 
     def __init__(self, fx, fxp, rng):
@@ -499,7 +512,7 @@ class _LogisticScore:
             rest = col[np.isfinite(col) & ~np.isin(col, atoms)]
             mu, sd = (float(rest.mean()), float(rest.std()) or 1.0) if rest.size > 1 else (0.0, 1.0)
             self.spec.append((atoms, mu, sd, rest.size > 1))
-        m = min(fx.shape[0], 50_000)
+        m = min(fx.shape[0], 30_000)
         ix = rng.choice(fx.shape[0], m, replace=False) if fx.shape[0] > m else slice(None)
         ixp = rng.choice(fxp.shape[0], m, replace=False) if fxp.shape[0] > m else slice(None)
         X = np.vstack([self._features(fx[ix]), self._features(fxp[ixp])])
@@ -519,27 +532,40 @@ class _LogisticScore:
                                 options={"maxiter": 100})
         self.w = res.x
 
-    def _features(self, rows):
-        feats = [np.ones((rows.shape[0], 1))]
+    def _columns(self, rows):
+        """The features, one column at a time (index into the weight vector, values)."""
+        k = 1
         for j, (atoms, mu, sd, has_rest) in enumerate(self.spec):
             col = rows[:, j].astype(float)
             is_atom = np.zeros(col.shape, dtype=bool)
             for a in atoms:
                 hit = col == a
                 is_atom |= hit
-                feats.append(hit[:, None].astype(float))
-            if not np.all(np.isfinite(col)):
-                bad = ~np.isfinite(col)
-                is_atom |= bad
-                feats.append(bad[:, None].astype(float))
+                yield k, hit
+                k += 1
+            for test in (np.isnan, np.isposinf, np.isneginf):        # symbols coded as non-finite
+                hit = test(col)
+                is_atom |= hit
+                yield k, hit
+                k += 1
             if has_rest:
-                z = np.where(is_atom, 0.0, (np.nan_to_num(col, posinf=0.0, neginf=0.0) - mu) / sd)
-                z = np.clip(z, -50, 50)
-                feats += [z[:, None], (z * z)[:, None]]
-        return np.hstack(feats)
+                z = np.where(is_atom, 0.0, (np.where(is_atom, mu, col) - mu) / sd)
+                np.clip(z, -50, 50, out=z)
+                yield k, z
+                yield k + 1, z * z
+                k += 2
+
+    def _features(self, rows):
+        cols = [np.ones(rows.shape[0])] + [v.astype(float) for _, v in self._columns(rows)]
+        return np.column_stack(cols)
 
     def __call__(self, rows):
-        return self._features(rows) @ self.w
+        # the linear score, accumulated feature by feature (no design matrix for large batches)
+        out = np.full(rows.shape[0], self.w[0])
+        for k, v in self._columns(rows):
+            if self.w[k] != 0.0:
+                out += self.w[k] * v
+        return out
 
 
 def _candidate_thresholds(sx, sxp, max_candidates=3000):
@@ -586,11 +612,13 @@ def _select_test(sel_x, sel_xp, n_count, delta, alpha, rng):
     scores = []
     if d == 1:
         scores.append((_ColumnScore(0), "the output"))
-    n_bins = int(np.clip(np.sqrt(half) / 8, 4, 200)) if d == 1 else 8
+    n_bins = int(np.clip(np.sqrt(half) / 8, 4, 200)) if d == 1 else _VECTOR_BINS
     cell = _CellScore(fx, fxp, n_bins)
     if cell.disc.ok:
         scores.append((cell, f"likelihood ratio of {cell.n_cells} output cells"))
-    if d > 1:
+    if d > 1 and (not cell.disc.ok or cell.disc.binned or cell.n_cells > _FEW_CELLS):
+        # a few exact cells (patterns) are already ordered by their estimated ratios as well
+        # as any score could; continuous parts or many cells need a learned score
         scores.append((_LogisticScore(fx, fxp, rng), "logistic-regression score"))
     candidates = {}
     best = None
@@ -604,7 +632,7 @@ def _select_test(sel_x, sel_xp, n_count, delta, alpha, rng):
 
 
 def _n_select(n: int, d: int) -> int:
-    return int(min(n // 2, max(n // 10, 100_000), max(10_000_000 // max(d, 1), 2)))
+    return int(min(n // 2, max(n // 10, 100_000), max(min(2_000_000, 10_000_000 // max(d, 1)), 2)))
 
 
 def audit_pair(mechanism, x, x_prime, *, n_samples, rng, confidence=0.95, delta=0.0, n_select=None, n_jobs=1) -> AuditResult:
@@ -615,7 +643,7 @@ def audit_pair(mechanism, x, x_prime, *, n_samples, rng, confidence=0.95, delta=
     vector per run). The audit runs it ``n_samples`` times on each input:
 
     1. **Choose a test** on the first ``n_select`` runs of each input (default: a tenth of
-       the runs, at least 100 000 and at most half): on one half of them fit scores of an
+       the runs, at least 100 000, at most half and at most two million): on one half of them fit scores of an
        output (the output itself when it is one number; the estimated likelihood ratio of
        output cells, where a cell is an exact value for outputs that repeat and a
        quantile bin for continuous ones, so that sets of patterns, thresholds and intervals

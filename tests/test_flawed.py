@@ -115,6 +115,45 @@ def test_algorithm_2_redraws_its_threshold_after_a_top():
     assert abs(freq - same) > 10 * math.sqrt(same / n)
 
 
+def reference_loop(answers, T, eps, size, seed, alg, c):
+    """Algorithms 1-4 written run by run from the published pseudocode, drawing the same numbers
+    in the same order as dpnotes (threshold noise for all runs first, then query by query the
+    noise of the runs still going)."""
+    bt, bq = flawed.lyu_noise_scales(alg, eps, c)
+    rng = np.random.default_rng(seed)
+    rho = lap_from_seed(rng, bt, size)
+    k = len(answers)
+    out = [[None] * k for _ in range(size)]
+    count = [0] * size
+    for i in range(k):
+        going = [r for r in range(size) if count[r] < c]
+        if not going:
+            break
+        nu = lap_from_seed(rng, bq, len(going))
+        hits = []
+        for r, z in zip(going, nu):
+            noisy = answers[i] + z
+            if noisy >= T + rho[r]:
+                out[r][i] = noisy if alg == 3 else 1
+                count[r] += 1
+                hits.append(r)
+            else:
+                out[r][i] = -np.inf if alg == 3 else 0
+        if alg == 2 and hits:                     # Sparse: a fresh threshold after each top
+            rho[hits] = lap_from_seed(rng, bt, len(hits))
+    fill = np.nan if alg == 3 else -1
+    return np.array([[fill if v is None else v for v in row] for row in out], dtype=float)
+
+
+@pytest.mark.parametrize("alg,c", [(1, 1), (3, 1), (4, 1), (1, 2), (2, 2), (2, 3), (3, 3), (4, 2)])
+def test_cutoff_variants_equal_a_run_by_run_implementation(alg, c):
+    answers = np.array([0.4, -0.7, 1.3, 0.2, -0.1])
+    got = flawed.sparse_vector_variant(answers, 0.3, 0.8, 300, rng=np.random.default_rng(alg + 10 * c),
+                                       algorithm=alg, c=c)
+    ref = reference_loop(answers, 0.3, 0.8, 300, alg + 10 * c, alg, c)
+    np.testing.assert_array_equal(np.asarray(got, dtype=float), ref)
+
+
 def test_cutoff_c_stops_after_c_tops():
     out = flawed.sparse_vector_variant(np.full(8, 100.0), 0.0, 1.0, 20, rng=np.random.default_rng(1),
                                        algorithm=1, c=3)
@@ -207,11 +246,12 @@ def test_noisy_max_exact_by_coupling():
     a, eps = np.array([0.0, 2.0, -1.0, 1.5]), 0.6
     idx = flawed.noisy_max(a, eps, 300, rng=np.random.default_rng(2))
     val = flawed.noisy_max(a, eps, 300, rng=np.random.default_rng(2), release="value")
-    z = a + lap_from_seed(np.random.default_rng(2), 2 / eps, (300, 4))
-    np.testing.assert_array_equal(idx, z.argmax(axis=1))
-    np.testing.assert_array_equal(val, z.max(axis=1))
+    z = a[:, None] + lap_from_seed(np.random.default_rng(2), 2 / eps, (4, 300))     # answer by answer
+    np.testing.assert_array_equal(idx, z.argmax(axis=0))
+    np.testing.assert_array_equal(val, z.max(axis=0))
     ve = flawed.noisy_max(a, eps, 300, rng=np.random.default_rng(2), noise="exponential", release="value")
-    np.testing.assert_array_equal(ve, (a + (2 / eps) * np.random.default_rng(2).standard_exponential((300, 4))).max(axis=1))
+    ze = a[:, None] + (2 / eps) * np.random.default_rng(2).standard_exponential((4, 300))
+    np.testing.assert_array_equal(ve, ze.max(axis=0))
 
 
 def test_noisy_max_rejects():
@@ -280,3 +320,25 @@ def test_rare_leak_exact_by_coupling():
 def test_rare_leak_rejects():
     with pytest.raises(ValueError, match="leak_probability"):
         flawed.laplace_with_rare_leak(0.0, 1.0, 3, rng=np.random.default_rng(0), leak_probability=1.5)
+
+
+# ----------------------------------------------------------------- the cached DP-Sniper comparison
+@pytest.mark.slow
+def test_dpsniper_table_cache_is_what_the_code_gives():
+    """The auditing chapter reads its comparison with DP-Sniper from a cache (the audits take
+    longer than a page may). Recompute every row from its seed, exactly as
+    benchmarks/bench_audit.py --write-cache does, and compare with the stored numbers."""
+    import importlib.util
+    import json
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    spec = importlib.util.spec_from_file_location("bench_audit", root / "benchmarks" / "bench_audit.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    stored = json.loads(bench.CACHE.read_text())
+    assert stored["confidence"] == bench.CONFIDENCE
+    cases = flawed.dpsniper_cases()
+    assert [r["name"] for r in stored["rows"]] == [c.name for c in cases]
+    for case, row in zip(cases, stored["rows"]):
+        assert bench.run_case(case) == row, case.name

@@ -302,6 +302,22 @@ def test_audit_pair_handles_non_finite_outputs():
     assert 0.7 < res.epsilon <= math.log(2.5)
 
 
+def test_audit_pair_scores_on_fresh_runs():
+    """A 'mechanism' whose outputs separate the inputs only in the call that draws the
+    selection runs (recognised by its size): an audit that chose its test there and scores it
+    on fresh runs sees no difference at all; one that scored on the choosing runs would report
+    a huge epsilon."""
+    n, n_sel = 20_000, 1234
+
+    def tricky(data, size, rng):
+        return np.full(size, float(data) if size == n_sel else 0.0)
+
+    res = audit.audit_pair(tricky, 0, 1, n_samples=n, rng=np.random.default_rng(0), n_select=n_sel)
+    assert res.n_select == n_sel and res.n_negatives == n - n_sel
+    assert res.false_negatives == n - n_sel and res.false_positives == 0      # x' looks like x
+    assert res.epsilon == 0.0
+
+
 def test_audit_pair_is_reproducible():
     a = audit.audit_pair(lap_mech(0.5), 0.0, 1.0, n_samples=50_000, rng=np.random.default_rng(8))
     b = audit.audit_pair(lap_mech(0.5), 0.0, 1.0, n_samples=50_000, rng=np.random.default_rng(8))

@@ -42,6 +42,8 @@ Modules
 ``selection``     private selection: exponential mechanism, report noisy max, permute-and-flip
 ``svt``           AboveThreshold, Sparse, NumericSparse: samplers, exact output laws, accuracy
 ``functional``    kernels, Gaussian processes, RKHS norms, private kernel density estimation
+``audit``         lower bounds on epsilon from error counts, black-box audits, one-run auditing
+``flawed``        published mechanisms whose privacy claims are false, kept as test subjects
 ``plotting``      the book's single figure style
 """
 

@@ -41,3 +41,14 @@ def test_public_functions_have_docstrings_with_examples(name):
 def test_module_has_a_docstring(name):
     module = importlib.import_module(f"dpnotes.{name}")
     assert module.__doc__ and len(module.__doc__.strip()) > 20
+
+
+def test_bibliography_parses_and_keeps_every_entry():
+    """Branches append to references.bib; a merge can drop an entry's closing brace. Sphinx then
+    fails at start-up with a parser error; this says which entry, in the fast test pass."""
+    from pybtex.database import parse_string
+
+    text = (ROOT / "references.bib").read_text(encoding="utf-8")
+    starts = [line for line in text.splitlines() if line.startswith("@")]
+    entries = parse_string(text, "bibtex").entries  # raises on an unbalanced entry
+    assert len(entries) == len(starts), "an entry swallowed the next one (missing closing brace?)"

@@ -42,6 +42,7 @@ Modules
 ``svt``           AboveThreshold and Sparse: exact output probabilities, accuracy
 ``selection``     private selection: exponential mechanism, report noisy max, permute-and-flip
 ``functional``    kernels, Gaussian processes, RKHS norms, private kernel density estimation
+``subsampling``   amplification by subsampling; subsampled-Gaussian RDP, tight PLD (FFT) and GDP accounting
 ``plotting``      the book's single figure style
 """
 

@@ -49,6 +49,7 @@ __all__ = [
     "subsampled_gaussian_epsilon",
     "clt_gdp_mu",
     "clt_gdp_epsilon",
+    "shuffle_epsilon_lower_bound",
     "DEFAULT_ORDERS",
 ]
 
@@ -654,3 +655,51 @@ def subsampled_gaussian_epsilon(sampling_probability, noise_multiplier, steps, d
     q, sigma, steps = _validate_pld(sampling_probability, noise_multiplier, steps)
     delta = _delta(delta)
     return max(_PLD.build(q, sigma, steps, d, delta).epsilon(delta) for d in DIRECTIONS)
+
+
+# ---------------------------------------------------------------- shuffled batches: a lower bound
+def shuffle_epsilon_lower_bound(batches, noise_multiplier, epochs, delta) -> float:
+    r"""A **lower** bound on :math:`\varepsilon` of DP-SGD with shuffled fixed-size batches (add/remove).
+
+    After the construction of :cite:`chua2024private`: ``epochs`` passes over
+    :math:`n = bT` records cut into ``batches`` :math:`= T` batches of size :math:`b` by a
+    fresh secret shuffle. Every other record has clipped gradient :math:`-1`, the
+    target :math:`+1` (one coordinate, clipping norm 1). With the target, the batch
+    that holds it sums to :math:`-b+2`; without it, one batch is short and sums to
+    :math:`-b+1`; all other batches sum to :math:`-b`. After subtracting
+    :math:`-b`, one epoch releases :math:`y = s\,e_t + \sigma Z` with the spike
+    :math:`s = 2` (present) or :math:`s = 1` (removed) at a uniformly random batch
+    :math:`t`: the position is hidden, the spike's *height* is not, so shuffling
+    does not give the amplification that Poisson sampling's random inclusion does.
+
+    The test "the largest coordinate exceeds :math:`\tau`" has the exact probabilities
+    :math:`1-\Phi(\tfrac{\tau-s}{\sigma})\Phi(\tfrac{\tau}{\sigma})^{T-1}`; over
+    ``epochs`` independent passes the test "at least :math:`k` passes exceed
+    :math:`\tau`" has binomial tails. Any test :math:`S` gives
+    :math:`\varepsilon \ge \log\frac{P(S) - \delta}{P'(S)}`; the function returns the
+    best over a grid of :math:`\tau` and all :math:`k`.
+
+    Examples
+    --------
+    >>> from dpnotes.loss import gaussian_epsilon     # one batch, one epoch: the Gaussian with mu = 1/sigma
+    >>> lb = shuffle_epsilon_lower_bound(1, 0.8, 1, 1e-5)
+    >>> bool(abs(lb - gaussian_epsilon(1e-5, 1.25)) < 1e-3 and lb <= gaussian_epsilon(1e-5, 1.25))
+    True
+    """
+    from scipy.stats import binom
+
+    t = check_integer("batches", batches, low=1)
+    sigma = _sigma(noise_multiplier)
+    epochs = check_integer("epochs", epochs, low=1)
+    delta = _delta(delta)
+    tau = 1.5 + sigma * np.linspace(-4.0, 12.0, 4001)
+    rest = (t - 1) * log_ndtr(tau / sigma)
+    p_in = -np.expm1(log_ndtr((tau - 2.0) / sigma) + rest)       # target present: spike 2
+    p_out = -np.expm1(log_ndtr((tau - 1.0) / sigma) + rest)      # target removed: spike 1
+    best = 0.0
+    for k in range(1, epochs + 1):
+        a, b = binom.sf(k - 1, epochs, p_in), binom.sf(k - 1, epochs, p_out)
+        ok = (a > delta) & (b > 0)
+        if np.any(ok):
+            best = max(best, float(np.max(np.log((a[ok] - delta) / b[ok]))))
+    return best

@@ -245,3 +245,31 @@ def test_clt_is_an_approximation_not_a_bound():
 def test_bad_inputs(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+# ---------------------------------------------------------------- shuffled batches
+def test_shuffle_lower_bound_one_batch_is_the_gaussian_and_probabilities_by_simulation():
+    # one batch: spike 2 against spike 1 at a known place = the Gaussian with mu = 1/sigma
+    for sigma in (0.6, 1.7):
+        exact = gaussian_epsilon(1e-6, 1 / sigma)
+        assert exact * (1 - 1e-3) <= sub.shuffle_epsilon_lower_bound(1, sigma, 1, 1e-6) <= exact
+    # the max-test probabilities, checked by a seeded simulation of the batch sums
+    rng = np.random.default_rng(7)
+    t, sigma, tau, n = 5, 0.9, 2.1, 200_000
+    y = sigma * rng.standard_normal((n, t))
+    y[:, 0] += 2.0                                       # position does not matter for the max
+    freq = np.mean(y.max(axis=1) > tau)
+    want = 1 - stats.norm.cdf((tau - 2) / sigma) * stats.norm.cdf(tau / sigma) ** (t - 1)
+    assert abs(freq - want) < 5 * math.sqrt(want * (1 - want) / n)
+
+
+def test_shuffle_lower_bound_exceeds_the_poisson_accountant():
+    # q = 1/100, sigma = 1, one epoch: shuffled batches are far less private than Poisson
+    lower = sub.shuffle_epsilon_lower_bound(100, 1.0, 1, 1e-5)
+    poisson = sub.subsampled_gaussian_epsilon(0.01, 1.0, 100, 1e-5)
+    assert lower > 3 * poisson
+    assert lower <= gaussian_epsilon(1e-5, 1.0)           # no more than without any sampling
+    with pytest.raises(ValueError, match="batches must be an integer >= 1"):
+        sub.shuffle_epsilon_lower_bound(0, 1.0, 1, 1e-5)
+    with pytest.raises(ValueError, match="epochs must be an integer >= 1"):
+        sub.shuffle_epsilon_lower_bound(10, 1.0, 0, 1e-5)

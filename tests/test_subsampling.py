@@ -273,3 +273,50 @@ def test_shuffle_lower_bound_exceeds_the_poisson_accountant():
         sub.shuffle_epsilon_lower_bound(0, 1.0, 1, 1e-5)
     with pytest.raises(ValueError, match="epochs must be an integer >= 1"):
         sub.shuffle_epsilon_lower_bound(10, 1.0, 0, 1e-5)
+
+
+# ---------------------------------------------------------------- internals of the PLD accountant
+@pytest.mark.parametrize("direction", ["remove", "add"])
+def test_connect_the_dots_matches_the_profile_on_the_grid_and_dominates_between(direction):
+    q, sigma, h = 0.2, 0.7, 0.01
+    i0, hh, w, w_inf = sub._ctd(q, sigma, direction, -1.5, 2.5, h)
+    grid = (i0 + np.arange(w.size)) * hh
+    assert np.all(w >= 0) and abs(w.sum() + w_inf - 1) < 1e-12          # a probability distribution
+
+    def disc_delta(e):
+        above = grid > e
+        return float(np.sum(w[above] * -np.expm1(e - grid[above])) + w_inf)
+
+    for j in (0, 5, w.size // 2, w.size - 2, w.size - 1):
+        exact = sub.subsampled_gaussian_profile(q, sigma, grid[j], direction)
+        assert disc_delta(grid[j]) == pytest.approx(exact, rel=1e-9, abs=1e-16)
+    mids = grid[:-1] + 0.37 * hh
+    exact_mid = sub.subsampled_gaussian_profile(q, sigma, mids, direction)
+    assert all(disc_delta(m) >= e - 1e-15 for m, e in zip(mids[::7], exact_mid[::7]))   # pessimistic
+
+
+def test_both_directions_are_accurate_and_remove_is_the_worse():
+    q, sigma, eps = 0.3, 0.8, 0.4
+    for direction in ("remove", "add"):
+        direct = _delta_two_steps(q, sigma, eps, direction)
+        got = sub._PLD.build(q, sigma, 2, direction, 1e-12, eps).delta(eps)
+        assert direct <= got <= direct * (1 + 1e-3) + 1e-15
+    eps_grid = np.linspace(0.0, 3.0, 31)
+    assert np.all(sub.subsampled_gaussian_profile(q, sigma, eps_grid, "remove")
+                  >= sub.subsampled_gaussian_profile(q, sigma, eps_grid, "add") - 1e-15)
+
+
+def test_pld_composition_keeps_infinite_and_out_of_window_mass():
+    # a step that leaks everything with probability p (loss +inf), else nothing (loss 0):
+    # T steps leak with probability 1 - (1-p)^T, which is delta at every epsilon >= 0
+    p, steps = 0.01, 25
+    leak = (0, 0.01, np.array([1 - p]), p)
+    pld = sub._PLD(leak, steps, -1.0, 1.0, leak)
+    for eps in (0.0, 2.0, 30.0):
+        assert pld.delta(eps) == pytest.approx(-math.expm1(steps * math.log1p(-p)), rel=1e-12)
+    # a step with loss exactly 1: ten steps have loss 10, far above a window [0, 3]; the
+    # Chernoff term must keep delta at least the true 1 - e^(eps - 10)
+    sure = (100, 0.01, np.array([1.0]), 0.0)
+    pld = sub._PLD(sure, 10, 0.0, 3.0, sure)
+    for eps in (0.5, 2.0, 8.0):
+        assert pld.delta(eps) >= -math.expm1(eps - 10.0)

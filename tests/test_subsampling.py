@@ -320,3 +320,35 @@ def test_pld_composition_keeps_infinite_and_out_of_window_mass():
     pld = sub._PLD(sure, 10, 0.0, 3.0, sure)
     for eps in (0.5, 2.0, 8.0):
         assert pld.delta(eps) >= -math.expm1(eps - 10.0)
+
+
+def _rounded_down_epsilon(q, sigma, steps, delta, h):
+    """An independent, rigorous LOWER bound on epsilon of the remove direction: the exact
+    probability of each loss bin [e_k, e_k + h) from normal tails, every loss rounded down
+    to its bin's floor (a smaller loss only lowers delta), the far tail dropped, and the
+    steps composed by a zero-padded (linear, no wrap-around) FFT convolution."""
+    lo = math.log1p(-q)
+    y_top = 1 + 9 * sigma
+    hi = math.log1p(-q + q * math.exp((2 * y_top - 1) / (2 * sigma**2)))
+    edges = lo + h * np.arange(int(math.ceil((hi - lo) / h)) + 1)
+    with np.errstate(divide="ignore"):
+        y = sigma**2 * (np.log(np.expm1(edges) + q) - math.log(q)) + 0.5    # loss edge -> output
+    y[0] = -np.inf
+    tail = (1 - q) * stats.norm.sf(y / sigma) + q * stats.norm.sf((y - 1) / sigma)   # Q(Y >= y)
+    mass = -np.diff(tail)
+    n = 1 << int(math.ceil(math.log2(steps * mass.size + 1)))
+    comp = np.maximum(np.fft.irfft(np.fft.rfft(mass, n) ** steps, n)[: steps * (mass.size - 1) + 1], 0.0)
+    loss = steps * lo + h * np.arange(comp.size)
+
+    def dlt(e):
+        sel = loss > e
+        return float(np.dot(comp[sel], -np.expm1(e - loss[sel])))
+
+    return optimize.brentq(lambda e: dlt(e) - delta, 0.0, loss[-1], xtol=1e-12)
+
+
+def test_pld_relative_accuracy_certified_by_an_independent_lower_bound():
+    # epsilon_low <= true epsilon <= ours, so ours / epsilon_low - 1 bounds our relative error
+    low = _rounded_down_epsilon(0.3, 1.1, 6, 1e-5, 2e-5)
+    ours = sub.subsampled_gaussian_epsilon(0.3, 1.1, 6, 1e-5)
+    assert low <= ours <= low * (1 + 1e-4)

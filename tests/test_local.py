@@ -493,12 +493,15 @@ def test_clone_bound_orders_exact_blanket_clone():
 
 def test_blanket_bound_is_tight_for_two_users():
     # n = 2: the single other user reports a fair coin with probability 2q, else their bit;
-    # the exact worst case is no better than the blanket bound, which is attained
-    eps0 = EPS
-    grid = np.array([0.0, 0.2, 0.5])
-    exact = local.shuffled_rr_delta(eps0, 2, grid)
-    blanket = local.fmt_clone_delta(eps0, 2, grid, clone_probability=2 / (1 + math.exp(eps0)))
-    assert np.all(exact <= blanket + 1e-15)
+    # the blanket bound is attained, while for more users it is strictly loose somewhere
+    for eps0 in (EPS, 2.0):
+        grid = eps0 * np.array([0.0, 0.25, 0.6])
+        blanket_r = 2 / (1 + math.exp(eps0))
+        exact = local.shuffled_rr_delta(eps0, 2, grid)
+        assert np.allclose(exact, local.fmt_clone_delta(eps0, 2, grid, clone_probability=blanket_r), rtol=1e-12)
+        exact5 = local.shuffled_rr_delta(eps0, 5, grid)
+        blanket5 = local.fmt_clone_delta(eps0, 5, grid, clone_probability=blanket_r)
+        assert np.all(exact5 <= blanket5 * (1 + 1e-12)) and np.any(exact5 < 0.99 * blanket5)
 
 
 def test_clone_probability_validation():

@@ -513,3 +513,39 @@ def test_clone_probability_validation():
         local.fmt_clone_epsilon(1.0, 20, 1e-3, clone_probability=0)
     # the default is e^{-epsilon0}
     assert local.fmt_clone_delta(1.0, 20, 0.1) == local.fmt_clone_delta(1.0, 20, 0.1, clone_probability=math.exp(-1.0))
+
+
+# --------------------------------------------------------------------------- every public function checks its own inputs
+@pytest.mark.parametrize("call,message", [
+    (lambda: local.shuffled_rr_laws(0, 5, 1), "epsilon0 must be > 0, got 0"),
+    (lambda: local.shuffled_rr_laws(1.0, 1, 0), "n must be an integer >= 2, got 1"),
+    (lambda: local.shuffled_rr_laws(1.0, 2.5, 0), "n must be an integer >= 2, got 2.5"),
+    (lambda: local.shuffled_rr_epsilon(-1, 5, 1e-3), "epsilon0 must be > 0, got -1"),
+    (lambda: local.shuffled_rr_count([0, 1], 0, np.random.default_rng(0)), "epsilon0 must be > 0, got 0"),
+    (lambda: local.shuffled_rr_count([0, 1], 1.0, 42), "rng must be a numpy.random.Generator"),
+    (lambda: local.krr_randomize([0, 1], 1.0, 2, 42), "rng must be a numpy.random.Generator"),
+    (lambda: local.fmt_clone_delta(0, 5, 0.1), "epsilon0 must be > 0, got 0"),
+    (lambda: local.fmt_clone_epsilon(0, 5, 1e-3), "epsilon0 must be > 0, got 0"),
+    (lambda: local.fmt_clone_epsilon(1.0, 1, 1e-3), "n must be an integer >= 2, got 1"),
+    (lambda: local.fmt_clone_epsilon(1.0, 7.5, 1e-3), "n must be an integer >= 2, got 7.5"),
+    (lambda: local.fmt_epsilon0_max(1, 1e-3), "n must be an integer >= 2, got 1"),
+    (lambda: local.fmt_epsilon0_max(99.5, 1e-3), "n must be an integer >= 2, got 99.5"),
+    (lambda: local.shuffled_rr_delta(1.0, 5, True), "epsilon must be a real number >= 0"),
+    (lambda: local.oue_estimate(np.zeros((3, 4, 1)), 1.0), r"^reports must have shape \(..., n, k\)"),
+    (lambda: local.oue_estimate([[0, 2], [1, 0]], 1.0), "^reports must contain only 0 and 1$"),
+])
+def test_every_function_names_its_bad_parameter(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+def test_smallest_valid_inputs_and_output_types():
+    # n = 2 is allowed everywhere (and fmt_epsilon0_max is then negative: log(2 / (16 log 20)))
+    assert math.isclose(local.fmt_epsilon0_max(2, 0.1), math.log(2 / (16 * math.log(20))), rel_tol=1e-13)
+    assert 0 < local.fmt_clone_epsilon(1.0, 2, 0.1) <= 1.0
+    assert isinstance(local.fmt_clone_delta(1.0, 20, 0.1), float)
+    assert local.fmt_clone_delta(1.0, 20, [0.1, 0.2]).shape == (2,)
+    assert local.oue_randomize([0, 2], 1.0, 3, np.random.default_rng(1)).dtype == np.int8
+    # categories missing from the reports still get their (negative) estimate: p = 3/5, q = 1/5, C = (2, 1, 0)
+    assert np.allclose(local.krr_estimate([0, 1, 0], math.log(3), 3), [3.5, 1.0, -1.5], rtol=1e-12)
+    assert np.allclose(local.krr_estimate([[0, 1, 0], [0, 0, 0]], math.log(3), 3), [[3.5, 1.0, -1.5], [6.0, -1.5, -1.5]])

@@ -41,6 +41,7 @@ Modules
 ``composition``   basic, advanced and optimal composition; conversions between variants
 ``selection``     private selection: exponential mechanism, report noisy max, permute-and-flip
 ``svt``           AboveThreshold, Sparse, NumericSparse: samplers, exact output laws, accuracy
+``local``         local randomizers (k-RR, unary encoding), frequency estimation, shuffle amplification
 ``functional``    kernels, Gaussian processes, RKHS norms, private kernel density estimation
 ``audit``         lower bounds on epsilon from error counts, black-box audits, one-run auditing
 ``flawed``        published mechanisms whose privacy claims are false, kept as test subjects

@@ -1,0 +1,805 @@
+r"""Local differential privacy: randomizers, frequency estimation, and amplification by shuffling.
+
+In the *local model* every person randomizes their own record with a *local randomizer*
+:math:`R` before it leaves their device; :math:`R` is :math:`\varepsilon`-locally DP when
+:math:`\Pr[R(v) \in S] \le e^{\varepsilon} \Pr[R(v') \in S]` for all records :math:`v, v'`
+and events :math:`S` (:cite:`kasiviswanathan2008what`, :cite:`duchi2013local`). Records
+here are categories :math:`0, \dots, k-1`.
+
+Frequency oracles (:cite:`wang2017locally`)
+    *k-ary randomized response* (k-RR) reports the true category with probability
+    :math:`p = e^{\varepsilon}/(e^{\varepsilon} + k - 1)` and each other category with
+    probability :math:`q = 1/(e^{\varepsilon} + k - 1)`. *Optimized unary encoding* (OUE)
+    one-hot encodes the category and reports every bit independently: the true category's
+    bit is 1 with probability :math:`p = 1/2`, every other bit with probability
+    :math:`q = 1/(e^{\varepsilon} + 1)`. In both, the count :math:`C_v` of reports that
+    *support* category :math:`v` (equal to :math:`v`, or with bit :math:`v` set) gives the
+    unbiased estimate :math:`\hat n_v = (C_v - nq)/(p - q)` of the true count :math:`n_v`,
+    with exact variance
+    :math:`\operatorname{Var}\hat n_v = \big(n_v p(1-p) + (n - n_v) q(1-q)\big)/(p-q)^2`
+    for fixed data (the randomness is the randomizers' only).
+
+The shuffle model (:cite:`cheu2019distributed`, :cite:`erlingsson2019amplification`)
+    A shuffler hides who sent which report. With binary randomized response
+    (:math:`k = 2`, parameter :math:`\varepsilon_0`) the analyst then sees only the number
+    of 1s. :func:`shuffled_rr_delta` computes the *exact* privacy profile
+    :math:`\delta(\varepsilon)` of that count, worst case over the other users' bits and
+    over the order of the neighbouring pair (the book's replace-one relation: one user's
+    bit changes). :func:`fmt_epsilon` is the closed-form bound of Feldman, McMillan and
+    Talwar (:cite:`feldman2021hiding`, Theorem 3.1) and :func:`fmt_clone_delta` evaluates
+    exactly the pair of distributions their proof reduces to ("clones"), a tighter bound.
+
+Samplers take ``rng`` and an optional ``size`` (that many independent runs at once,
+stacked on a new first axis).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+from scipy import optimize
+from scipy.special import gammaln
+
+from ._validate import check_in_range, check_integer, check_positive, check_rng
+
+__all__ = [
+    "krr_probabilities",
+    "krr_randomize",
+    "krr_estimate",
+    "krr_variance",
+    "oue_probabilities",
+    "oue_randomize",
+    "oue_estimate",
+    "oue_variance",
+    "shuffled_rr_count",
+    "shuffled_rr_laws",
+    "shuffled_rr_delta",
+    "shuffled_rr_epsilon",
+    "fmt_epsilon0_max",
+    "fmt_epsilon",
+    "fmt_clone_delta",
+    "fmt_clone_epsilon",
+]
+
+
+# --------------------------------------------------------------------------- validation
+def _categories(name: str, x, k: int) -> np.ndarray:
+    """Return ``x`` as an int64 array if every entry is an integer in [0, k - 1]."""
+    arr = np.asarray(x)
+    rule = f"{name} must contain integers in [0, {k - 1}]"
+    if arr.dtype.kind not in "iuf":
+        raise ValueError(f"{rule}, got dtype {arr.dtype}")
+    if arr.dtype.kind == "f" and not np.all(np.isfinite(arr) & (arr == np.round(arr))):
+        raise ValueError(f"{rule}, got non-integer values")
+    if arr.size and (arr.min() < 0 or arr.max() > k - 1):
+        raise ValueError(f"{rule}, got values from {arr.min()} to {arr.max()}")
+    return arr.astype(np.int64)
+
+
+def _counts(counts) -> np.ndarray:
+    """Return a histogram of true counts as a float array: 1-D, k >= 2 entries, non-negative integers."""
+    arr = np.asarray(counts)
+    if arr.ndim != 1 or arr.size < 2:
+        raise ValueError(f"counts must be a 1-D histogram with k >= 2 entries, got shape {arr.shape}")
+    if arr.dtype.kind not in "iuf" or not np.all(np.isfinite(arr) & (arr == np.round(arr)) & (arr >= 0)):
+        raise ValueError(f"counts must be non-negative integers, got {arr.tolist()}")
+    return arr.astype(float)
+
+
+def _size(size):
+    return None if size is None else check_integer("size", size, low=1)
+
+
+def _shape(values: np.ndarray, size) -> tuple:
+    return values.shape if size is None else (size,) + values.shape
+
+
+def _epsilons(epsilon) -> tuple[np.ndarray, bool]:
+    """Validate ``epsilon`` (scalar or array, every entry finite and >= 0); return (flat array, was_scalar)."""
+    try:
+        arr = None if isinstance(epsilon, bool) else np.asarray(epsilon, dtype=float)
+    except (TypeError, ValueError):
+        arr = None
+    if arr is None or arr.size == 0:
+        raise ValueError(f"epsilon must be a real number >= 0 or a non-empty array of them, got {epsilon!r}")
+    for extreme in (np.min(arr), np.max(arr)):        # nan propagates to both extremes
+        check_in_range("epsilon", float(extreme), 0.0)
+    return arr, arr.ndim == 0
+
+
+def _open_delta(delta) -> float:
+    return check_in_range("delta", delta, 0.0, 1.0, low_inclusive=False, high_inclusive=False)
+
+
+# --------------------------------------------------------------------------- k-ary randomized response
+def krr_probabilities(epsilon, k) -> tuple[float, float]:
+    r"""Report probabilities :math:`(p, q)` of :math:`k`-ary randomized response.
+
+    The true category is reported with probability :math:`p = e^{\varepsilon}/(e^{\varepsilon}+k-1)`
+    and each of the :math:`k-1` others with :math:`q = 1/(e^{\varepsilon}+k-1)`, so that
+    :math:`p/q = e^{\varepsilon}`: k-RR is :math:`\varepsilon`-locally DP
+    (:cite:`wang2017locally`, "direct encoding"). For :math:`k = 2` it is Warner's randomized response.
+
+    Parameters
+    ----------
+    epsilon : float
+        Local privacy parameter, ``> 0``.
+    k : int
+        Number of categories, ``>= 2``.
+
+    Returns
+    -------
+    (float, float)
+        ``(p, q)``, with ``p + (k - 1) * q == 1``.
+
+    Examples
+    --------
+    >>> krr_probabilities(math.log(3), 2)     # Warner's randomized response with p = 3/4
+    (0.75, 0.25)
+    >>> p, q = krr_probabilities(1.0, 5)
+    >>> round(p / q, 12) == round(math.e, 12)
+    True
+    """
+    epsilon = check_positive("epsilon", epsilon)
+    k = check_integer("k", k, low=2)
+    # divide through by e^epsilon: no overflow for large epsilon
+    shrink = math.exp(-epsilon)
+    return 1.0 / (1.0 + (k - 1) * shrink), shrink / (1.0 + (k - 1) * shrink)
+
+
+def krr_randomize(x, epsilon, k, rng, size=None) -> np.ndarray:
+    r"""Apply :math:`k`-ary randomized response to every record of ``x``.
+
+    Each record is kept with probability :math:`p` (:func:`krr_probabilities`); otherwise it
+    is replaced by one of the :math:`k - 1` other categories, chosen uniformly. The draws:
+    ``U = rng.random(shape)`` (keep when ``U < p``) then ``J = rng.integers(1, k, shape)``
+    (the replacement is ``(x + J) % k``), with ``shape = x.shape`` or ``(size,) + x.shape``.
+
+    Parameters
+    ----------
+    x : array_like of int
+        True categories in ``[0, k - 1]`` (any shape).
+    epsilon : float
+        Local privacy parameter, ``> 0``.
+    k : int
+        Number of categories, ``>= 2``.
+    rng : numpy.random.Generator
+        Source of randomness.
+    size : int, optional
+        Number of independent runs; adds a leading axis of that length.
+
+    Returns
+    -------
+    numpy.ndarray of int64
+        The reports, shape ``x.shape`` (or ``(size,) + x.shape``).
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> krr_randomize([0, 3, 2, 2], 50.0, 4, rng).tolist()     # huge epsilon: truthful
+    [0, 3, 2, 2]
+    >>> krr_randomize([1, 0], 1.0, 3, rng, size=5).shape
+    (5, 2)
+    """
+    p, _ = krr_probabilities(epsilon, k)
+    values = _categories("x", x, k)
+    rng = check_rng("rng", rng)
+    shape = _shape(values, _size(size))
+    keep = rng.random(shape) < p
+    shift = rng.integers(1, k, size=shape)             # uniform on the k - 1 other categories
+    return np.where(keep, values, (values + shift) % k)
+
+
+def krr_estimate(reports, epsilon, k) -> np.ndarray:
+    r"""Unbiased estimate of every category's count from k-RR reports: :math:`\hat n_v = (C_v - nq)/(p-q)`.
+
+    :math:`C_v` is the number of reports equal to :math:`v`; since
+    :math:`\mathbb E[C_v] = n_v p + (n - n_v) q`, the estimate is unbiased
+    (:cite:`wang2017locally`, Theorem 2). Estimates can be negative.
+
+    Parameters
+    ----------
+    reports : array_like of int, shape (..., n)
+        Reports of :func:`krr_randomize` (the last axis holds one run's ``n >= 1`` reports).
+    epsilon : float
+        The local privacy parameter the reports were made with, ``> 0``.
+    k : int
+        Number of categories, ``>= 2``.
+
+    Returns
+    -------
+    numpy.ndarray, shape (..., k)
+        Estimated counts.
+
+    Examples
+    --------
+    >>> p, q = krr_probabilities(math.log(3), 3)     # p = 3/5, q = 1/5
+    >>> krr_estimate([0, 0, 1, 2, 0], math.log(3), 3).round(6).tolist()
+    [5.0, 0.0, 0.0]
+    """
+    p, q = krr_probabilities(epsilon, k)
+    r = _categories("reports", reports, k)
+    if r.ndim == 0 or r.shape[-1] == 0:
+        raise ValueError(f"reports must have a last axis with n >= 1 reports, got shape {r.shape}")
+    n = r.shape[-1]
+    flat = r.reshape(-1, n)
+    rows = flat.shape[0]
+    # one bincount for all runs: run i's categories are shifted to i*k, ..., i*k + k - 1
+    support = np.bincount((flat + k * np.arange(rows)[:, None]).ravel(), minlength=rows * k)
+    support = support.reshape(r.shape[:-1] + (k,))
+    return (support - n * q) / (p - q)
+
+
+def krr_variance(counts, epsilon) -> np.ndarray:
+    r"""Exact variance of every k-RR count estimate, for the true counts ``counts`` (fixed data).
+
+    :math:`C_v` is a sum of independent Bernoulli variables, :math:`n_v` with mean :math:`p` and
+    :math:`n - n_v` with mean :math:`q`, so
+
+    .. math:: \operatorname{Var}\hat n_v = \frac{n_v p(1-p) + (n - n_v) q(1-q)}{(p-q)^2}
+              = \frac{n q(1-q)}{(p-q)^2} + \frac{n_v (1 - p - q)}{p - q}
+
+    (:cite:`wang2017locally`, Theorem 2 gives the first term, the variance when :math:`n_v = 0`).
+
+    Parameters
+    ----------
+    counts : array_like of int, shape (k,)
+        True count of each of the ``k >= 2`` categories (non-negative integers).
+    epsilon : float
+        Local privacy parameter, ``> 0``.
+
+    Returns
+    -------
+    numpy.ndarray, shape (k,)
+
+    Examples
+    --------
+    >>> krr_variance([3, 1], math.log(3)).tolist()     # k = 2: n p (1 - p) / (2p - 1)^2 for every v
+    [3.0, 3.0]
+    """
+    c = _counts(counts)
+    p, q = krr_probabilities(epsilon, c.size)
+    n = c.sum()
+    return (c * p * (1 - p) + (n - c) * q * (1 - q)) / (p - q) ** 2
+
+
+# --------------------------------------------------------------------------- optimized unary encoding
+def oue_probabilities(epsilon) -> tuple[float, float]:
+    r"""Bit probabilities :math:`(p, q) = (1/2,\ 1/(e^{\varepsilon}+1))` of optimized unary encoding.
+
+    A record :math:`v` is one-hot encoded; bit :math:`v` is reported as 1 with probability
+    :math:`p`, every other bit with probability :math:`q`. Two records :math:`v \ne v'` change
+    only bits :math:`v` and :math:`v'`, so the largest output ratio is
+    :math:`\frac{p(1-q)}{q(1-p)} = e^{\varepsilon}`. Among all unary encodings with that ratio,
+    :math:`p = 1/2` minimizes :math:`q(1-q)/(p-q)^2` (:cite:`wang2017locally`, Section 4.2).
+
+    Parameters
+    ----------
+    epsilon : float
+        Local privacy parameter, ``> 0``.
+
+    Examples
+    --------
+    >>> oue_probabilities(math.log(3))
+    (0.5, 0.25)
+    """
+    epsilon = check_positive("epsilon", epsilon)
+    return 0.5, 1.0 / (1.0 + math.exp(epsilon))
+
+
+def oue_randomize(x, epsilon, k, rng, size=None) -> np.ndarray:
+    r"""Optimized unary encoding of every record of ``x``: a row of ``k`` noisy bits per record.
+
+    The draws: ``U = rng.random(shape + (k,))``; bit ``v`` of a record ``x_i`` is
+    ``U[..., i, v] < (1/2 if v == x_i else q)``.
+
+    Parameters
+    ----------
+    x : array_like of int
+        True categories in ``[0, k - 1]`` (any shape).
+    epsilon : float
+        Local privacy parameter, ``> 0``.
+    k : int
+        Number of categories, ``>= 2``.
+    rng : numpy.random.Generator
+        Source of randomness.
+    size : int, optional
+        Number of independent runs; adds a leading axis of that length.
+
+    Returns
+    -------
+    numpy.ndarray of int8
+        The reported bits, shape ``x.shape + (k,)`` (or ``(size,) + x.shape + (k,)``).
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> oue_randomize([2, 0], 1.0, 3, rng).shape
+    (2, 3)
+    """
+    p, q = oue_probabilities(epsilon)
+    k = check_integer("k", k, low=2)
+    values = _categories("x", x, k)
+    rng = check_rng("rng", rng)
+    shape = _shape(values, _size(size))
+    u = rng.random(shape + (k,))
+    own = values[..., None] == np.arange(k)
+    return (u < np.where(own, p, q)).astype(np.int8)
+
+
+def oue_estimate(reports, epsilon) -> np.ndarray:
+    r"""Unbiased estimate of every category's count from OUE reports: :math:`\hat n_v = (C_v - nq)/(p-q)`.
+
+    :math:`C_v` is the number of reports with bit :math:`v` set.
+
+    Parameters
+    ----------
+    reports : array_like of {0, 1}, shape (..., n, k)
+        Reports of :func:`oue_randomize` (``n >= 1`` reports of ``k >= 2`` bits per run).
+    epsilon : float
+        The local privacy parameter the reports were made with, ``> 0``.
+
+    Returns
+    -------
+    numpy.ndarray, shape (..., k)
+
+    Examples
+    --------
+    >>> bits = [[1, 0, 0], [1, 1, 0], [0, 0, 1], [0, 0, 0]]     # q = 1/4 at epsilon = log 3
+    >>> oue_estimate(bits, math.log(3)).tolist()
+    [4.0, 0.0, 0.0]
+    """
+    p, q = oue_probabilities(epsilon)
+    bits = np.asarray(reports)
+    if bits.ndim < 2 or bits.shape[-2] == 0 or bits.shape[-1] < 2:
+        raise ValueError(f"reports must have shape (..., n, k) with n >= 1 and k >= 2, got shape {bits.shape}")
+    if bits.dtype.kind not in "iufb" or not np.isin(bits, (0, 1)).all():
+        raise ValueError("reports must contain only 0 and 1")
+    n = bits.shape[-2]
+    return (bits.sum(axis=-2) - n * q) / (p - q)
+
+
+def oue_variance(counts, epsilon) -> np.ndarray:
+    r"""Exact variance of every OUE count estimate, for the true counts ``counts`` (fixed data).
+
+    Bit :math:`v` is set with probability :math:`p = 1/2` in the :math:`n_v` reports of category
+    :math:`v` and :math:`q` in the others, so
+    :math:`\operatorname{Var}\hat n_v = \big(n_v/4 + (n - n_v) q(1-q)\big)/(1/2 - q)^2
+    = 4 n e^{\varepsilon}/(e^{\varepsilon}-1)^2 + n_v` (the first term is
+    :cite:`wang2017locally`'s, whatever :math:`k`).
+
+    Parameters
+    ----------
+    counts : array_like of int, shape (k,)
+        True count of each of the ``k >= 2`` categories.
+    epsilon : float
+        Local privacy parameter, ``> 0``.
+
+    Examples
+    --------
+    >>> oue_variance([3, 1], math.log(3)).tolist()     # 4 * 4 * 3 / 4 + n_v = 12 + n_v
+    [15.0, 13.0]
+    """
+    c = _counts(counts)
+    p, q = oue_probabilities(epsilon)
+    n = c.sum()
+    return (c * p * (1 - p) + (n - c) * q * (1 - q)) / (p - q) ** 2
+
+
+# --------------------------------------------------------------------------- shuffled randomized response
+def _log_rr(epsilon0: float) -> tuple[float, float]:
+    """log p and log q of randomized response, p = e^eps0 / (1 + e^eps0), stable for any eps0."""
+    return -float(np.logaddexp(0.0, -epsilon0)), -float(np.logaddexp(0.0, epsilon0))
+
+
+def _log_binomial(m: int, log_p: float, log_q: float) -> np.ndarray:
+    """log pmf of Bin(m, p) on 0..m from log p and log q (gammaln: no overflow of the binomial coefficient)."""
+    x = np.arange(m + 1)
+    return gammaln(m + 1) - gammaln(x + 1) - gammaln(m - x + 1) + x * log_p + (m - x) * log_q
+
+
+def _log_convolve(la: np.ndarray, lb: np.ndarray) -> np.ndarray:
+    """log of the convolution of two laws given by their logs.
+
+    scipy has no log-space convolution. Each law is divided by its largest term, convolved in
+    linear space (every term is positive, so the sums lose no relative precision) and the
+    scale put back in the log. Only terms below about 1e-308 of the peak underflow to 0
+    (log -inf); they change any probability computed here by less than n * 1e-300.
+    """
+    sa, sb = la.max(), lb.max()
+    with np.errstate(divide="ignore"):
+        return np.log(np.convolve(np.exp(la - sa), np.exp(lb - sb))) + (sa + sb)
+
+
+def _count_log_laws(log_other: np.ndarray, log_p: float, log_q: float) -> tuple[np.ndarray, np.ndarray]:
+    """Log-laws of (user 1's report) + A, where A has log-law ``log_other`` (last axis).
+
+    User 1 with bit 0 reports 1 with probability q, with bit 1 with probability p.
+    """
+    pad = np.full(log_other.shape[:-1] + (1,), -np.inf)
+    shifted = np.concatenate([pad, log_other], axis=-1)      # A = s - 1: user 1 reported 1
+    same = np.concatenate([log_other, pad], axis=-1)         # A = s: user 1 reported 0
+    return np.logaddexp(log_q + shifted, log_p + same), np.logaddexp(log_p + shifted, log_q + same)
+
+
+class _Profile:
+    r"""The hockey-stick divergences of many pairs of discrete laws, ready for any :math:`\varepsilon`.
+
+    Row ``i`` of ``log_a`` and ``log_b`` holds the log-laws of one pair :math:`(A_i, B_i)`, and
+    ``log_weight[i]`` a weight :math:`w_i`. Since
+    :math:`\delta_{A\Vert B}(\varepsilon) = \sum_s a_s (1 - e^{\varepsilon - L_s})_+` with
+    :math:`L = \log a - \log b`, only outcomes with :math:`L_s > \varepsilon` count: the outcomes with
+    :math:`L_s > 0` are kept once, sorted by decreasing loss, so that each :math:`\varepsilon` costs
+    only the outcomes above it. Outcomes with :math:`w_i a_s < 10^{-300}` are dropped (they change
+    any sum by less than their number times :math:`10^{-300}`).
+    """
+
+    def __init__(self, log_a: np.ndarray, log_b: np.ndarray, log_weight: np.ndarray):
+        with np.errstate(invalid="ignore"):
+            loss = log_a - log_b                     # +inf where b = 0 < a; nan where both are 0
+        log_mass = log_a + log_weight[:, None]
+        keep = (loss > 0) & (log_mass > -690.0)
+        rows = np.broadcast_to(np.arange(log_a.shape[0])[:, None], log_a.shape)[keep]
+        loss, mass = loss[keep], np.exp(log_mass[keep])
+        order = np.argsort(-loss, kind="stable")
+        self.rows, self.loss, self.mass = rows[order], loss[order], mass[order]
+        self.n_rows = log_a.shape[0]
+
+    def by_row(self, epsilon: float) -> np.ndarray:
+        """Weighted divergence of every pair: w_i * delta_{A_i || B_i}(epsilon)."""
+        above = int(np.searchsorted(-self.loss, -epsilon, side="left"))    # outcomes with loss > epsilon
+        with np.errstate(invalid="ignore"):                                 # inf - inf does not occur: loss > epsilon
+            terms = self.mass[:above] * -np.expm1(epsilon - self.loss[:above])
+        return np.bincount(self.rows[:above], weights=terms, minlength=self.n_rows)
+
+
+def shuffled_rr_count(x, epsilon0, rng, size=None):
+    r"""The shuffle model's output for binary randomized response: the number of reports equal to 1.
+
+    Every user reports their bit through randomized response with parameter
+    :math:`\varepsilon_0` (kept with probability :math:`p = e^{\varepsilon_0}/(1+e^{\varepsilon_0})`);
+    the shuffler's output, a uniformly permuted list of bits, carries exactly the number of 1s.
+    The draws: ``U = rng.random(shape)``, report ``x_i`` when ``U_i < p`` and ``1 - x_i`` otherwise.
+
+    Parameters
+    ----------
+    x : array_like of {0, 1}, shape (n,)
+        The users' bits.
+    epsilon0 : float
+        Local privacy parameter, ``> 0``.
+    rng : numpy.random.Generator
+        Source of randomness.
+    size : int, optional
+        Number of independent runs.
+
+    Returns
+    -------
+    int or numpy.ndarray of int, shape (size,)
+
+    Examples
+    --------
+    >>> shuffled_rr_count([1, 0, 1, 1], 50.0, np.random.default_rng(0))     # huge epsilon0: the true count
+    3
+    """
+    epsilon0 = check_positive("epsilon0", epsilon0)
+    bits = _categories("x", x, 2)
+    if bits.ndim != 1:
+        raise ValueError(f"x must be a 1-D array of bits, got shape {bits.shape}")
+    rng = check_rng("rng", rng)
+    size = _size(size)
+    p = math.exp(_log_rr(epsilon0)[0])
+    u = rng.random(_shape(bits, size))
+    counts = np.where(u < p, bits, 1 - bits).sum(axis=-1)
+    return int(counts) if size is None else counts
+
+
+def shuffled_rr_laws(epsilon0, n, m) -> tuple[np.ndarray, np.ndarray]:
+    r"""Exact laws of the shuffled count on two neighbouring data sets.
+
+    ``n`` users, of whom user 1 has bit 0 (first law) or 1 (second law), and ``m`` of the other
+    ``n - 1`` users have bit 1. The count is user 1's report plus
+    :math:`A = \mathrm{Bin}(m, p) + \mathrm{Bin}(n-1-m, q)`; the binomial laws are computed in
+    log space and convolved (:func:`_log_convolve`).
+
+    Parameters
+    ----------
+    epsilon0 : float
+        Local privacy parameter, ``> 0``.
+    n : int
+        Number of users, ``>= 2``.
+    m : int
+        Number of other users with bit 1, in ``[0, n - 1]``.
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray)
+        The two probability vectors over the counts ``0, ..., n``.
+
+    Examples
+    --------
+    >>> law0, law1 = shuffled_rr_laws(math.log(3), 2, 0)   # other user: 1 w.p. 1/4
+    >>> law0.round(12).tolist(), law1.round(12).tolist()
+    ([0.5625, 0.375, 0.0625], [0.1875, 0.625, 0.1875])
+    """
+    epsilon0 = check_positive("epsilon0", epsilon0)
+    n = check_integer("n", n, low=2)
+    m = check_integer("m", m, low=0, high=n - 1)
+    log_p, log_q = _log_rr(epsilon0)
+    others = _log_convolve(_log_binomial(m, log_p, log_q), _log_binomial(n - 1 - m, log_q, log_p))
+    log0, log1 = _count_log_laws(others, log_p, log_q)
+    return np.exp(log0), np.exp(log1)
+
+
+@functools.lru_cache(maxsize=4)
+def _shuffled_rr_table(epsilon0: float, n: int) -> tuple[_Profile, _Profile]:
+    """The pairs (P_m, Q_m) of count laws, user 1 holding 0 or 1, for m = 0, ..., (n - 1) // 2 other ones.
+
+    Rows m > (n - 1)/2 are not needed: flipping every bit maps the data set with m other ones to
+    the one with n - 1 - m, and the count s to n - s, so the pair of laws at n - 1 - m is the pair
+    at m reflected and swapped, which has the same two hockey-stick divergences, swapped.
+    Returns the profiles of both orders, P_m || Q_m and Q_m || P_m.
+    """
+    log_p, log_q = _log_rr(epsilon0)
+    big = n - 1
+    rows = np.array([_log_convolve(_log_binomial(m, log_p, log_q), _log_binomial(big - m, log_q, log_p))
+                     for m in range(big // 2 + 1)])
+    log0, log1 = _count_log_laws(rows, log_p, log_q)
+    flat = np.zeros(rows.shape[0])
+    return _Profile(log0, log1, flat), _Profile(log1, log0, flat)
+
+
+def _worst_delta(table, epsilon: float) -> float:
+    return float(max(profile.by_row(epsilon).max() for profile in table))
+
+
+def shuffled_rr_delta(epsilon0, n, epsilon):
+    r"""Exact privacy profile :math:`\delta(\varepsilon)` of shuffled binary randomized response.
+
+    ``n`` users report their bit through randomized response with parameter
+    :math:`\varepsilon_0`; the analyst sees only the number of 1s. Neighbouring data sets differ
+    in one user's bit (replace-one), and a central guarantee must hold for every data set, so
+
+    .. math:: \delta(\varepsilon) = \max_{m=0}^{n-1}\ \max\big(\delta_{P_m\Vert Q_m}(\varepsilon),
+              \delta_{Q_m\Vert P_m}(\varepsilon)\big),
+
+    where :math:`P_m, Q_m` are the laws of the count when the changing user holds 0 or 1 and
+    :math:`m` others hold 1 (:func:`shuffled_rr_laws`; only the number of other 1s matters,
+    since the count does not depend on who holds them). Rows :math:`m \le (n-1)/2` suffice by
+    the bit-flip symmetry (:func:`_shuffled_rr_table`). The laws of every :math:`m` are built in
+    :math:`O(n^3)` operations once per ``(epsilon0, n)`` and cached; each :math:`\varepsilon`
+    then costs :math:`O(n^2)`.
+
+    Parameters
+    ----------
+    epsilon0 : float
+        Local privacy parameter, ``> 0``.
+    n : int
+        Number of users, ``>= 2``.
+    epsilon : float or array_like
+        Central privacy parameter(s), ``>= 0``.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        :math:`\delta(\varepsilon)`, same shape as ``epsilon``.
+
+    Examples
+    --------
+    >>> bool(shuffled_rr_delta(1.0, 10, 1.0) < 1e-15)     # never worse than epsilon0 (0 up to rounding)
+    True
+    >>> round(shuffled_rr_delta(math.log(3), 2, 0.0), 12)   # total variation of the worst pair
+    0.375
+    """
+    epsilon0 = check_positive("epsilon0", epsilon0)
+    n = check_integer("n", n, low=2)
+    eps, scalar = _epsilons(epsilon)
+    table = _shuffled_rr_table(epsilon0, n)
+    out = np.array([_worst_delta(table, e) for e in eps.ravel()]).reshape(eps.shape)
+    return float(out) if scalar else out
+
+
+def _smallest_epsilon(delta_at, delta: float, epsilon0: float) -> float:
+    """Smallest epsilon with delta_at(epsilon) <= delta, for a continuous non-increasing delta_at that
+    vanishes above epsilon0; the value returned always satisfies the inequality."""
+    if delta_at(0.0) <= delta:
+        return 0.0
+    # Every privacy loss is at most epsilon0 (post-processing of one randomized response), but
+    # computed losses may exceed it by rounding (~1e-16): the bracket ends just above.
+    upper = epsilon0 * (1.0 + 1e-12) + 1e-12
+    root = optimize.brentq(lambda e: delta_at(e) - delta, 0.0, upper, xtol=1e-13, rtol=1e-13)
+    for _ in range(100):                            # brentq may stop just below the crossing
+        if delta_at(root) <= delta:
+            return float(root)
+        root += 1e-13 * max(1.0, root)
+    return upper
+
+
+def shuffled_rr_epsilon(epsilon0, n, delta) -> float:
+    r"""The smallest central :math:`\varepsilon` with :math:`\delta(\varepsilon) \le` ``delta`` for shuffled randomized response.
+
+    Inverts :func:`shuffled_rr_delta` (continuous and non-increasing, and 0 at
+    :math:`\varepsilon_0`) with Brent's method; the result is accurate to about ``1e-13`` and
+    always satisfies the inequality.
+
+    Parameters
+    ----------
+    epsilon0 : float
+        Local privacy parameter, ``> 0``.
+    n : int
+        Number of users, ``>= 2``.
+    delta : float
+        In ``(0, 1)``.
+
+    Examples
+    --------
+    >>> e = shuffled_rr_epsilon(2.0, 200, 1e-6)
+    >>> bool(e < 2.0 and shuffled_rr_delta(2.0, 200, e) <= 1e-6)
+    True
+    """
+    epsilon0 = check_positive("epsilon0", epsilon0)
+    n = check_integer("n", n, low=2)
+    delta = _open_delta(delta)
+    table = _shuffled_rr_table(epsilon0, n)
+    return _smallest_epsilon(lambda e: _worst_delta(table, e), delta, epsilon0)
+
+
+# --------------------------------------------------------------------------- Feldman, McMillan, Talwar (2021)
+def fmt_epsilon0_max(n, delta) -> float:
+    r"""The largest :math:`\varepsilon_0` for which :func:`fmt_epsilon` applies: :math:`\log\big(n / (16 \log(2/\delta))\big)`.
+
+    :cite:`feldman2021hiding`, Theorem 3.1, assumes
+    :math:`\varepsilon_0 \le \log(n / (16\log(2/\delta)))`, that is
+    :math:`n \ge 16\, e^{\varepsilon_0} \log(2/\delta)`. The value is negative (no
+    :math:`\varepsilon_0 > 0` qualifies) when :math:`n < 16\log(2/\delta)`.
+
+    Parameters
+    ----------
+    n : int
+        Number of users, ``>= 2``.
+    delta : float
+        In ``(0, 1)``.
+
+    Examples
+    --------
+    >>> round(fmt_epsilon0_max(10_000, 1e-6), 4)
+    3.763
+    """
+    n = check_integer("n", n, low=2)
+    delta = _open_delta(delta)
+    return math.log(n / (16.0 * math.log(2.0 / delta)))
+
+
+def fmt_epsilon(epsilon0, n, delta) -> float:
+    r"""Closed-form amplification bound of Feldman, McMillan and Talwar (:cite:`feldman2021hiding`, Theorem 3.1).
+
+    Shuffling the reports of ``n`` users who each apply an :math:`\varepsilon_0`-locally DP
+    randomizer gives an :math:`(\varepsilon, \delta)`-DP output (replace-one neighbours) with
+
+    .. math:: \varepsilon = \log\Big(1 + \frac{e^{\varepsilon_0}-1}{e^{\varepsilon_0}+1}
+              \Big(\frac{8\sqrt{e^{\varepsilon_0}\log(4/\delta)}}{\sqrt n} + \frac{8 e^{\varepsilon_0}}{n}\Big)\Big),
+
+    provided :math:`\varepsilon_0 \le \log(n/(16\log(2/\delta)))` (:func:`fmt_epsilon0_max`);
+    outside that range the theorem says nothing and a ``ValueError`` is raised.
+
+    Parameters
+    ----------
+    epsilon0 : float
+        Local privacy parameter, ``> 0``.
+    n : int
+        Number of users, ``>= 2``.
+    delta : float
+        In ``(0, 1)``.
+
+    Examples
+    --------
+    >>> round(fmt_epsilon(1.0, 10_000, 1e-6), 4)
+    0.214
+    >>> fmt_epsilon(4.0, 10_000, 1e-6)
+    Traceback (most recent call last):
+    ...
+    ValueError: epsilon0 must be <= log(n / (16 log(2/delta))) = 3.763 for Theorem 3.1 to apply (n = 10000, delta = 1e-06), got 4.0
+    """
+    epsilon0 = check_positive("epsilon0", epsilon0)
+    limit = fmt_epsilon0_max(n, delta)
+    n, delta = int(n), float(delta)
+    if epsilon0 > limit:
+        raise ValueError(f"epsilon0 must be <= log(n / (16 log(2/delta))) = {limit:.4g} for Theorem 3.1 "
+                         f"to apply (n = {n}, delta = {delta!r}), got {epsilon0!r}")
+    e0 = math.exp(epsilon0)
+    spread = 8.0 * math.sqrt(e0 * math.log(4.0 / delta) / n) + 8.0 * e0 / n
+    return math.log1p((e0 - 1.0) / (e0 + 1.0) * spread)
+
+
+def _clone_probability(epsilon0: float, clone_probability) -> float:
+    blanket = 2.0 / (1.0 + math.exp(epsilon0))
+    if clone_probability is None:
+        return math.exp(-epsilon0)
+    return check_in_range("clone_probability", clone_probability, 0.0, blanket, low_inclusive=False)
+
+
+@functools.lru_cache(maxsize=4)
+def _clone_table(epsilon0: float, n: int, r: float) -> tuple[_Profile, _Profile]:
+    """Both orders of the pairs (B_0 + A_c, B_1 + A_c), A_c ~ Bin(c, 1/2), weighted by Pr[C = c], C ~ Bin(n - 1, r)."""
+    log_p, log_q = _log_rr(epsilon0)
+    big = n - 1
+    c = np.arange(big + 1)[:, None]
+    x = np.arange(big + 1)[None, :]
+    with np.errstate(invalid="ignore"):
+        coins = np.where(x <= c, gammaln(c + 1) - gammaln(x + 1) - gammaln(c - x + 1) - c * math.log(2.0), -np.inf)
+    log_weight = _log_binomial(big, math.log(r), math.log1p(-r))
+    log0, log1 = _count_log_laws(coins, log_p, log_q)
+    return _Profile(log0, log1, log_weight), _Profile(log1, log0, log_weight)
+
+
+def _clone_delta(table, epsilon: float) -> float:
+    return float(max(profile.by_row(epsilon).sum() for profile in table))
+
+
+def fmt_clone_delta(epsilon0, n, epsilon, clone_probability=None):
+    r"""The clone bound on :math:`\delta(\varepsilon)` of shuffled randomized response, evaluated exactly.
+
+    :cite:`feldman2021hiding` (Theorem 3.2) show that each other user's report can be drawn as a
+    *clone* with probability :math:`r = e^{-\varepsilon_0}` (then it is a fair coin for randomized
+    response: the mixture of the changing user's two report laws) and from a law that does not
+    depend on the changing user otherwise. The shuffled count is then a post-processing of
+    :math:`(C, B + A)` with :math:`C \sim \mathrm{Bin}(n-1, r)` clones, :math:`A \sim \mathrm{Bin}(C, 1/2)`
+    their ones and :math:`B` the changing user's report, so
+
+    .. math:: \delta(\varepsilon) \le \sum_{c} \Pr[C = c]\ \delta_{B_0 + A_c \Vert B_1 + A_c}(\varepsilon)
+
+    (both orders are computed, the larger is returned). For randomized response any
+    :math:`r \le 2/(1 + e^{\varepsilon_0})` is valid (:math:`r` at that maximum is the privacy
+    blanket of :cite:`balle2019privacy`), and a larger :math:`r` gives a smaller bound.
+
+    Parameters
+    ----------
+    epsilon0 : float
+        Local privacy parameter, ``> 0``.
+    n : int
+        Number of users, ``>= 2``.
+    epsilon : float or array_like
+        Central privacy parameter(s), ``>= 0``.
+    clone_probability : float, optional
+        :math:`r` in :math:`(0, 2/(1+e^{\varepsilon_0})]`; default :math:`e^{-\varepsilon_0}` (FMT's).
+
+    Examples
+    --------
+    >>> bound = fmt_clone_delta(1.0, 100, 0.5)
+    >>> bool(shuffled_rr_delta(1.0, 100, 0.5) <= bound < 1e-2)
+    True
+    """
+    epsilon0 = check_positive("epsilon0", epsilon0)
+    n = check_integer("n", n, low=2)
+    eps, scalar = _epsilons(epsilon)
+    table = _clone_table(epsilon0, n, _clone_probability(epsilon0, clone_probability))
+    out = np.array([_clone_delta(table, e) for e in eps.ravel()]).reshape(eps.shape)
+    return float(out) if scalar else out
+
+
+def fmt_clone_epsilon(epsilon0, n, delta, clone_probability=None) -> float:
+    r"""The smallest :math:`\varepsilon` the clone bound certifies for ``delta`` (:func:`fmt_clone_delta` inverted).
+
+    Parameters
+    ----------
+    epsilon0 : float
+        Local privacy parameter, ``> 0``.
+    n : int
+        Number of users, ``>= 2``.
+    delta : float
+        In ``(0, 1)``.
+    clone_probability : float, optional
+        As in :func:`fmt_clone_delta`.
+
+    Examples
+    --------
+    >>> exact, clone = shuffled_rr_epsilon(1.0, 500, 1e-6), fmt_clone_epsilon(1.0, 500, 1e-6)
+    >>> bool(exact <= clone < 1.0)
+    True
+    """
+    epsilon0 = check_positive("epsilon0", epsilon0)
+    n = check_integer("n", n, low=2)
+    delta = _open_delta(delta)
+    table = _clone_table(epsilon0, n, _clone_probability(epsilon0, clone_probability))
+    return _smallest_epsilon(lambda e: _clone_delta(table, e), delta, epsilon0)

@@ -1,0 +1,551 @@
+"""Tests of dpnotes.local against independent computations.
+
+Randomizers are checked by coupling seeds (the same draws reproduce every report) and by
+frequencies; estimators and variances by enumerating every possible set of reports with
+its exact probability; local privacy by enumerating the channel; the shuffled count's laws
+and its exact privacy profile by brute force over every report vector, every data set and
+every replace-one neighbour of small populations, and in 40-digit arithmetic (mpmath);
+the Feldman-McMillan-Talwar bounds against the exact profile they must dominate.
+"""
+
+import itertools
+import math
+from fractions import Fraction
+
+import mpmath as mp
+import numpy as np
+import pytest
+from scipy import stats
+
+from dpnotes import finite, local, loss, mechanisms
+
+EPS = 0.8                                  # asymmetric local epsilon used throughout (e^0.8 is not special)
+
+
+# --------------------------------------------------------------------------- helpers
+def krr_pq(eps, k):
+    e = math.exp(eps)
+    return e / (e + k - 1), 1 / (e + k - 1)
+
+
+def count_law_by_enumeration(x, eps0):
+    """Law of the number of 1-reports of randomized response on the bits x, by summing over all 2^n report vectors."""
+    x = np.asarray(x)
+    reports = finite.binary_datasets(x.size)
+    prob = np.exp(mechanisms.randomized_response_log_pmf(reports, x, eps0))
+    return np.bincount(reports.sum(axis=1), weights=prob, minlength=x.size + 1)
+
+
+def exhaustive_delta(eps0, n, eps):
+    """max over every data set, every replace-one neighbour and both orders of the hockey stick of the count's laws."""
+    data = finite.binary_datasets(n)
+    laws = np.array([count_law_by_enumeration(x, eps0) for x in data])
+    pairs = finite.pairs_at_distance(data, 1)
+    return max(max(loss.hockey_stick(laws[i], laws[j], eps), loss.hockey_stick(laws[j], laws[i], eps))
+               for i, j in pairs)
+
+
+# --------------------------------------------------------------------------- k-ary randomized response
+@pytest.mark.parametrize("eps,k", [(EPS, 5), (2.3, 3), (0.3, 2), (40.0, 7)])
+def test_krr_probabilities_closed_form(eps, k):
+    p, q = local.krr_probabilities(eps, k)
+    p_ref, q_ref = krr_pq(eps, k)
+    assert math.isclose(p, p_ref, rel_tol=1e-14) and math.isclose(q, q_ref, rel_tol=1e-14)
+    assert math.isclose(p + (k - 1) * q, 1.0, rel_tol=1e-14)
+
+
+def test_krr_probabilities_rational_case():
+    # e^eps = 3, k = 4: p = 3/6, q = 1/6 exactly
+    p, q = local.krr_probabilities(math.log(3), 4)
+    assert math.isclose(p, 0.5, rel_tol=1e-14) and math.isclose(q, 1 / 6, rel_tol=1e-14)
+
+
+@pytest.mark.parametrize("eps,k", [(EPS, 4), (1.7, 3)])
+def test_krr_is_exactly_epsilon_ldp(eps, k):
+    p, q = local.krr_probabilities(eps, k)
+    channel = np.where(np.eye(k, dtype=bool), p, q)           # channel[v, y] = Pr[report y | record v]
+    pairs = np.array(list(itertools.combinations(range(k), 2)))
+    assert math.isclose(finite.epsilon_over_pairs(channel, pairs), eps, rel_tol=1e-12)
+
+
+def test_krr_randomize_coupled_draws():
+    x = np.array([0, 4, 2, 2, 1, 3, 0])
+    k = 5
+    for size in (None, 6):
+        got = local.krr_randomize(x, EPS, k, np.random.default_rng(11), size=size)
+        rng = np.random.default_rng(11)
+        shape = x.shape if size is None else (size,) + x.shape
+        u = rng.random(shape)
+        j = rng.integers(1, k, shape)
+        p, _ = krr_pq(EPS, k)
+        expected = np.where(u < p, x, (x + j) % k)
+        assert got.shape == shape and np.array_equal(got, expected)
+
+
+def test_krr_randomize_frequencies():
+    k, runs = 4, 200_000
+    reports = local.krr_randomize(np.array([2]), EPS, k, np.random.default_rng(3), size=runs)[:, 0]
+    freq = np.bincount(reports, minlength=k) / runs
+    p, q = krr_pq(EPS, k)
+    target = np.array([q, q, p, q])
+    sd = np.sqrt(target * (1 - target) / runs)
+    assert np.all(np.abs(freq - target) < 5 * sd)              # 5 standard deviations: seeded
+
+
+def test_krr_randomize_accepts_integral_floats_and_2d():
+    x = np.array([[0.0, 1.0], [2.0, 1.0]])
+    got = local.krr_randomize(x, 60.0, 3, np.random.default_rng(0))
+    assert got.dtype == np.int64 and np.array_equal(got, x.astype(int))
+
+
+def test_krr_estimate_matches_loop():
+    k, n = 4, 50
+    reports = local.krr_randomize(np.random.default_rng(5).integers(0, k, n), EPS, k, np.random.default_rng(6), size=3)
+    got = local.krr_estimate(reports, EPS, k)
+    p, q = krr_pq(EPS, k)
+    for run in range(3):
+        counts = np.array([(reports[run] == v).sum() for v in range(k)])
+        assert np.allclose(got[run], (counts - n * q) / (p - q), rtol=1e-13, atol=1e-12)
+
+
+def test_krr_estimate_hand_example():
+    # e^eps = 3, k = 3: p = 3/5, q = 1/5; reports 0,0,1,2,0 -> C = (3,1,1), n q = 1, p - q = 2/5
+    assert np.allclose(local.krr_estimate([0, 0, 1, 2, 0], math.log(3), 3), [5.0, 0.0, 0.0], atol=1e-12)
+
+
+@pytest.mark.parametrize("eps", [math.log(3), EPS])
+def test_krr_estimator_unbiased_with_exact_variance_by_enumeration(eps):
+    k, x = 3, np.array([0, 2, 2, 1, 2])
+    counts = np.bincount(x, minlength=k)
+    p, q = krr_pq(eps, k)
+    outputs = np.array(list(itertools.product(range(k), repeat=x.size)))          # all k^n report vectors
+    prob = np.prod(np.where(outputs == x, p, q), axis=1)
+    assert math.isclose(prob.sum(), 1.0, rel_tol=1e-12)
+    est = local.krr_estimate(outputs, eps, k)
+    mean = prob @ est
+    var = prob @ (est - counts) ** 2
+    assert np.allclose(mean, counts, rtol=0, atol=1e-10)
+    assert np.allclose(var, local.krr_variance(counts, eps), rtol=1e-10, atol=0)
+
+
+def test_krr_variance_rational_exact():
+    # e^eps = 3, k = 3: p = 3/5, q = 1/5; Var = (n_v p(1-p) + (n - n_v) q(1-q)) / (p - q)^2 in fractions
+    p, q = Fraction(3, 5), Fraction(1, 5)
+    counts = [4, 0, 7]
+    n = sum(counts)
+    exact = [(c * p * (1 - p) + (n - c) * q * (1 - q)) / (p - q) ** 2 for c in counts]
+    assert np.allclose(local.krr_variance(counts, math.log(3)), [float(v) for v in exact], rtol=1e-13)
+
+
+def test_krr_variance_two_term_form():
+    counts = np.array([10, 0, 3, 25])
+    k, n = counts.size, counts.sum()
+    p, q = krr_pq(EPS, k)
+    two_term = n * q * (1 - q) / (p - q) ** 2 + counts * (1 - p - q) / (p - q)
+    assert np.allclose(local.krr_variance(counts, EPS), two_term, rtol=1e-12)
+
+
+# --------------------------------------------------------------------------- optimized unary encoding
+def test_oue_probabilities():
+    p, q = local.oue_probabilities(EPS)
+    assert p == 0.5 and math.isclose(q, 1 / (math.exp(EPS) + 1), rel_tol=1e-14)
+
+
+@pytest.mark.parametrize("eps", [EPS, 2.2])
+def test_oue_is_exactly_epsilon_ldp(eps):
+    k = 4
+    q = 1 / (math.exp(eps) + 1)
+    outputs = finite.binary_datasets(k)                       # all 2^k bit vectors
+    # bit v of record v is 1 or 0 with probability 1/2 each; every other bit is 1 with probability q
+    channel = np.array([np.prod(np.where(np.arange(k) == v, 0.5, np.where(outputs == 1, q, 1 - q)), axis=1)
+                        for v in range(k)])
+    assert np.allclose(channel.sum(axis=1), 1.0)
+    pairs = np.array(list(itertools.combinations(range(k), 2)))
+    assert math.isclose(finite.epsilon_over_pairs(channel, pairs), eps, rel_tol=1e-12)
+
+
+def test_oue_randomize_coupled_draws():
+    x = np.array([1, 0, 2, 2])
+    k = 3
+    for size in (None, 5):
+        got = local.oue_randomize(x, EPS, k, np.random.default_rng(21), size=size)
+        shape = (x.shape if size is None else (size,) + x.shape) + (k,)
+        u = np.random.default_rng(21).random(shape)
+        q = 1 / (math.exp(EPS) + 1)
+        expected = (u < np.where(x[:, None] == np.arange(k), 0.5, q)).astype(np.int8)
+        assert got.shape == shape and np.array_equal(got, expected)
+
+
+def test_oue_estimate_hand_example():
+    bits = [[1, 0, 0], [1, 1, 0], [0, 0, 1], [0, 0, 0]]        # q = 1/4 at log 3: C = (2, 1, 1)
+    assert np.allclose(local.oue_estimate(bits, math.log(3)), [4.0, 0.0, 0.0], atol=1e-12)
+
+
+@pytest.mark.parametrize("eps", [math.log(3), EPS])
+def test_oue_estimator_unbiased_with_exact_variance_by_enumeration(eps):
+    k, x = 3, np.array([2, 0, 2])
+    counts = np.bincount(x, minlength=k)
+    q = 1 / (math.exp(eps) + 1)
+    outputs = finite.binary_datasets(x.size * k).reshape(-1, x.size, k)          # every n x k bit matrix
+    bit_p = np.where(x[:, None] == np.arange(k), 0.5, q)
+    prob = np.prod(np.where(outputs == 1, bit_p, 1 - bit_p), axis=(1, 2))
+    assert math.isclose(prob.sum(), 1.0, rel_tol=1e-12)
+    est = local.oue_estimate(outputs, eps)
+    assert np.allclose(prob @ est, counts, rtol=0, atol=1e-10)
+    assert np.allclose(prob @ (est - counts) ** 2, local.oue_variance(counts, eps), rtol=1e-10, atol=0)
+
+
+def test_oue_variance_closed_form():
+    counts = np.array([7, 0, 12, 1, 30])
+    e = math.exp(EPS)
+    closed = 4 * counts.sum() * e / (e - 1) ** 2 + counts
+    assert np.allclose(local.oue_variance(counts, EPS), closed, rtol=1e-12)
+
+
+def test_total_variances_are_data_free_and_cross_over():
+    # exact totals: k-RR (k-1)(2e^eps + k - 2) n/(e^eps-1)^2, OUE (4(k-1)e^eps + (e^eps+1)^2) n/(e^eps-1)^2
+    rng = np.random.default_rng(1)
+    for k, eps in [(21, 1.0), (21, 3.0), (4, EPS)]:
+        e = math.exp(eps)
+        counts = rng.integers(0, 50, k)
+        n = counts.sum()
+        assert math.isclose(local.krr_variance(counts, eps).sum(), (k - 1) * (2 * e + k - 2) * n / (e - 1) ** 2, rel_tol=1e-12)
+        assert math.isclose(local.oue_variance(counts, eps).sum(), (4 * (k - 1) * e + (e + 1) ** 2) * n / (e - 1) ** 2,
+                            rel_tol=1e-12)
+    counts = np.full(21, 10)
+    assert local.oue_variance(counts, 1.0).sum() < local.krr_variance(counts, 1.0).sum()
+    assert local.krr_variance(counts, 3.0).sum() < local.oue_variance(counts, 3.0).sum()
+
+
+# --------------------------------------------------------------------------- bad input
+def test_bad_inputs_raise():
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match="epsilon must be > 0, got 0"):
+        local.krr_probabilities(0, 3)
+    with pytest.raises(ValueError, match="epsilon must be > 0, got -1"):
+        local.oue_probabilities(-1)
+    with pytest.raises(ValueError, match=r"k must be an integer >= 2, got 1"):
+        local.krr_probabilities(1.0, 1)
+    with pytest.raises(ValueError, match=r"k must be an integer >= 2, got 2.5"):
+        local.oue_randomize([0], 1.0, 2.5, rng)
+    with pytest.raises(ValueError, match=r"x must contain integers in \[0, 2\], got values from 0 to 3"):
+        local.krr_randomize([0, 3], 1.0, 3, rng)
+    with pytest.raises(ValueError, match=r"x must contain integers in \[0, 2\], got values from -1 to 1"):
+        local.oue_randomize([-1, 1], 1.0, 3, rng)
+    with pytest.raises(ValueError, match=r"x must contain integers in \[0, 2\], got non-integer values"):
+        local.krr_randomize([0.5], 1.0, 3, rng)
+    with pytest.raises(ValueError, match=r"x must contain integers in \[0, 1\], got dtype"):
+        local.krr_randomize(["a"], 1.0, 2, rng)
+    with pytest.raises(ValueError, match=r"reports must contain integers in \[0, 2\]"):
+        local.krr_estimate([0, 5], 1.0, 3)
+    with pytest.raises(ValueError, match="reports must have a last axis with n >= 1"):
+        local.krr_estimate(np.zeros((2, 0), int), 1.0, 3)
+    with pytest.raises(ValueError, match="reports must have a last axis with n >= 1"):
+        local.krr_estimate(1, 1.0, 3)
+    with pytest.raises(ValueError, match="reports must contain only 0 and 1"):
+        local.oue_estimate([[0, 2], [1, 0]], 1.0)
+    with pytest.raises(ValueError, match=r"reports must have shape \(..., n, k\)"):
+        local.oue_estimate([1, 0, 1], 1.0)
+    with pytest.raises(ValueError, match=r"reports must have shape \(..., n, k\)"):
+        local.oue_estimate([[1], [0]], 1.0)
+    with pytest.raises(ValueError, match=r"reports must have shape \(..., n, k\)"):
+        local.oue_estimate(np.zeros((0, 3)), 1.0)
+    with pytest.raises(ValueError, match="counts must be non-negative integers"):
+        local.krr_variance([1.5, 2], 1.0)
+    with pytest.raises(ValueError, match="counts must be non-negative integers"):
+        local.oue_variance([3, -1], 1.0)
+    with pytest.raises(ValueError, match=r"counts must be a 1-D histogram with k >= 2 entries, got shape \(1,\)"):
+        local.krr_variance([5], 1.0)
+    with pytest.raises(ValueError, match="size must be an integer >= 1, got 0"):
+        local.krr_randomize([0], 1.0, 2, rng, size=0)
+    with pytest.raises(ValueError, match="rng must be a numpy.random.Generator"):
+        local.oue_randomize([0], 1.0, 2, 42)
+    with pytest.raises(ValueError, match="epsilon0 must be > 0, got 0"):
+        local.shuffled_rr_delta(0, 5, 0.1)
+    with pytest.raises(ValueError, match="epsilon0 must be > 0, got -2"):
+        local.fmt_epsilon(-2, 5000, 1e-6)
+    with pytest.raises(ValueError, match="n must be an integer >= 2, got 1"):
+        local.shuffled_rr_epsilon(1.0, 1, 1e-6)
+    with pytest.raises(ValueError, match="n must be an integer >= 2, got 10.5"):
+        local.shuffled_rr_delta(1.0, 10.5, 0.1)
+    with pytest.raises(ValueError, match="n must be an integer >= 2, got 1"):
+        local.fmt_clone_delta(1.0, 1, 0.1)
+    with pytest.raises(ValueError, match="epsilon must be >= 0, got -0.1"):
+        local.shuffled_rr_delta(1.0, 5, [0.2, -0.1])
+    with pytest.raises(ValueError, match="epsilon must be a real number >= 0"):
+        local.fmt_clone_delta(1.0, 5, "x")
+    with pytest.raises(ValueError, match="epsilon must be a real number >= 0"):
+        local.shuffled_rr_delta(1.0, 5, [])
+    with pytest.raises(ValueError, match=r"delta must be in \(0, 1\), got 0"):
+        local.shuffled_rr_epsilon(1.0, 5, 0.0)
+    with pytest.raises(ValueError, match=r"delta must be in \(0, 1\), got 1"):
+        local.fmt_epsilon0_max(100, 1.0)
+    with pytest.raises(ValueError, match=r"delta must be in \(0, 1\), got 0"):
+        local.fmt_clone_epsilon(1.0, 50, 0)
+    with pytest.raises(ValueError, match=r"m must be an integer in \[0, 4\], got 5"):
+        local.shuffled_rr_laws(1.0, 5, 5)
+    with pytest.raises(ValueError, match=r"x must be a 1-D array of bits"):
+        local.shuffled_rr_count([[0, 1]], 1.0, rng)
+    with pytest.raises(ValueError, match=r"x must contain integers in \[0, 1\]"):
+        local.shuffled_rr_count([0, 2], 1.0, rng)
+
+
+# --------------------------------------------------------------------------- the shuffled count
+@pytest.mark.parametrize("eps0", [EPS, 2.5])
+def test_shuffled_rr_laws_match_enumeration(eps0):
+    n = 6
+    for m in range(n):
+        x0 = np.array([0] + [1] * m + [0] * (n - 1 - m))
+        x1 = x0.copy()
+        x1[0] = 1
+        law0, law1 = local.shuffled_rr_laws(eps0, n, m)
+        assert np.allclose(law0, count_law_by_enumeration(x0, eps0), rtol=1e-12, atol=0)
+        assert np.allclose(law1, count_law_by_enumeration(x1, eps0), rtol=1e-12, atol=0)
+
+
+def test_shuffled_rr_laws_tails_in_40_digits():
+    # large epsilon0: the extreme counts have probabilities far below 1e-100; log-space keeps their digits
+    eps0, n, m = 9.0, 60, 17
+    law0, law1 = local.shuffled_rr_laws(eps0, n, m)
+    with mp.workdps(40):
+        p = mp.e ** eps0 / (1 + mp.e ** eps0)
+        q = 1 - p
+        def binom(k, j, pr):
+            return mp.binomial(k, j) * pr ** j * (1 - pr) ** (k - j) if 0 <= j <= k else mp.mpf(0)
+        others = [mp.fsum(binom(m, j, p) * binom(n - 1 - m, s - j, q) for j in range(m + 1)) for s in range(n)]
+        others = others + [mp.mpf(0)]
+        ref0 = [q * (others[s - 1] if s else 0) + p * others[s] for s in range(n + 1)]
+        ref1 = [p * (others[s - 1] if s else 0) + q * others[s] for s in range(n + 1)]
+    ref0, ref1 = np.array([float(v) for v in ref0]), np.array([float(v) for v in ref1])
+    assert ref0.min() < 1e-150                                  # the check does reach deep tails
+    positive = ref0 > 1e-300
+    assert np.allclose(law0[positive], ref0[positive], rtol=1e-11, atol=0)
+    assert np.allclose(law1[ref1 > 1e-300], ref1[ref1 > 1e-300], rtol=1e-11, atol=0)
+
+
+def test_bit_flip_symmetry_of_the_laws():
+    eps0, n = 1.3, 9
+    for m in range(n):
+        law0, law1 = local.shuffled_rr_laws(eps0, n, m)
+        mirror0, mirror1 = local.shuffled_rr_laws(eps0, n, n - 1 - m)
+        assert np.allclose(law0, mirror1[::-1], rtol=1e-12) and np.allclose(law1, mirror0[::-1], rtol=1e-12)
+
+
+@pytest.mark.parametrize("eps0", [0.4, EPS, 2.0])
+def test_shuffled_rr_delta_matches_exhaustive_search_over_all_neighbours(eps0):
+    eps_grid = np.array([0.0, 0.1, 0.35, 0.7 * eps0])
+    for n in range(2, 8):
+        got = local.shuffled_rr_delta(eps0, n, eps_grid)
+        want = np.array([exhaustive_delta(eps0, n, e) for e in eps_grid])
+        assert np.allclose(got, want, rtol=1e-10, atol=1e-15), (n, got, want)
+
+
+def test_worst_case_data_set_is_not_always_the_all_equal_one():
+    # the adversary must search every number m of other ones: here m = 0 is not the worst case
+    eps0, n, eps = 2.0, 30, 1.0
+    by_m = [max(loss.hockey_stick(*local.shuffled_rr_laws(eps0, n, m), eps),
+                loss.hockey_stick(*local.shuffled_rr_laws(eps0, n, m)[::-1], eps)) for m in range(n)]
+    worst = int(np.argmax(by_m))
+    assert worst not in (0, n - 1) and by_m[worst] > 1.05 * by_m[0]
+    assert math.isclose(local.shuffled_rr_delta(eps0, n, eps), max(by_m), rel_tol=1e-10)
+    # for small epsilon every data set gives nearly the same delta, and the worst is inside
+    small = [max(loss.hockey_stick(*local.shuffled_rr_laws(eps0, n, m), 0.05),
+                 loss.hockey_stick(*local.shuffled_rr_laws(eps0, n, m)[::-1], 0.05)) for m in range(n)]
+    assert min(small) > 0.95 * max(small) and int(np.argmax(small)) not in (0, 1, n - 2, n - 1)
+    assert math.isclose(local.shuffled_rr_delta(eps0, n, 0.05), max(small), rel_tol=1e-10)
+
+
+def test_shuffled_rr_delta_small_values_in_40_digits():
+    # an epsilon where delta is about 4e-13, far below the laws' largest terms: its digits survive
+    eps0, n, eps = 0.4, 50, 0.375
+    got = local.shuffled_rr_delta(eps0, n, eps)
+    with mp.workdps(40):
+        p = mp.e ** eps0 / (1 + mp.e ** eps0)
+        q = 1 - p
+        best, e_eps = mp.mpf(0), mp.e ** eps
+        for m in range(n):
+            b1 = [mp.binomial(m, j) * p ** j * q ** (m - j) for j in range(m + 1)]                 # Bin(m, p)
+            b2 = [mp.binomial(n - 1 - m, t) * q ** t * p ** (n - 1 - m - t) for t in range(n - m)]  # Bin(n-1-m, q)
+            a = [mp.fsum(b1[j] * b2[s - j] for j in range(max(0, s - (n - 1 - m)), min(m, s) + 1))
+                 for s in range(n)] + [mp.mpf(0)]
+            law0 = [q * (a[s - 1] if s else 0) + p * a[s] for s in range(n + 1)]
+            law1 = [p * (a[s - 1] if s else 0) + q * a[s] for s in range(n + 1)]
+            for u, v in ((law0, law1), (law1, law0)):
+                best = max(best, mp.fsum(max(mp.mpf(0), ui - e_eps * vi) for ui, vi in zip(u, v)))
+    assert 1e-16 < float(best) < 1e-11
+    assert math.isclose(got, float(best), rel_tol=1e-9)
+
+
+def test_delta_profile_shape():
+    eps0, n = 1.0, 25
+    grid = np.linspace(0, eps0, 21)
+    d = local.shuffled_rr_delta(eps0, n, grid)
+    assert isinstance(local.shuffled_rr_delta(eps0, n, 0.3), float) and d.shape == grid.shape
+    assert np.all(np.diff(d) < 0) or np.all(np.diff(d[:-1]) < 0)
+    assert d[-1] < 1e-14 and d[0] < 1
+    assert np.allclose(local.shuffled_rr_delta(eps0, n, grid.reshape(3, 7)), d.reshape(3, 7))
+    # epsilon 0 is the total variation distance of the worst pair
+    tv = max(0.5 * np.abs(np.subtract(*local.shuffled_rr_laws(eps0, n, m))).sum() for m in range(n))
+    assert math.isclose(d[0], tv, rel_tol=1e-12)
+
+
+def test_large_epsilon0_has_no_nan():
+    d = local.shuffled_rr_delta(30.0, 40, [0.0, 5.0, 29.0])
+    assert np.all(np.isfinite(d)) and d[0] > 0.99 and d[1] > 0.99
+
+
+def test_shuffled_rr_epsilon_inverts_delta():
+    for eps0, n, delta in [(1.0, 200, 1e-6), (2.5, 120, 1e-3), (0.3, 60, 0.005)]:
+        e = local.shuffled_rr_epsilon(eps0, n, delta)
+        assert 0 < e < eps0
+        assert local.shuffled_rr_delta(eps0, n, e) <= delta < local.shuffled_rr_delta(eps0, n, e - 1e-9)
+    # when even epsilon = 0 meets delta the answer is 0
+    tv = local.shuffled_rr_delta(0.2, 50, 0.0)
+    assert local.shuffled_rr_epsilon(0.2, 50, min(0.99, 1.5 * tv)) == 0.0
+    # a delta below the rounding noise at epsilon0 still returns a value that satisfies it
+    e = local.shuffled_rr_epsilon(1.0, 10, 1e-300)
+    assert local.shuffled_rr_delta(1.0, 10, e) <= 1e-300 and abs(e - 1.0) < 1e-9
+
+
+def test_shuffled_rr_count_coupled_and_law():
+    x = np.array([1, 0, 0, 1, 1, 0, 0])
+    got = local.shuffled_rr_count(x, EPS, np.random.default_rng(4), size=8)
+    u = np.random.default_rng(4).random((8, x.size))
+    p = math.exp(EPS) / (1 + math.exp(EPS))
+    assert np.array_equal(got, np.where(u < p, x, 1 - x).sum(axis=1))
+    assert isinstance(local.shuffled_rr_count(x, EPS, np.random.default_rng(4)), int)
+    runs = 100_000
+    counts = local.shuffled_rr_count(x, EPS, np.random.default_rng(9), size=runs)
+    freq = np.bincount(counts, minlength=x.size + 1) / runs
+    law = count_law_by_enumeration(x, EPS)
+    assert np.all(np.abs(freq - law) < 5 * np.sqrt(law * (1 - law) / runs) + 1e-12)
+
+
+# --------------------------------------------------------------------------- Feldman, McMillan, Talwar
+def fmt_reference(eps0, n, delta):
+    with mp.workdps(30):
+        e0 = mp.e ** mp.mpf(eps0)
+        spread = 8 * mp.sqrt(e0 * mp.log(4 / mp.mpf(delta))) / mp.sqrt(n) + 8 * e0 / n
+        return float(mp.log(1 + (e0 - 1) / (e0 + 1) * spread))
+
+
+@pytest.mark.parametrize("eps0,n,delta", [(1.0, 10_000, 1e-6), (0.25, 3000, 1e-8), (2.0, 20_000, 1e-3)])
+def test_fmt_epsilon_formula(eps0, n, delta):
+    assert math.isclose(local.fmt_epsilon(eps0, n, delta), fmt_reference(eps0, n, delta), rel_tol=1e-12)
+
+
+def test_fmt_applicability_range():
+    n, delta = 5000, 1e-5
+    limit = local.fmt_epsilon0_max(n, delta)
+    assert math.isclose(limit, math.log(n) - math.log(16 * math.log(2 / delta)), rel_tol=1e-13)
+    assert math.isclose(16 * math.exp(limit) * math.log(2 / delta), n, rel_tol=1e-12)   # n >= 16 e^eps0 log(2/delta)
+    assert math.isclose(local.fmt_epsilon(limit, n, delta), fmt_reference(limit, n, delta), rel_tol=1e-12)
+    with pytest.raises(ValueError, match=r"epsilon0 must be <= log\(n / \(16 log\(2/delta\)\)\) = 3.243 .*n = 5000, "
+                                         r"delta = 1e-05\), got 3.25"):
+        local.fmt_epsilon(3.25, n, delta)
+    assert local.fmt_epsilon0_max(20, 1e-6) < 0
+
+
+def test_fmt_bounds_never_below_the_exact_profile():
+    # at every point where Theorem 3.1 applies, the exact delta at FMT's epsilon is within delta,
+    # and the clone bound (which the theorem is derived from) also holds
+    checked = 0
+    for eps0 in (0.2, 0.6, 1.0, 1.6):
+        for delta in (0.1, 1e-2, 1e-4):
+            for n in (60, 150, 400):
+                if eps0 > local.fmt_epsilon0_max(n, delta):
+                    continue
+                eps = local.fmt_epsilon(eps0, n, delta)
+                exact = local.shuffled_rr_delta(eps0, n, eps)
+                clone = local.fmt_clone_delta(eps0, n, eps)
+                assert exact <= clone <= delta, (eps0, delta, n)
+                checked += 1
+    assert checked >= 12
+
+
+def test_clone_delta_matches_direct_sum():
+    eps0, n = 1.2, 30
+    r = math.exp(-eps0)
+    p = math.exp(eps0) / (1 + math.exp(eps0))
+    for eps in (0.0, 0.3, 0.9):
+        total = 0.0
+        for c in range(n):
+            a = stats.binom.pmf(np.arange(c + 1), c, 0.5)
+            law0 = (1 - p) * np.append(0, a) + p * np.append(a, 0)
+            law1 = p * np.append(0, a) + (1 - p) * np.append(a, 0)
+            total += stats.binom.pmf(c, n - 1, r) * loss.hockey_stick(law0, law1, eps)
+        assert math.isclose(local.fmt_clone_delta(eps0, n, eps), total, rel_tol=1e-10, abs_tol=1e-16)
+
+
+def test_clone_bound_orders_exact_blanket_clone():
+    for eps0, n in [(1.0, 300), (2.5, 150), (0.4, 80)]:
+        grid = np.array([0.05, 0.2, 0.5]) * eps0
+        exact = local.shuffled_rr_delta(eps0, n, grid)
+        blanket = local.fmt_clone_delta(eps0, n, grid, clone_probability=2 / (1 + math.exp(eps0)))
+        clone = local.fmt_clone_delta(eps0, n, grid)
+        assert np.all(exact <= blanket * (1 + 1e-12)) and np.all(blanket < clone)
+        e_exact = local.shuffled_rr_epsilon(eps0, n, 1e-4)
+        e_clone = local.fmt_clone_epsilon(eps0, n, 1e-4)
+        e_blanket = local.fmt_clone_epsilon(eps0, n, 1e-4, clone_probability=2 / (1 + math.exp(eps0)))
+        assert e_exact <= e_blanket < e_clone < eps0
+        assert local.fmt_clone_delta(eps0, n, e_clone) <= 1e-4 < local.fmt_clone_delta(eps0, n, e_clone - 1e-9)
+
+
+def test_blanket_bound_is_tight_for_two_users():
+    # n = 2: the single other user reports a fair coin with probability 2q, else their bit;
+    # the blanket bound is attained, while for more users it is strictly loose somewhere
+    for eps0 in (EPS, 2.0):
+        grid = eps0 * np.array([0.0, 0.25, 0.6])
+        blanket_r = 2 / (1 + math.exp(eps0))
+        exact = local.shuffled_rr_delta(eps0, 2, grid)
+        assert np.allclose(exact, local.fmt_clone_delta(eps0, 2, grid, clone_probability=blanket_r), rtol=1e-12)
+        exact5 = local.shuffled_rr_delta(eps0, 5, grid)
+        blanket5 = local.fmt_clone_delta(eps0, 5, grid, clone_probability=blanket_r)
+        assert np.all(exact5 <= blanket5 * (1 + 1e-12)) and np.any(exact5 < 0.99 * blanket5)
+
+
+def test_clone_probability_validation():
+    blanket = 2 / (1 + math.exp(1.0))
+    assert local.fmt_clone_delta(1.0, 20, 0.1, clone_probability=blanket) > 0
+    with pytest.raises(ValueError, match=r"clone_probability must be in \(0, 0.53"):
+        local.fmt_clone_delta(1.0, 20, 0.1, clone_probability=blanket + 1e-9)
+    with pytest.raises(ValueError, match="clone_probability must be in"):
+        local.fmt_clone_epsilon(1.0, 20, 1e-3, clone_probability=0)
+    # the default is e^{-epsilon0}
+    assert local.fmt_clone_delta(1.0, 20, 0.1) == local.fmt_clone_delta(1.0, 20, 0.1, clone_probability=math.exp(-1.0))
+
+
+# --------------------------------------------------------------------------- every public function checks its own inputs
+@pytest.mark.parametrize("call,message", [
+    (lambda: local.shuffled_rr_laws(0, 5, 1), "epsilon0 must be > 0, got 0"),
+    (lambda: local.shuffled_rr_laws(1.0, 1, 0), "n must be an integer >= 2, got 1"),
+    (lambda: local.shuffled_rr_laws(1.0, 2.5, 0), "n must be an integer >= 2, got 2.5"),
+    (lambda: local.shuffled_rr_epsilon(-1, 5, 1e-3), "epsilon0 must be > 0, got -1"),
+    (lambda: local.shuffled_rr_count([0, 1], 0, np.random.default_rng(0)), "epsilon0 must be > 0, got 0"),
+    (lambda: local.shuffled_rr_count([0, 1], 1.0, 42), "rng must be a numpy.random.Generator"),
+    (lambda: local.krr_randomize([0, 1], 1.0, 2, 42), "rng must be a numpy.random.Generator"),
+    (lambda: local.fmt_clone_delta(0, 5, 0.1), "epsilon0 must be > 0, got 0"),
+    (lambda: local.fmt_clone_epsilon(0, 5, 1e-3), "epsilon0 must be > 0, got 0"),
+    (lambda: local.fmt_clone_epsilon(1.0, 1, 1e-3), "n must be an integer >= 2, got 1"),
+    (lambda: local.fmt_clone_epsilon(1.0, 7.5, 1e-3), "n must be an integer >= 2, got 7.5"),
+    (lambda: local.fmt_epsilon0_max(1, 1e-3), "n must be an integer >= 2, got 1"),
+    (lambda: local.fmt_epsilon0_max(99.5, 1e-3), "n must be an integer >= 2, got 99.5"),
+    (lambda: local.shuffled_rr_delta(1.0, 5, True), "epsilon must be a real number >= 0"),
+    (lambda: local.oue_estimate(np.zeros((3, 4, 1)), 1.0), r"^reports must have shape \(..., n, k\)"),
+    (lambda: local.oue_estimate([[0, 2], [1, 0]], 1.0), "^reports must contain only 0 and 1$"),
+])
+def test_every_function_names_its_bad_parameter(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+def test_smallest_valid_inputs_and_output_types():
+    # n = 2 is allowed everywhere (and fmt_epsilon0_max is then negative: log(2 / (16 log 20)))
+    assert math.isclose(local.fmt_epsilon0_max(2, 0.1), math.log(2 / (16 * math.log(20))), rel_tol=1e-13)
+    assert 0 < local.fmt_clone_epsilon(1.0, 2, 0.1) <= 1.0
+    assert isinstance(local.fmt_clone_delta(1.0, 20, 0.1), float)
+    assert local.fmt_clone_delta(1.0, 20, [0.1, 0.2]).shape == (2,)
+    assert local.oue_randomize([0, 2], 1.0, 3, np.random.default_rng(1)).dtype == np.int8
+    # categories missing from the reports still get their (negative) estimate: p = 3/5, q = 1/5, C = (2, 1, 0)
+    assert np.allclose(local.krr_estimate([0, 1, 0], math.log(3), 3), [3.5, 1.0, -1.5], rtol=1e-12)
+    assert np.allclose(local.krr_estimate([[0, 1, 0], [0, 0, 0]], math.log(3), 3), [[3.5, 1.0, -1.5], [6.0, -1.5, -1.5]])

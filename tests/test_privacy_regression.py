@@ -44,7 +44,7 @@ from typing import Callable, NamedTuple
 import numpy as np
 import pytest
 
-from dpnotes import attacks, audit, functional, mechanisms, selection, svt
+from dpnotes import attacks, audit, functional, local, mechanisms, selection, svt
 
 CONFIDENCE = 0.999          # a false alarm (a correct mechanism flagged) has probability <= 0.1%
 
@@ -175,6 +175,19 @@ def gaussian_subset_sums(eps, delta, f=1.0):
     return lambda d, size, rng: np.array([attacks.gaussian_answers(d, QUERIES, eps / f, delta, rng=rng)
                                           for _ in range(size)])
 
+def krr(eps, f=1.0):
+    # one record, k = 4 categories; half the noise = the randomizer run at twice epsilon
+    return lambda v, size, rng: local.krr_randomize([v], eps / f, 4, rng, size=size).reshape(size)
+
+
+def oue(eps, f=1.0):
+    return lambda v, size, rng: local.oue_randomize([v], eps / f, 3, rng, size=size).reshape(size, 3)
+
+
+def shuffled_rr(eps0, f=1.0):
+    return lambda x, size, rng: np.atleast_1d(local.shuffled_rr_count(x, eps0 / f, rng, size=size))
+
+
 # ----------------------------------------------------------------- the registry
 REGISTRY = [
     Entry("mechanisms.randomized_response", rr(0.8), 0, 1, 0.8, weakened=rr(0.8, 0.5)),
@@ -204,6 +217,11 @@ REGISTRY = [
           weakened=select(selection.report_noisy_max, 1.0, 0.5)),
     Entry("selection.permute_and_flip", select(selection.permute_and_flip, 1.0), SEL_X, SEL_XP, 1.0,
           weakened=select(selection.permute_and_flip, 1.0, 0.5)),
+    Entry("local.krr_randomize", krr(1.2), 0, 1, 1.2, weakened=krr(1.2, 0.5)),
+    Entry("local.oue_randomize", oue(1.2), 0, 1, 1.2, weakened=oue(1.2, 0.5)),
+    # the central claim after shuffling four users' reports: the exact profile at delta = 0.01
+    Entry("local.shuffled_rr_count", shuffled_rr(1.5), [0, 0, 0, 0], [1, 0, 0, 0],
+          local.shuffled_rr_epsilon(1.5, 4, 0.01), 0.01, weakened=shuffled_rr(1.5, 0.5)),
     Entry("functional.gp_mechanism", gp_release(1.0, 0.01), 0.0, 1.0, 1.0, 0.01, n_samples=100_000,
           weakened=gp_release(1.0, 0.01, 0.5)),
 ]

@@ -41,6 +41,7 @@ Modules
 ``composition``   basic, advanced and optimal composition; conversions between variants
 ``svt``           AboveThreshold and Sparse: exact output probabilities, accuracy
 ``selection``     private selection: exponential mechanism, report noisy max, permute-and-flip
+``sgd``           DP-SGD for logistic regression: per-example clipping, Gaussian noise, Poisson sampling
 ``functional``    kernels, Gaussian processes, RKHS norms, private kernel density estimation
 ``plotting``      the book's single figure style
 """

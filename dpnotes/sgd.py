@@ -108,9 +108,9 @@ def _grads(xa: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
 
 
 def _clip(g: np.ndarray, clip_norm: float) -> np.ndarray:
-    """Rows scaled by min(1, C / norm); a zero row keeps factor 1 (np.maximum avoids 0/0)."""
+    """Rows scaled by min(1, C / norm) = C / max(norm, C): no division by a zero norm."""
     norms = np.linalg.norm(g, axis=1)
-    return g * np.minimum(1.0, clip_norm / np.maximum(norms, np.finfo(float).tiny))[:, None]
+    return g * (clip_norm / np.maximum(norms, clip_norm))[:, None]
 
 
 # --------------------------------------------------------------------------- the model

@@ -43,6 +43,8 @@ Modules
 ``selection``     private selection: exponential mechanism, report noisy max, permute-and-flip
 ``sgd``           DP-SGD for logistic regression: per-example clipping, Gaussian noise, Poisson sampling
 ``functional``    kernels, Gaussian processes, RKHS norms, private kernel density estimation
+``audit``         lower bounds on epsilon from error counts, black-box audits, one-run auditing
+``flawed``        published mechanisms whose privacy claims are false, kept as test subjects
 ``plotting``      the book's single figure style
 """
 

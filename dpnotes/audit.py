@@ -1,0 +1,903 @@
+r"""Testing privacy claims: lower bounds on epsilon from what a mechanism releases.
+
+An auditor runs a mechanism :math:`M` many times on two neighbouring inputs :math:`x`
+and :math:`x'` and applies a test: a set :math:`S` of outputs on which it says
+":math:`x'`". Its error rates are
+
+* false positive rate :math:`p = \Pr[M(x) \in S]` (runs on :math:`x` called :math:`x'`);
+* false negative rate :math:`q = \Pr[M(x') \notin S]` (runs on :math:`x'` called :math:`x`).
+
+If :math:`M` is :math:`(\varepsilon, \delta)`-DP, every test obeys
+:math:`p + e^{\varepsilon} q \ge 1 - \delta` and :math:`q + e^{\varepsilon} p \ge 1 - \delta`
+(the privacy region of the definition chapter; :cite:`kairouz2015composition` Theorem 2.1), so
+
+.. math:: \varepsilon \ge \max\Bigl(\log\frac{1 - \delta - q}{p},\ \log\frac{1 - \delta - p}{q}\Bigr).
+
+With counts instead of rates, one-sided Clopper--Pearson upper bounds :math:`\bar p, \bar q`
+turn this into a lower bound that holds with a stated confidence
+(:func:`epsilon_lower_bound`). :func:`audit_pair` runs the whole experiment on a black-box
+mechanism: it chooses a test on one part of the runs and counts its errors on another, so
+that the choice cannot inflate the bound. :func:`one_run_epsilon` and :func:`one_run_audit`
+implement auditing in one run of the mechanism with many canaries
+(:cite:`steinke2023privacy`).
+
+An audit can show that a mechanism is *not* private (a lower bound above the claim); it
+can never show that it is: it only ever sees the pairs and the tests it tried.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy import optimize, special, stats
+
+from ._validate import check_delta, check_in_range, check_integer, check_rng
+
+__all__ = [
+    "clopper_pearson_upper",
+    "epsilon_lower_bound",
+    "expected_lower_bound",
+    "ThresholdTest",
+    "AuditResult",
+    "count_errors",
+    "audit_test",
+    "audit_pair",
+    "one_run_p_value",
+    "one_run_epsilon",
+    "one_run_guesses",
+    "OneRunResult",
+    "one_run_audit",
+]
+
+
+# --------------------------------------------------------------------------- validation
+def _count(name: str, value, total_name: str | None = None, total: int | None = None) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
+    fvalue = float(value)
+    if not math.isfinite(fvalue) or not fvalue.is_integer():
+        raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
+    ivalue = int(fvalue)
+    if ivalue < 0:
+        raise ValueError(f"{name} must be a non-negative integer, got {ivalue}")
+    if total is not None and ivalue > total:
+        raise ValueError(f"{name} must be <= {total_name} = {total}, got {ivalue}")
+    return ivalue
+
+
+def _confidence(confidence) -> float:
+    return check_in_range("confidence", confidence, 0.0, 1.0, low_inclusive=False, high_inclusive=False)
+
+
+# --------------------------------------------------------------------------- Clopper-Pearson
+def clopper_pearson_upper(k, n, alpha):
+    r"""One-sided Clopper--Pearson upper confidence bound of a binomial proportion.
+
+    For :math:`K \sim \mathrm{Binomial}(n, \pi)` the bound :math:`\bar\pi(K)` is the
+    :math:`1 - \alpha` quantile of :math:`\mathrm{Beta}(K + 1, n - K)`, the :math:`\pi` at
+    which :math:`\Pr[\mathrm{Binomial}(n, \pi) \le K] = \alpha`; it is ``1`` when ``K == n``.
+    Then :math:`\Pr[\pi \le \bar\pi(K)] \ge 1 - \alpha` for every :math:`\pi`
+    (:cite:`clopper1934use`). Computed with :func:`scipy.stats.beta`.
+
+    Parameters
+    ----------
+    k, n : int or array_like
+        Observed count(s) and number(s) of trials, ``0 <= k <= n``, ``n >= 1``.
+        Non-integer values are accepted (used only to plan an audit from expected counts).
+    alpha : float
+        Allowed error probability, in ``(0, 1)``.
+
+    Returns
+    -------
+    float or numpy.ndarray
+
+    Examples
+    --------
+    >>> round(float(clopper_pearson_upper(0, 100, 0.05)), 6)   # 1 - 0.05**(1/100)
+    0.029513
+    >>> float(clopper_pearson_upper(7, 7, 0.05))
+    1.0
+    """
+    alpha = check_in_range("alpha", alpha, 0.0, 1.0, low_inclusive=False, high_inclusive=False)
+    k_arr = np.asarray(k, dtype=float)
+    n_arr = np.asarray(n, dtype=float)
+    if np.any(n_arr < 1) or np.any(k_arr < 0) or np.any(k_arr > n_arr):
+        raise ValueError(f"k and n must satisfy 0 <= k <= n and n >= 1, got k={k!r}, n={n!r}")
+    full = k_arr >= n_arr
+    out = np.where(full, 1.0, stats.beta.ppf(1.0 - alpha, k_arr + 1.0, np.where(full, 1.0, n_arr - k_arr)))
+    return float(out) if out.ndim == 0 else out
+
+
+def _bound_from_upper(p_bar, q_bar, delta):
+    """max(0, log((1-delta-q)/p), log((1-delta-p)/q)), a term dropped where its numerator <= 0."""
+    p_bar = np.asarray(p_bar, dtype=float)
+    q_bar = np.asarray(q_bar, dtype=float)
+    num1 = 1.0 - delta - q_bar
+    num2 = 1.0 - delta - p_bar
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t1 = np.where(num1 > 0, np.log(np.where(num1 > 0, num1, 1.0)) - np.log(p_bar), 0.0)
+        t2 = np.where(num2 > 0, np.log(np.where(num2 > 0, num2, 1.0)) - np.log(q_bar), 0.0)
+    return np.maximum(0.0, np.maximum(t1, t2))
+
+
+def epsilon_lower_bound(false_positives, n_negatives, false_negatives, n_positives, delta=0.0, confidence=0.95) -> float:
+    r"""A lower bound on :math:`\varepsilon` from a test's error counts, valid with probability ``confidence``.
+
+    ``false_positives`` of ``n_negatives`` runs on :math:`x` were called :math:`x'`, and
+    ``false_negatives`` of ``n_positives`` runs on :math:`x'` were called :math:`x`. With
+    one-sided Clopper--Pearson upper bounds :math:`\bar p, \bar q` of the two error rates,
+    each at level :math:`(1 - \mathrm{confidence})/2` (Bonferroni over the two rates), the
+    result is
+
+    .. math:: \max\Bigl(0,\ \log\frac{1 - \delta - \bar q}{\bar p},\ \log\frac{1 - \delta - \bar p}{\bar q}\Bigr),
+
+    a term omitted where its numerator is :math:`\le 0`. If the mechanism is
+    :math:`(\varepsilon, \delta)`-DP then, with probability at least ``confidence``, both
+    rates lie below their bounds, and the privacy region
+    (:math:`p + e^{\varepsilon} q \ge 1 - \delta`, :math:`q + e^{\varepsilon} p \ge 1 - \delta`)
+    makes the result :math:`\le \varepsilon`: the result exceeds the true :math:`\varepsilon`
+    with probability at most ``1 - confidence``. The test must not be chosen with the
+    counted runs.
+
+    Parameters
+    ----------
+    false_positives, n_negatives : int
+        Errors among the runs on :math:`x`, and the number of those runs (``>= 1``).
+    false_negatives, n_positives : int
+        Errors among the runs on :math:`x'`, and the number of those runs (``>= 1``).
+    delta : float
+        The :math:`\delta` of the claim being tested, in ``[0, 1)``.
+    confidence : float
+        In ``(0, 1)``.
+
+    Returns
+    -------
+    float
+        The lower bound (natural log), ``>= 0``.
+
+    Examples
+    --------
+    A test that errs on 250 of 1000 runs of each input (randomized response with
+    :math:`\varepsilon = \log 3` errs with probability 1/4):
+
+    >>> p_bar = stats.beta.ppf(1 - 0.025, 250 + 1, 1000 - 250)      # both rates' upper bound
+    >>> math.isclose(epsilon_lower_bound(250, 1000, 250, 1000), math.log((1 - p_bar) / p_bar))
+    True
+    >>> epsilon_lower_bound(250, 1000, 250, 1000) < math.log(3)
+    True
+    >>> epsilon_lower_bound(500, 1000, 500, 1000)
+    0.0
+    """
+    n_negatives = _count("n_negatives", n_negatives)
+    n_positives = _count("n_positives", n_positives)
+    if n_negatives < 1:
+        raise ValueError(f"n_negatives must be >= 1, got {n_negatives}")
+    if n_positives < 1:
+        raise ValueError(f"n_positives must be >= 1, got {n_positives}")
+    fp = _count("false_positives", false_positives, "n_negatives", n_negatives)
+    fn = _count("false_negatives", false_negatives, "n_positives", n_positives)
+    delta = check_delta("delta", delta)
+    alpha = (1.0 - _confidence(confidence)) / 2.0
+    p_bar = clopper_pearson_upper(fp, n_negatives, alpha)
+    q_bar = clopper_pearson_upper(fn, n_positives, alpha)
+    return float(_bound_from_upper(p_bar, q_bar, delta))
+
+
+def _planned_bounds(fp, n_neg, fn, n_pos, delta, alpha):
+    """Vectorized bound for (possibly fractional) expected counts: used to plan and choose tests."""
+    fp = np.clip(np.asarray(fp, dtype=float), 0.0, n_neg)
+    fn = np.clip(np.asarray(fn, dtype=float), 0.0, n_pos)
+    p_bar = np.where(fp >= n_neg, 1.0, stats.beta.ppf(1.0 - alpha, fp + 1.0, np.maximum(n_neg - fp, 1e-12)))
+    q_bar = np.where(fn >= n_pos, 1.0, stats.beta.ppf(1.0 - alpha, fn + 1.0, np.maximum(n_pos - fn, 1e-12)))
+    return _bound_from_upper(p_bar, q_bar, delta)
+
+
+def expected_lower_bound(p, p_prime, n_samples, *, delta=0.0, confidence=0.95) -> tuple[float, np.ndarray]:
+    r"""The bound that the best likelihood-ratio test reaches when every count equals its expectation.
+
+    ``p`` and ``p_prime`` are the exact output laws of :math:`M(x)` and :math:`M(x')` on a
+    finite set of outputs. By the Neyman--Pearson lemma the best tests put the outputs with
+    the largest ratio ``p_prime / p`` into :math:`S` first; for each such set the error
+    counts on ``n_samples`` runs per input are replaced by their expectations and
+    :func:`epsilon_lower_bound`'s formula is applied. This plans an audit (how many runs
+    are needed, which pair of inputs is best) and says how close any audit of that size
+    can come; it is not itself a bound with a confidence.
+
+    Returns
+    -------
+    (bound, outputs) : tuple
+        The largest planned bound and the boolean mask of the outputs in the best set.
+
+    Examples
+    --------
+    >>> b, S = expected_lower_bound([0.75, 0.25], [0.25, 0.75], 10_000)
+    >>> round(b, 2), S.tolist()
+    (1.05, [False, True])
+    """
+    p = np.asarray(p, dtype=float)
+    q = np.asarray(p_prime, dtype=float)
+    if p.ndim != 1 or p.shape != q.shape or p.size == 0:
+        raise ValueError(f"p and p_prime must be 1-D of the same length, got shapes {p.shape} and {q.shape}")
+    if np.any(p < 0) or np.any(q < 0) or abs(p.sum() - 1) > 1e-9 or abs(q.sum() - 1) > 1e-9:
+        raise ValueError("p and p_prime must be probability vectors")
+    n = check_integer("n_samples", n_samples, low=1)
+    delta = check_delta("delta", delta)
+    alpha = (1.0 - _confidence(confidence)) / 2.0
+    with np.errstate(divide="ignore"):
+        ratio = np.log(q) - np.log(p)
+    ratio = np.where((p == 0) & (q == 0), 0.0, ratio)
+    order = np.argsort(-ratio, kind="stable")
+    a = np.cumsum(p[order])
+    b = np.cumsum(q[order])
+    bounds = _planned_bounds(a * n, n, (1.0 - b) * n, n, delta, alpha)
+    j = int(np.argmax(bounds))
+    mask = np.zeros(p.size, dtype=bool)
+    mask[order[: j + 1]] = True
+    return float(bounds[j]), mask
+
+
+# --------------------------------------------------------------------------- tests
+@dataclass(frozen=True)
+class ThresholdTest:
+    r"""A test: the set :math:`S` of outputs called :math:`x'`, a threshold set of a score.
+
+    ``score`` maps an array of outputs, shape ``(size,)`` or ``(size, d)``, to one real
+    number per output. :math:`S = \{y : \mathrm{score}(y) > \mathrm{threshold}\}`, or
+    :math:`\{y : \mathrm{score}(y) \le \mathrm{threshold}\}` when ``below`` is true;
+    ``description`` says in words what the test does.
+
+    Examples
+    --------
+    >>> t = ThresholdTest(lambda y: y[:, 0], 0.5, "y > 0.5")
+    >>> t(np.array([0.2, 0.9])).tolist()
+    [False, True]
+    >>> ThresholdTest(lambda y: y[:, 0], 0.5, "y <= 0.5", below=True)(np.array([0.2, 0.5, 0.9])).tolist()
+    [True, True, False]
+    """
+
+    score: object
+    threshold: float
+    description: str
+    below: bool = False
+
+    def __call__(self, outputs) -> np.ndarray:
+        s = np.asarray(self.score(_as_2d(outputs)))
+        return s <= self.threshold if self.below else s > self.threshold
+
+
+@dataclass(frozen=True)
+class AuditResult:
+    """Outcome of an audit: the lower bound ``epsilon``, the error counts and the test used."""
+
+    epsilon: float
+    false_positives: int
+    n_negatives: int
+    false_negatives: int
+    n_positives: int
+    test: ThresholdTest
+    confidence: float
+    delta: float
+    n_select: int = 0
+    candidates: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def estimate(self) -> float:
+        """The plain log-ratio estimate of the counts (no confidence; ``inf`` if a count is zero)."""
+        p = self.false_positives / self.n_negatives
+        q = self.false_negatives / self.n_positives
+        terms = []
+        with np.errstate(divide="ignore"):
+            if 1 - self.delta - q > 0:
+                terms.append(np.log(1 - self.delta - q) - np.log(p))
+            if 1 - self.delta - p > 0:
+                terms.append(np.log(1 - self.delta - p) - np.log(q))
+        return float(max([0.0, *terms]))
+
+
+def _as_2d(outputs, size=None) -> np.ndarray:
+    arr = np.asarray(outputs)
+    if arr.ndim == 1:
+        arr = arr[:, None]
+    if arr.ndim != 2 or (size is not None and arr.shape[0] != size):
+        want = "(size,) or (size, d)" if size is None else f"({size},) or ({size}, d)"
+        raise ValueError(f"mechanism must return an array of shape {want}, got shape {np.shape(outputs)}")
+    if arr.dtype.kind not in "biuf":
+        raise ValueError(f"mechanism must return numbers (bool, int or float), got dtype {arr.dtype}")
+    return arr
+
+
+def _run(mechanism, data, size, rng):
+    return _as_2d(mechanism(data, size, rng), size)
+
+
+def _chunks(n: int, d: int) -> list[int]:
+    per = max(1000, 500_000 // max(d, 1))
+    sizes = [per] * (n // per)
+    if n % per:
+        sizes.append(n % per)
+    return sizes
+
+
+def count_errors(mechanism, x, x_prime, test, *, n_samples, rng, n_jobs=1) -> tuple[int, int]:
+    r"""Run ``mechanism`` ``n_samples`` times on each input and count the errors of ``test``.
+
+    Returns ``(false_positives, false_negatives)``: runs on ``x`` that the test calls
+    :math:`x'` (output in :math:`S`) and runs on ``x_prime`` that it calls :math:`x`.
+    The runs are made in chunks of about half a million numbers, each with its own child
+    generator of ``rng`` (:meth:`numpy.random.Generator.spawn`), so the counts do not
+    depend on ``n_jobs``, the number of threads calling the mechanism at once.
+
+    Examples
+    --------
+    >>> from dpnotes.mechanisms import randomized_response
+    >>> rr = lambda data, size, rng: randomized_response(np.full(size, data), math.log(3), rng)
+    >>> fp, fn = count_errors(rr, 0, 1, ThresholdTest(lambda y: y[:, 0], 0.5, "report 1"),
+    ...                       n_samples=40_000, rng=np.random.default_rng(0))
+    >>> abs(fp / 40_000 - 0.25) < 0.01 and abs(fn / 40_000 - 0.25) < 0.01
+    True
+    """
+    n = check_integer("n_samples", n_samples, low=1)
+    rng = check_rng("rng", rng)
+    n_jobs = check_integer("n_jobs", n_jobs, low=1)
+    first = _run(mechanism, x, 1, np.random.default_rng(0))      # learn the output width only
+    sizes = _chunks(n, first.shape[1])
+    rngs = rng.spawn(2 * len(sizes))
+
+    def job(i):
+        data = x if i % 2 == 0 else x_prime
+        out = _run(mechanism, data, sizes[i // 2], rngs[i])
+        hits = int(np.count_nonzero(test(out)))
+        return hits if i % 2 == 0 else sizes[i // 2] - hits
+
+    if n_jobs == 1:
+        counts = [job(i) for i in range(2 * len(sizes))]
+    else:
+        with ThreadPoolExecutor(max_workers=n_jobs) as pool:
+            counts = list(pool.map(job, range(2 * len(sizes))))
+    return int(sum(counts[0::2])), int(sum(counts[1::2]))
+
+
+def audit_test(mechanism, x, x_prime, test, *, n_samples, rng, confidence=0.95, delta=0.0, n_jobs=1) -> AuditResult:
+    r"""Audit with a test fixed in advance: count its errors and return :func:`epsilon_lower_bound`.
+
+    Examples
+    --------
+    >>> from dpnotes.mechanisms import laplace_mechanism
+    >>> lap = lambda data, size, rng: laplace_mechanism(np.full(size, float(data)), 0.5, rng)
+    >>> res = audit_test(lap, 0.0, 1.0, ThresholdTest(lambda y: y[:, 0], 1.0, "y > 1"),
+    ...                  n_samples=200_000, rng=np.random.default_rng(1))
+    >>> 0.45 < res.epsilon <= 0.5
+    True
+    """
+    confidence = _confidence(confidence)
+    delta = check_delta("delta", delta)
+    n = check_integer("n_samples", n_samples, low=1)
+    fp, fn = count_errors(mechanism, x, x_prime, test, n_samples=n, rng=rng, n_jobs=n_jobs)
+    eps = epsilon_lower_bound(fp, n, fn, n, delta=delta, confidence=confidence)
+    return AuditResult(eps, fp, n, fn, n, test, confidence, delta)
+
+
+# --------------------------------------------------------------------------- choosing a test
+# Three families of scores are fitted on one half of the selection runs; every threshold of
+# every score is then tried on the other half, and the test whose planned bound (for the
+# number of runs that will be counted) is largest wins.
+
+_SMOOTH = 0.5            # pseudo-count for log-ratio estimates of cells (Jeffreys)
+_PLAN_ALPHA = 0.05        # pessimism of the validation rates when a test is chosen
+_FEW_CELLS = 64           # vectors with at most this many distinct output cells need no learned score
+_VECTOR_BINS = 8          # quantile bins per continuous column of a vector output
+
+
+class _Discretizer:
+    """Maps each output row to one key (a float holding an integer below 2**53): exact values for
+    atoms (values that repeat, and non-finite values), quantile bins for the continuous rest of
+    each column. The key is the row's column codes in mixed radix, summed column by column."""
+
+    def __init__(self, rows: np.ndarray, n_bins: int):
+        self.columns = []
+        radix = 1
+        n = rows.shape[0]
+        for j in range(rows.shape[1]):
+            col = rows[:, j].astype(float)
+            finite = np.isfinite(col)
+            vals, counts = np.unique(col[finite], return_counts=True)
+            if vals.size > 64:
+                # values that repeat (a continuous law almost never does): the 256 most frequent
+                keep = counts >= max(3, n // 20_000)
+                atoms = np.sort(vals[keep][np.argsort(-counts[keep], kind="stable")[:256]])
+            else:
+                atoms = vals
+            specials = [v for v in (np.nan, np.inf, -np.inf) if np.any(np.isnan(col) if np.isnan(v) else col == v)]
+            cont = col[finite & ~np.isin(col, atoms)]
+            if cont.size >= 2 * n_bins:
+                edges = np.unique(np.quantile(cont, np.linspace(0, 1, n_bins + 1)[1:-1]))
+            elif cont.size:
+                edges = np.unique(np.quantile(cont, [0.5]))
+            else:
+                edges = np.empty(0)
+            size = atoms.size + len(specials) + edges.size + 2
+            self.columns.append((atoms, specials, edges, radix))
+            radix *= size
+        self.ok = radix < 2**53
+        self.binned = any(c[2].size for c in self.columns)     # some column is continuous
+        self.radix = np.array([c[3] for c in self.columns], dtype=float)
+        # columns of small consecutive integers (patterns of answers) get a fast path
+        self.fast = [j for j, (atoms, specials, edges, _) in enumerate(self.columns)
+                     if not specials and not edges.size and _small_int_range(atoms)]
+        self.lo = np.array([self.columns[j][0][0] for j in self.fast], dtype=float)
+        self.span = np.array([self.columns[j][0].size for j in self.fast], dtype=float)
+
+    def keys(self, rows: np.ndarray) -> np.ndarray:
+        key = np.zeros(rows.shape[0])
+        if self.fast:
+            # code = offset from the smallest value seen when fitting, + 1; values never seen
+            # fall on 0 (below the range) or span + 1 (above it, or not an integer)
+            sub = rows if len(self.fast) == rows.shape[1] else rows[:, self.fast]
+            radix = self.radix[self.fast]
+            inside = (bool(np.all(sub.min(axis=0) >= self.lo)) and bool(np.all(sub.max(axis=0) <= self.lo + self.span - 1))
+                      and (sub.dtype.kind != "f" or bool(np.all(sub == np.rint(sub)))))
+            if inside:                   # the usual case: a sum of columns, no clipping
+                for j in range(sub.shape[1]):
+                    key += sub[:, j] * radix[j]
+                key += (1.0 - self.lo) @ radix
+            else:
+                code = sub.astype(float) - (self.lo - 1.0)
+                np.clip(code, 0.0, self.span + 1.0, out=code)
+                if sub.dtype.kind == "f":
+                    code[sub != np.rint(sub)] = 0.0
+                key += code @ radix
+        for j, (atoms, specials, edges, radix) in enumerate(self.columns):
+            if j in self.fast:
+                continue
+            col = rows[:, j].astype(float)
+            code = atoms.size + len(specials) + np.searchsorted(edges, col, side="right")
+            if atoms.size:
+                pos = np.clip(np.searchsorted(atoms, col), 0, atoms.size - 1)
+                code = np.where(atoms[pos] == col, pos, code)
+            for s, v in enumerate(specials):
+                code = np.where(np.isnan(col) if np.isnan(v) else col == v, atoms.size + s, code)
+            key += code * radix
+        return key
+
+
+def _small_int_range(atoms) -> bool:
+    """Whether the sorted atoms are all the integers lo, lo + 1, ..., hi (hi - lo < 64)."""
+    return bool(0 < atoms.size <= 64 and np.all(atoms == np.rint(atoms))
+                and atoms[-1] - atoms[0] == atoms.size - 1)
+
+
+class _CellScore:
+    """Log-ratio of smoothed cell frequencies (x' over x); unseen cells score 0."""
+
+    def __init__(self, fx, fxp, n_bins):
+        self.disc = _Discretizer(np.vstack([fx, fxp]), n_bins)
+        kx, kxp = self.disc.keys(fx), self.disc.keys(fxp)
+        self.cells = np.unique(np.concatenate([kx, kxp]))
+        cx = np.bincount(np.searchsorted(self.cells, kx), minlength=self.cells.size)
+        cxp = np.bincount(np.searchsorted(self.cells, kxp), minlength=self.cells.size)
+        self.values = (np.log(cxp + _SMOOTH) - np.log(kxp.size + _SMOOTH)
+                       - np.log(cx + _SMOOTH) + np.log(kx.size + _SMOOTH))
+        self.n_cells = self.cells.size
+
+    def __call__(self, rows):
+        k = self.disc.keys(rows)
+        pos = np.clip(np.searchsorted(self.cells, k), 0, self.cells.size - 1)
+        return np.where(self.cells[pos] == k, self.values[pos], 0.0)
+
+
+class _ColumnScore:
+    """The value of one column (thresholds on a single number)."""
+
+    def __init__(self, j):
+        self.j = j
+
+    def __call__(self, rows):
+        col = rows[:, self.j].astype(float)
+        return np.nan_to_num(col, nan=0.0)
+
+
+class _LogisticScore:
+    """Linear score of a logistic regression on simple features of each column (indicators
+    of frequent values and of non-finite symbols, the standardized value where it is not one
+    of them, and its square) and of the whole row (how often each symbol occurs in it, the
+    sum of its standardized values and of their squares: outputs such as sparse-vector
+    answers carry their evidence in such counts). Fitted with scipy.optimize (L-BFGS) on at most 20 000 runs per input; written here
+    because no library the book depends on fits a logistic regression."""
+
+    def __init__(self, fx, fxp, rng):
+        rows = np.vstack([fx, fxp])
+        self.spec = []
+        for j in range(rows.shape[1]):
+            col = rows[:, j].astype(float)
+            vals, counts = np.unique(col[np.isfinite(col)], return_counts=True)
+            atoms = vals[counts >= max(2, rows.shape[0] // 200)][:20]
+            rest = col[np.isfinite(col) & ~np.isin(col, atoms)]
+            mu, sd = (float(rest.mean()), float(rest.std()) or 1.0) if rest.size > 1 else (0.0, 1.0)
+            self.spec.append((atoms, mu, sd, rest.size > 1))
+        self.shared = np.unique(np.concatenate([a for a, *_ in self.spec]))[:10]
+        m = min(fx.shape[0], 20_000)
+        ix = rng.choice(fx.shape[0], m, replace=False) if fx.shape[0] > m else slice(None)
+        ixp = rng.choice(fxp.shape[0], m, replace=False) if fxp.shape[0] > m else slice(None)
+        X = np.vstack([self._features(fx[ix]), self._features(fxp[ixp])])
+        y = np.concatenate([np.zeros(X.shape[0] // 2), np.ones(X.shape[0] - X.shape[0] // 2)])
+        lam = 1e-4
+
+        s = 2 * y - 1
+
+        def loss(w):
+            # mean logistic loss log(1 + e^{-s z}), s = +-1, with its gradient. Products by
+            # einsum, not BLAS: multithreaded BLAS spins idle threads on a busy machine and
+            # costs several times the work here
+            z = np.einsum("ij,j->i", X, w)
+            val = np.mean(np.logaddexp(0.0, -s * z)) + lam * np.sum(w[1:] ** 2)
+            g = np.einsum("ij,i->j", X, -s * special.expit(-s * z)) / X.shape[0]
+            g[1:] += 2 * lam * w[1:]
+            return val, g
+
+        res = optimize.minimize(loss, np.zeros(X.shape[1]), jac=True, method="L-BFGS-B",
+                                options={"maxiter": 60})
+        self.w = res.x
+
+    def _columns(self, rows):
+        """The features, one at a time: (index into the weight vector, values)."""
+        k = 1
+        n = rows.shape[0]
+        counts = {key: np.zeros(n) for key in (*self.shared.tolist(), "nan", "+inf", "-inf")}
+        zsum, z2sum = np.zeros(n), np.zeros(n)
+        for j, (atoms, mu, sd, has_rest) in enumerate(self.spec):
+            col = rows[:, j].astype(float)
+            is_atom = np.zeros(col.shape, dtype=bool)
+            for a in atoms:
+                hit = col == a
+                is_atom |= hit
+                yield k, hit
+                k += 1
+            for key, test in (("nan", np.isnan), ("+inf", np.isposinf), ("-inf", np.isneginf)):
+                hit = test(col)                         # symbols coded as non-finite
+                is_atom |= hit
+                counts[key] += hit
+                yield k, hit
+                k += 1
+            for a in self.shared:
+                counts[float(a)] += col == a
+            if has_rest:
+                z = np.where(is_atom, 0.0, (np.where(is_atom, mu, col) - mu) / sd)
+                np.clip(z, -50, 50, out=z)
+                zsum += z
+                z2sum += z * z
+                yield k, z
+                yield k + 1, z * z
+                k += 2
+        for key in counts:                              # row-level features
+            yield k, counts[key]
+            k += 1
+        yield k, zsum
+        yield k + 1, z2sum
+
+    def _features(self, rows):
+        cols = [np.ones(rows.shape[0])] + [v.astype(float) for _, v in self._columns(rows)]
+        return np.column_stack(cols)
+
+    def __call__(self, rows):
+        # the linear score, accumulated feature by feature (no design matrix for large batches)
+        out = np.full(rows.shape[0], self.w[0])
+        for k, v in self._columns(rows):
+            if self.w[k] != 0.0:
+                out += self.w[k] * v
+        return out
+
+
+def _candidate_thresholds(sx, sxp, max_candidates=3000):
+    """Thresholds to try: all distinct scores if few, else pooled order statistics that are
+    dense in both tails (rare, extreme outputs often carry the largest ratios)."""
+    pooled = np.sort(np.concatenate([sx, sxp]))
+    uniq = np.unique(pooled)
+    if uniq.size <= max_candidates:
+        return uniq
+    n = pooled.size
+    tail = np.unique(np.geomspace(1, n / 2, max_candidates // 3).astype(np.int64))
+    ranks = np.unique(np.concatenate([tail, n - 1 - tail, np.linspace(0, n - 1, max_candidates // 3).astype(np.int64)]))
+    return np.unique(pooled[ranks])
+
+
+def _best_threshold(sx, sxp, n_count, delta, alpha):
+    r"""Threshold set with the largest planned bound, from validation scores of both inputs.
+
+    Both :math:`S = \{s > t\}` and its complement are tried (the two terms of the bound
+    read each set in one direction only). The validation rates are replaced by pessimistic
+    ones (a one-sided Clopper--Pearson bound at level ``_PLAN_ALPHA`` on each side) before
+    planning: among thousands of sets, those whose counts are small and lucky would
+    otherwise win. Returns ``(t, planned, below)``."""
+    ts = _candidate_thresholds(sx, sxp)
+    sx_sorted, sxp_sorted = np.sort(sx), np.sort(sxp)
+    above_x = sx.size - np.searchsorted(sx_sorted, ts, side="right")        # runs on x with s > t
+    above_xp = sxp.size - np.searchsorted(sxp_sorted, ts, side="right")     # runs on x' with s > t
+    best = (-1.0, 0.0, False)
+    for below, in_x, in_xp in ((False, above_x, above_xp), (True, sx.size - above_x, sxp.size - above_xp)):
+        a_up = clopper_pearson_upper(in_x, sx.size, _PLAN_ALPHA)
+        b_low = 1.0 - clopper_pearson_upper(sxp.size - in_xp, sxp.size, _PLAN_ALPHA)
+        planned = _planned_bounds(a_up * n_count, n_count, (1.0 - b_low) * n_count, n_count, delta, alpha)
+        j = int(np.argmax(planned))
+        if planned[j] > best[0]:
+            best = (float(planned[j]), float(ts[j]), below)
+    return best[1], best[0], best[2]
+
+
+def _select_test(sel_x, sel_xp, n_count, delta, alpha, rng):
+    half = sel_x.shape[0] // 2
+    fx, vx = sel_x[:half], sel_x[half:]
+    fxp, vxp = sel_xp[:half], sel_xp[half:]
+    d = sel_x.shape[1]
+    scores = []
+    if d == 1:
+        scores.append((_ColumnScore(0), "the output"))
+    n_bins = int(np.clip(np.sqrt(half) / 8, 4, 200)) if d == 1 else _VECTOR_BINS
+    cell = _CellScore(fx, fxp, n_bins)
+    if cell.disc.ok:
+        scores.append((cell, f"likelihood ratio of {cell.n_cells} output cells"))
+    if d > 1 and (not cell.disc.ok or cell.disc.binned or cell.n_cells > _FEW_CELLS):
+        # a few exact cells (patterns) are already ordered by their estimated ratios as well
+        # as any score could; continuous parts or many cells need a learned score
+        scores.append((_LogisticScore(fx, fxp, rng), "logistic-regression score"))
+    candidates = {}
+    best = None
+    for score, name in scores:
+        t, planned, below = _best_threshold(score(vx), score(vxp), n_count, delta, alpha)
+        candidates[name] = planned
+        if best is None or planned > best[2]:
+            best = (score, t, planned, name, below)
+    score, t, _, name, below = best
+    return ThresholdTest(score, t, f"{name} {'<=' if below else '>'} {t:.6g}", below), candidates
+
+
+def _n_select(n: int, d: int) -> int:
+    return int(min(n // 2, max(n // 10, 100_000), max(min(2_000_000, 10_000_000 // max(d, 1)), 2)))
+
+
+def audit_pair(mechanism, x, x_prime, *, n_samples, rng, confidence=0.95, delta=0.0, n_select=None, n_jobs=1) -> AuditResult:
+    r"""Black-box audit of ``mechanism`` on the inputs ``x`` and ``x_prime``: a lower bound on its :math:`\varepsilon`.
+
+    ``mechanism(data, size, rng)`` must return ``size`` independent outputs on ``data`` as an
+    array of shape ``(size,)`` (a number or a category code per run) or ``(size, d)`` (a
+    vector per run). The audit runs it ``n_samples`` times on each input:
+
+    1. **Choose a test** on the first ``n_select`` runs of each input (default: a tenth of
+       the runs, at least 100 000, at most half, at most two million runs and ten million
+       numbers): on one half of them fit scores of an
+       output (the output itself when it is one number; the estimated likelihood ratio of
+       output cells, where a cell is an exact value for outputs that repeat and a
+       quantile bin for continuous ones, so that sets of patterns, thresholds and intervals
+       are all reachable; for vectors also a logistic-regression score, as DP-Sniper does
+       with a classifier :cite:`bichsel2021dpsniper`); on the other half try every threshold
+       of every score and keep the set :math:`S = \{\mathrm{score} > t\}` or its complement
+       whose planned bound (:func:`expected_lower_bound`'s rule applied to pessimistic
+       rates, for the number of runs left) is largest.
+    2. **Count its errors** on the remaining runs, which the choice never saw, and return
+       :func:`epsilon_lower_bound` of these counts.
+
+    Because the test is fixed before the counted runs are drawn, the counts are binomial
+    with the test's true error rates, and the bound exceeds the mechanism's true
+    :math:`\varepsilon` (at the given ``delta``) with probability at most ``1 - confidence``,
+    whatever the mechanism and however the test was chosen.
+
+    Parameters
+    ----------
+    mechanism : callable
+        ``mechanism(data, size, rng) -> array`` as above; it must draw its randomness from
+        ``rng`` only.
+    x, x_prime
+        The two neighbouring inputs, passed to ``mechanism`` unchanged.
+    n_samples : int
+        Runs per input, ``>= 100``.
+    rng : numpy.random.Generator
+    confidence : float
+        In ``(0, 1)``.
+    delta : float
+        The :math:`\delta` of the claim, in ``[0, 1)``.
+    n_select : int, optional
+        Runs per input spent on choosing the test, ``2 <= n_select < n_samples``.
+    n_jobs : int
+        Threads that call ``mechanism`` at once when counting (the result does not depend on it).
+
+    Returns
+    -------
+    AuditResult
+        ``epsilon`` (the lower bound), the counts, the chosen ``test`` and, in
+        ``candidates``, the planned bound of the best threshold of each score.
+
+    Examples
+    --------
+    Randomized response with :math:`\varepsilon = 0.5` on the bits 0 and 1:
+
+    >>> from dpnotes.mechanisms import randomized_response
+    >>> rr = lambda bit, size, rng: randomized_response(np.full(size, bit), 0.5, rng)
+    >>> res = audit_pair(rr, 0, 1, n_samples=200_000, rng=np.random.default_rng(0))
+    >>> 0.45 < res.epsilon <= 0.5
+    True
+    """
+    n = check_integer("n_samples", n_samples, low=100)
+    rng = check_rng("rng", rng)
+    confidence = _confidence(confidence)
+    delta = check_delta("delta", delta)
+    n_jobs = check_integer("n_jobs", n_jobs, low=1)
+    alpha = (1.0 - confidence) / 2.0
+    rng_select, rng_count, rng_fit = rng.spawn(3)
+    r_x, r_xp = rng_select.spawn(2)
+    probe = _run(mechanism, x, 2, np.random.default_rng(0))
+    if n_select is None:
+        n_select = _n_select(n, probe.shape[1])
+    n_select = check_integer("n_select", n_select, low=2, high=n - 1)
+    sel_x = _run(mechanism, x, n_select, r_x)
+    sel_xp = _run(mechanism, x_prime, n_select, r_xp)
+    if sel_x.shape[1] != sel_xp.shape[1]:
+        raise ValueError(f"mechanism must return outputs of the same width on both inputs, "
+                         f"got {sel_x.shape[1]} and {sel_xp.shape[1]}")
+    n_count = n - n_select
+    test, candidates = _select_test(sel_x, sel_xp, n_count, delta, alpha, rng_fit)
+    del sel_x, sel_xp
+    fp, fn = count_errors(mechanism, x, x_prime, test, n_samples=n_count, rng=rng_count, n_jobs=n_jobs)
+    eps = epsilon_lower_bound(fp, n_count, fn, n_count, delta=delta, confidence=confidence)
+    return AuditResult(eps, fp, n_count, fn, n_count, test, confidence, delta, n_select, candidates)
+
+
+# --------------------------------------------------------------------------- one-run auditing
+def one_run_p_value(n_canaries, n_guesses, n_correct, epsilon, delta=0.0) -> float:
+    r"""Probability of at least ``n_correct`` right guesses under an :math:`(\varepsilon, \delta)`-DP claim.
+
+    Theorem of :cite:`steinke2023privacy` (Theorem 3.1): ``n_canaries`` (:math:`m`) canaries
+    are each included independently with probability 1/2; from the output of an
+    :math:`(\varepsilon, \delta)`-DP mechanism an auditor guesses the inclusion of at most
+    ``n_guesses`` (:math:`r`) of them and abstains on the rest. With
+    :math:`W \sim \mathrm{Binomial}(r, e^{\varepsilon}/(1 + e^{\varepsilon}))`, the number
+    :math:`V` of correct guesses satisfies, for every :math:`v`,
+
+    .. math:: \Pr[V \ge v] \le \Pr[W \ge v] + 2 m \delta \max_{1 \le i \le v} \frac{\Pr[v > W \ge v - i]}{i}.
+
+    The binomial tail is exact (:func:`scipy.stats.binom.sf`), not a normal approximation.
+
+    Examples
+    --------
+    >>> round(one_run_p_value(1000, 100, 100, 0.0), 30) == round(0.5**100, 30)
+    True
+    >>> one_run_p_value(1000, 100, 60, 1.0) > 0.9
+    True
+    """
+    m = check_integer("n_canaries", n_canaries, low=1)
+    r = check_integer("n_guesses", n_guesses, low=0, high=m)
+    v = check_integer("n_correct", n_correct, low=0, high=r)
+    epsilon = check_in_range("epsilon", epsilon, 0.0)
+    delta = check_delta("delta", delta)
+    q = float(special.expit(epsilon))
+    tail = float(stats.binom.sf(v - 1, r, q))            # Pr[W >= v]
+    if delta == 0.0 or v == 0:
+        return min(tail, 1.0)
+    i = np.arange(1, v + 1)
+    window = stats.binom.sf(v - i - 1, r, q) - tail      # Pr[v > W >= v - i]
+    return float(min(tail + 2.0 * m * delta * np.max(window / i), 1.0))
+
+
+def one_run_epsilon(n_canaries, n_guesses, n_correct, *, delta=0.0, confidence=0.95) -> float:
+    r"""The :math:`\varepsilon` lower bound of one-run auditing (:cite:`steinke2023privacy`).
+
+    The largest :math:`\varepsilon` whose :func:`one_run_p_value` is at most
+    ``1 - confidence``: every smaller :math:`\varepsilon` (at this ``delta``) is rejected at
+    that level, so the bound exceeds the truth with probability at most ``1 - confidence``.
+    The number of guesses must be fixed before the output is seen (for instance the
+    ``k`` highest and ``k`` lowest scores); choosing it from the output voids the guarantee.
+    Found with :func:`scipy.optimize.brentq` (the p-value increases with :math:`\varepsilon`).
+
+    Parameters
+    ----------
+    n_canaries : int
+        :math:`m`, the number of canaries, ``>= 1``.
+    n_guesses : int
+        :math:`r`, the guesses made (abstentions excluded), ``<= n_canaries``.
+    n_correct : int
+        :math:`v`, the correct guesses, ``<= n_guesses``.
+    delta : float
+        The :math:`\delta` of the claim, in ``[0, 1)``.
+    confidence : float
+        In ``(0, 1)``.
+
+    Returns
+    -------
+    float
+        The lower bound, ``>= 0`` (``0`` when even :math:`\varepsilon = 0` is not rejected).
+
+    Examples
+    --------
+    All 100 guesses right: :math:`\varepsilon = 0` gives probability :math:`2^{-100}`, and the bound is
+    where :math:`(e^{\varepsilon}/(1+e^{\varepsilon}))^{100} = 0.05`:
+
+    >>> round(one_run_epsilon(1000, 100, 100), 6) == round(math.log(0.05**0.01 / (1 - 0.05**0.01)), 6)
+    True
+    """
+    m = check_integer("n_canaries", n_canaries, low=1)
+    r = check_integer("n_guesses", n_guesses, low=0, high=m)
+    v = check_integer("n_correct", n_correct, low=0, high=r)
+    delta = check_delta("delta", delta)
+    level = 1.0 - _confidence(confidence)
+
+    def gap(e):
+        return one_run_p_value(m, r, v, e, delta) - level
+
+    if gap(0.0) > 0:
+        return 0.0
+    hi = 1.0
+    while gap(hi) <= 0:                  # the p-value tends to 1 as epsilon grows: this ends
+        hi *= 2.0
+    return float(optimize.brentq(gap, 0.0, hi, xtol=1e-12, rtol=1e-12))
+
+
+def one_run_guesses(scores, n_positive, n_negative) -> np.ndarray:
+    r"""Guesses from per-canary scores: +1 for the ``n_positive`` highest, -1 for the ``n_negative`` lowest, 0 else.
+
+    Examples
+    --------
+    >>> one_run_guesses([0.3, 2.0, -1.0, 0.1], 1, 1).tolist()
+    [0, 1, -1, 0]
+    """
+    s = np.asarray(scores, dtype=float)
+    if s.ndim != 1:
+        raise ValueError(f"scores must be 1-D, got shape {s.shape}")
+    kp = check_integer("n_positive", n_positive, low=0, high=s.size)
+    kn = check_integer("n_negative", n_negative, low=0, high=s.size - kp)
+    order = np.argsort(s, kind="stable")
+    guesses = np.zeros(s.size, dtype=np.int8)
+    if kn:
+        guesses[order[:kn]] = -1
+    if kp:
+        guesses[order[s.size - kp:]] = 1
+    return guesses
+
+
+@dataclass(frozen=True)
+class OneRunResult:
+    """Outcome of one-run auditing: the bound ``epsilon`` and the counts behind it."""
+
+    epsilon: float
+    n_canaries: int
+    n_guesses: int
+    n_correct: int
+    confidence: float
+    delta: float
+
+
+def one_run_audit(run, n_canaries, *, n_positive, n_negative, rng, delta=0.0, confidence=0.95) -> OneRunResult:
+    r"""Audit a mechanism in one run with ``n_canaries`` canaries (:cite:`steinke2023privacy`).
+
+    Each canary is included independently with probability 1/2; ``run(included, rng)``
+    runs the mechanism once on the data with the canaries ``included`` (a boolean array of
+    length ``n_canaries``) and returns one score per canary, higher meaning "more likely
+    included" (for a trained model, say, minus the canary's loss). The auditor guesses
+    "included" for the ``n_positive`` highest scores and "excluded" for the
+    ``n_negative`` lowest (numbers fixed in advance), and :func:`one_run_epsilon` turns the
+    number of correct guesses into a bound.
+
+    Examples
+    --------
+    Each canary released through its own Gaussian mechanism with :math:`\sigma = 0.5`:
+
+    >>> gauss = lambda inc, rng: inc + 0.5 * rng.standard_normal(inc.size)
+    >>> res = one_run_audit(gauss, 1000, n_positive=50, n_negative=50, rng=np.random.default_rng(0))
+    >>> res.n_guesses, res.epsilon > 1
+    (100, True)
+    """
+    m = check_integer("n_canaries", n_canaries, low=1)
+    kp = check_integer("n_positive", n_positive, low=0, high=m)
+    kn = check_integer("n_negative", n_negative, low=0, high=m - kp)
+    rng = check_rng("rng", rng)
+    delta = check_delta("delta", delta)
+    confidence = _confidence(confidence)
+    included = rng.random(m) < 0.5
+    scores = np.asarray(run(included, rng), dtype=float)
+    if scores.shape != (m,):
+        raise ValueError(f"run must return one score per canary, shape ({m},), got {scores.shape}")
+    guesses = one_run_guesses(scores, kp, kn)
+    correct = int(np.count_nonzero((guesses == 1) & included) + np.count_nonzero((guesses == -1) & ~included))
+    eps = one_run_epsilon(m, kp + kn, correct, delta=delta, confidence=confidence)
+    return OneRunResult(eps, m, kp + kn, correct, confidence, delta)

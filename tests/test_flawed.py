@@ -1,0 +1,344 @@
+"""Unit tests of dpnotes.flawed: the published (and broken) mechanisms are implemented as
+published. Noise is checked exactly by recomputing it from the same seed; output laws
+against exact probabilities computed independently (dpnotes.svt's quadrature, mpmath,
+scipy.stats, closed forms)."""
+
+import math
+
+import mpmath as mp
+import numpy as np
+import pytest
+from scipy import integrate, stats
+
+from dpnotes import flawed, svt
+
+
+def lap_from_seed(rng, scale, shape):
+    """The documented recipe: scale * (E1 - E2), E1 drawn first."""
+    e1 = rng.standard_exponential(shape)
+    e2 = rng.standard_exponential(shape)
+    return scale * (e1 - e2)
+
+
+# ----------------------------------------------------------------- Laplace noise
+def test_laplace_noise_coupled_and_distributed():
+    z = flawed.laplace_noise(1.7, (400, 3), np.random.default_rng(11))
+    np.testing.assert_array_equal(z, lap_from_seed(np.random.default_rng(11), 1.7, (400, 3)))
+    big = flawed.laplace_noise(0.6, 200_000, np.random.default_rng(12))
+    assert stats.kstest(big, stats.laplace(scale=0.6).cdf).pvalue > 1e-3
+    assert stats.kstest(big, stats.laplace(scale=0.6 * 1.05).cdf).pvalue < 1e-6   # scale matters
+
+
+def test_laplace_noise_rejects():
+    with pytest.raises(ValueError, match="scale"):
+        flawed.laplace_noise(0.0, 3, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="rng"):
+        flawed.laplace_noise(1.0, 3, 0)
+
+
+# ----------------------------------------------------------------- Lyu et al.'s six algorithms
+def test_noise_scales_follow_the_published_budget_split():
+    eps, c = 0.3, 3
+    e1, e2 = eps / 2, eps - eps / 2            # Algorithms 1, 2, 3, 5, 6
+    f1, f2 = eps / 4, eps - eps / 4            # Algorithm 4
+    expect = {1: (1 / e1, 2 * c / e2), 2: (c / e1, 2 * c / e1), 3: (1 / e1, c / e2),
+              4: (1 / f1, 1 / f2), 5: (1 / e1, 0.0), 6: (1 / e1, 1 / e2)}
+    for alg, (bt, bq) in expect.items():
+        got = flawed.lyu_noise_scales(alg, eps, c)
+        assert got == pytest.approx((bt, bq), rel=1e-12), alg
+
+
+def test_algorithm_5_is_exactly_a_comparison_with_a_noisy_threshold():
+    answers, T, eps = np.array([0.3, -1.0, 2.5, 0.9]), 0.4, 0.7
+    out = flawed.sparse_vector_variant(answers, T, eps, 1000, rng=np.random.default_rng(3), algorithm=5)
+    rho = lap_from_seed(np.random.default_rng(3), 2 / eps, 1000)
+    np.testing.assert_array_equal(out, (answers >= T + rho[:, None]).astype(np.int8))
+
+
+def test_algorithm_6_is_exactly_noisy_answers_against_a_noisy_threshold():
+    answers, T, eps = np.array([0.3, -1.0, 2.5]), -0.2, 0.7
+    out = flawed.sparse_vector_variant(answers, T, eps, 500, rng=np.random.default_rng(4), algorithm=6)
+    rng = np.random.default_rng(4)
+    rho = lap_from_seed(rng, 2 / eps, 500)
+    nu = lap_from_seed(rng, 2 / eps, (500, 3))
+    np.testing.assert_array_equal(out, (answers + nu >= T + rho[:, None]).astype(np.int8))
+
+
+def test_algorithm_3_releases_the_noisy_answer_exactly():
+    answers, T, eps = np.array([1.5]), 0.5, 0.4
+    out = flawed.sparse_vector_variant(answers, T, eps, 800, rng=np.random.default_rng(5), algorithm=3, c=2)
+    rng = np.random.default_rng(5)
+    rho = lap_from_seed(rng, 2 / eps, 800)
+    nu = lap_from_seed(rng, 2 * 2 / eps, 800)          # query noise Lap(2c/eps), c = 2
+    noisy = answers[0] + nu
+    np.testing.assert_array_equal(out[:, 0], np.where(noisy >= T + rho, noisy, -np.inf))
+
+
+def o_of(patterns):
+    """The number of bottoms before the first top (k if none)."""
+    top = patterns == 1
+    return np.where(top.any(axis=1), top.argmax(axis=1), patterns.shape[1])
+
+
+@pytest.mark.parametrize("alg", [1, 2, 4])
+def test_cutoff_one_variants_match_the_exact_above_threshold_law(alg):
+    """With c = 1, Algorithms 1, 2 and 4 are AboveThreshold with their own noise scales;
+    dpnotes.svt computes that law exactly by quadrature."""
+    answers, T, eps, n = np.array([0.5, -1.0, 2.0, 0.0]), 0.7, 0.9, 200_000
+    out = flawed.sparse_vector_variant(answers, T, eps, n, rng=np.random.default_rng(alg), algorithm=alg)
+    bt, bq = flawed.lyu_noise_scales(alg, eps)
+    exact = np.exp(svt.output_log_probabilities(answers, T, eps, threshold_scale=bt, query_scale=bq))
+    freq = np.bincount(o_of(out), minlength=5) / n
+    assert np.all(np.abs(freq - exact) < 5 * np.sqrt(exact * (1 - exact) / n))
+    # after the top nothing is answered
+    o = o_of(out)
+    for row, k in zip(out[:50], o[:50]):
+        assert np.all(row[:k] == 0) and (k == 4 or (row[k] == 1 and np.all(row[k + 1:] == -1)))
+
+
+def test_algorithm_2_redraws_its_threshold_after_a_top():
+    """Two queries, c = 2: Pr[top, top] = P1 * P2 with an independent fresh threshold for the
+    second query (one-dimensional integrals with scipy.stats); with the same threshold it would
+    be larger (both tops favour a low threshold)."""
+    q, T, eps, n = np.array([0.5, 1.0]), 0.8, 1.0, 300_000
+    bt, bq = flawed.lyu_noise_scales(2, eps, 2)
+    rho, nu = stats.laplace(scale=bt), stats.laplace(scale=bq)
+
+    def p_top(f):
+        return integrate.quad(lambda r: rho.pdf(r) * nu.sf(T + r - f), -np.inf, np.inf, limit=200)[0]
+
+    fresh = p_top(q[0]) * p_top(q[1])
+    same = integrate.quad(lambda r: rho.pdf(r) * nu.sf(T + r - q[0]) * nu.sf(T + r - q[1]), -np.inf, np.inf)[0]
+    out = flawed.sparse_vector_variant(q, T, eps, n, rng=np.random.default_rng(9), algorithm=2, c=2)
+    freq = np.mean(np.all(out == 1, axis=1))
+    assert abs(freq - fresh) < 5 * math.sqrt(fresh / n)
+    assert abs(freq - same) > 10 * math.sqrt(same / n)
+
+
+def reference_loop(answers, T, eps, size, seed, alg, c):
+    """Algorithms 1-4 written run by run from the published pseudocode, drawing the same numbers
+    in the same order as dpnotes (threshold noise for all runs first, then query by query the
+    noise of the runs still going)."""
+    bt, bq = flawed.lyu_noise_scales(alg, eps, c)
+    rng = np.random.default_rng(seed)
+    rho = lap_from_seed(rng, bt, size)
+    k = len(answers)
+    out = [[None] * k for _ in range(size)]
+    count = [0] * size
+    for i in range(k):
+        going = [r for r in range(size) if count[r] < c]
+        if not going:
+            break
+        nu = lap_from_seed(rng, bq, len(going))
+        hits = []
+        for r, z in zip(going, nu):
+            noisy = answers[i] + z
+            if noisy >= T + rho[r]:
+                out[r][i] = noisy if alg == 3 else 1
+                count[r] += 1
+                hits.append(r)
+            else:
+                out[r][i] = -np.inf if alg == 3 else 0
+        if alg == 2 and hits:                     # Sparse: a fresh threshold after each top
+            rho[hits] = lap_from_seed(rng, bt, len(hits))
+    fill = np.nan if alg == 3 else -1
+    return np.array([[fill if v is None else v for v in row] for row in out], dtype=float)
+
+
+@pytest.mark.parametrize("alg,c", [(1, 1), (3, 1), (4, 1), (1, 2), (2, 2), (2, 3), (3, 3), (4, 2)])
+def test_cutoff_variants_equal_a_run_by_run_implementation(alg, c):
+    answers = np.array([0.4, -0.7, 1.3, 0.2, -0.1])
+    got = flawed.sparse_vector_variant(answers, 0.3, 0.8, 300, rng=np.random.default_rng(alg + 10 * c),
+                                       algorithm=alg, c=c)
+    ref = reference_loop(answers, 0.3, 0.8, 300, alg + 10 * c, alg, c)
+    np.testing.assert_array_equal(np.asarray(got, dtype=float), ref)
+
+
+def test_cutoff_c_stops_after_c_tops():
+    out = flawed.sparse_vector_variant(np.full(8, 100.0), 0.0, 1.0, 20, rng=np.random.default_rng(1),
+                                       algorithm=1, c=3)
+    assert np.all(out[:, :3] == 1) and np.all(out[:, 3:] == -1)
+    out3 = flawed.sparse_vector_variant(np.full(4, 100.0), 0.0, 1.0, 5, rng=np.random.default_rng(1),
+                                        algorithm=3, c=2)
+    assert np.all(np.isfinite(out3[:, :2])) and np.all(np.isnan(out3[:, 2:]))
+    # no query reached: all bottoms, and the next answers are still asked
+    low = flawed.sparse_vector_variant(np.full(3, -1e6), 0.0, 1.0, 5, rng=np.random.default_rng(1), algorithm=4)
+    assert np.all(low == 0)
+
+
+@pytest.mark.parametrize("kw,match", [
+    (dict(algorithm=7), "algorithm"), (dict(algorithm=0), "algorithm"),
+    (dict(algorithm=1, c=0), "c must be"), (dict(algorithm=1, size=0), "size"),
+])
+def test_sparse_vector_variant_rejects(kw, match):
+    args = dict(algorithm=1, size=3)
+    args.update(kw)
+    size = args.pop("size")
+    with pytest.raises(ValueError, match=match):
+        flawed.sparse_vector_variant([0.0], 0.0, 1.0, size, rng=np.random.default_rng(0), **args)
+    with pytest.raises(ValueError, match="answers"):
+        flawed.sparse_vector_variant([np.nan], 0.0, 1.0, 3, rng=np.random.default_rng(0), algorithm=1)
+
+
+def test_lyu_privacy():
+    assert flawed.lyu_privacy(1, 0.3) == 0.3 and flawed.lyu_privacy(2, 0.3, c=5) == 0.3
+    assert flawed.lyu_privacy(4, 0.3, c=2) == pytest.approx((1 + 12) / 4 * 0.3, rel=1e-14)
+    assert all(math.isinf(flawed.lyu_privacy(a, 0.3)) for a in (3, 5, 6))
+
+
+def test_algorithm_4_bound_is_attained_in_the_limit():
+    """The family of the sparse-vector page (earlier queries up by 1, the last down by 1),
+    computed exactly with dpnotes.svt, approaches 7 eps / 4 from below (c = 1)."""
+    eps = 0.4
+    bt, bq = flawed.lyu_noise_scales(4, eps)
+    m = 14
+    x = np.append(np.full(m, 40.0), -40.0)
+    loss = svt.max_log_ratio(x, np.append(np.full(m, 41.0), -41.0), 0.0, eps, threshold_scale=bt, query_scale=bq)
+    assert flawed.lyu_privacy(4, eps) - 0.02 < loss <= flawed.lyu_privacy(4, eps) + 1e-9
+
+
+# ----------------------------------------------------------------- exact pattern laws (no cut-off)
+def test_pattern_probabilities_sum_to_one_and_match_sampling():
+    answers, T, eps = np.array([0.5, -0.3, 1.2]), 0.2, 0.8
+    pats = np.array([[(i >> j) & 1 for j in range(3)] for i in range(8)])
+    for alg in (5, 6):
+        lp = flawed.no_cutoff_pattern_log_probabilities(answers, T, eps, pats, algorithm=alg)
+        assert np.exp(lp).sum() == pytest.approx(1.0, abs=1e-9)
+        out = flawed.sparse_vector_variant(answers, T, eps, 200_000, rng=np.random.default_rng(alg), algorithm=alg)
+        code = out @ (1 << np.arange(3))
+        freq = np.bincount(code, minlength=8) / 200_000
+        p = np.exp(lp)
+        assert np.all(np.abs(freq - p) < 5 * np.sqrt(p * (1 - p) / 200_000) + 1e-12)
+
+
+def test_pattern_probability_matches_mpmath():
+    answers, T, eps = [0.5, -0.3], 0.2, 0.8
+    bt, bq = mp.mpf(2) / eps, mp.mpf(2) / eps
+    mp.mp.dps = 30
+
+    def cdf(u, b):
+        return mp.exp(u / b) / 2 if u < 0 else 1 - mp.exp(-u / b) / 2
+
+    f = lambda u: mp.exp(-abs(u - T) / bt) / (2 * bt) * (1 - cdf(u - answers[0], bq)) * cdf(u - answers[1], bq)
+    ref = mp.quad(f, [-mp.inf, -0.3, 0.2, 0.5, mp.inf])
+    lp = flawed.no_cutoff_pattern_log_probabilities(answers, T, eps, [[1, 0]], algorithm=6)
+    assert math.exp(lp[0]) == pytest.approx(float(ref), rel=1e-8)
+
+
+def test_algorithm_5_counterexample_is_infinite():
+    # x = (1, 0), x' = (0, 1): the pattern (top, bottom) is possible on x only
+    lx = flawed.no_cutoff_pattern_log_probabilities([1.0, 0.0], 1.0, 0.1, [[1, 0]], algorithm=5)
+    lxp = flawed.no_cutoff_pattern_log_probabilities([0.0, 1.0], 1.0, 0.1, [[1, 0]], algorithm=5)
+    assert np.isneginf(lxp[0])
+    # Pr = Pr[0 < T + rho <= 1] with rho ~ Lap(20)
+    assert math.exp(lx[0]) == pytest.approx(stats.laplace.cdf(0, scale=20) - stats.laplace.cdf(-1, scale=20), rel=1e-12)
+
+
+def test_pattern_probabilities_reject():
+    with pytest.raises(ValueError, match="patterns"):
+        flawed.no_cutoff_pattern_log_probabilities([0.0, 1.0], 0.0, 1.0, [[1, 2]], algorithm=6)
+    with pytest.raises(ValueError, match="algorithm"):
+        flawed.no_cutoff_pattern_log_probabilities([0.0], 0.0, 1.0, [[1]], algorithm=4)
+
+
+# ----------------------------------------------------------------- report noisy max
+def test_noisy_max_exact_by_coupling():
+    a, eps = np.array([0.0, 2.0, -1.0, 1.5]), 0.6
+    idx = flawed.noisy_max(a, eps, 300, rng=np.random.default_rng(2))
+    val = flawed.noisy_max(a, eps, 300, rng=np.random.default_rng(2), release="value")
+    z = a[:, None] + lap_from_seed(np.random.default_rng(2), 2 / eps, (4, 300))     # answer by answer
+    np.testing.assert_array_equal(idx, z.argmax(axis=0))
+    np.testing.assert_array_equal(val, z.max(axis=0))
+    ve = flawed.noisy_max(a, eps, 300, rng=np.random.default_rng(2), noise="exponential", release="value")
+    ze = a[:, None] + (2 / eps) * np.random.default_rng(2).standard_exponential((4, 300))
+    np.testing.assert_array_equal(ve, ze.max(axis=0))
+
+
+def test_noisy_max_rejects():
+    with pytest.raises(ValueError, match="noise"):
+        flawed.noisy_max([0.0], 1.0, 2, rng=np.random.default_rng(0), noise="gauss")
+    with pytest.raises(ValueError, match="release"):
+        flawed.noisy_max([0.0], 1.0, 2, rng=np.random.default_rng(0), release="both")
+    with pytest.raises(ValueError, match="epsilon"):
+        flawed.noisy_max([0.0], 0.0, 2, rng=np.random.default_rng(0))
+
+
+def independent_max_density(y, a, scale, noise):
+    """Density of the maximum by numerical differentiation of prod_i F(y - a_i) (scipy.stats)."""
+    dist = stats.laplace(scale=scale) if noise == "laplace" else stats.expon(scale=scale)
+    cdf = lambda t: np.prod(dist.cdf(t[:, None] - np.asarray(a)[None, :]), axis=1)
+    h = 1e-5
+    return (cdf(y + h) - cdf(y - h)) / (2 * h)
+
+
+@pytest.mark.parametrize("noise", ["laplace", "exponential"])
+def test_noisy_max_value_density(noise):
+    a, eps = [0.0, 1.0, -2.0], 0.5
+    y = np.linspace(-15, 25, 81) + 0.013
+    got = np.exp(flawed.noisy_max_value_log_density(y, a, eps, noise=noise))
+    np.testing.assert_allclose(got, independent_max_density(y, a, 2 / eps, noise), rtol=1e-5, atol=1e-10)
+    dens = lambda t: math.exp(flawed.noisy_max_value_log_density([t], a, eps, noise=noise)[0])  # noqa: E731
+    edges = [-np.inf, -2.0, 0.0, 1.0, np.inf]
+    total = sum(integrate.quad(dens, lo, hi, limit=200)[0] for lo, hi in zip(edges[:-1], edges[1:]))
+    assert total == pytest.approx(1.0, abs=1e-7)
+
+
+def test_noisy_max_value_epsilon_laplace_is_attained_and_not_exceeded():
+    n, eps = 5, 0.3
+    b = 2 / eps
+    x, xp = np.zeros(n), np.ones(n)
+    y = np.linspace(-60, 60, 601)
+    r = flawed.noisy_max_value_log_density(y, x, eps) - flawed.noisy_max_value_log_density(y, xp, eps)
+    assert np.max(r) == pytest.approx(n / b, abs=1e-9)                 # attained below both
+    assert flawed.noisy_max_value_epsilon(n, eps) == pytest.approx(n / b, rel=1e-14)
+    rng = np.random.default_rng(0)
+    for _ in range(20):                                               # random neighbouring pairs
+        a = rng.uniform(-5, 5, n)
+        ap = a + rng.uniform(-1, 1, n)
+        rr = np.abs(flawed.noisy_max_value_log_density(y, a, eps) - flawed.noisy_max_value_log_density(y, ap, eps))
+        assert np.max(rr) <= n / b + 1e-9
+
+
+def test_noisy_max_value_epsilon_rejects():
+    with pytest.raises(ValueError, match="noise"):
+        flawed.noisy_max_value_epsilon(3, 1.0, noise="cauchy")
+    with pytest.raises(ValueError, match="noise"):
+        flawed.noisy_max_value_log_density([0.0], [0.0], 1.0, noise="cauchy")
+    assert math.isinf(flawed.noisy_max_value_epsilon(2, 1.0, noise="exponential"))
+
+
+# ----------------------------------------------------------------- the rare leak
+def test_rare_leak_exact_by_coupling():
+    out = flawed.laplace_with_rare_leak(2.5, 0.8, 5000, rng=np.random.default_rng(6), leak_probability=0.01)
+    rng = np.random.default_rng(6)
+    expect = 2.5 + lap_from_seed(rng, 1 / 0.8, 5000)
+    expect[rng.random(5000) < 0.01] = 2.5
+    np.testing.assert_array_equal(out, expect)
+    assert 20 < np.sum(out == 2.5) < 90
+
+
+def test_rare_leak_rejects():
+    with pytest.raises(ValueError, match="leak_probability"):
+        flawed.laplace_with_rare_leak(0.0, 1.0, 3, rng=np.random.default_rng(0), leak_probability=1.5)
+
+
+# ----------------------------------------------------------------- the cached DP-Sniper comparison
+@pytest.mark.slow
+def test_dpsniper_table_cache_is_what_the_code_gives():
+    """The auditing chapter reads its comparison with DP-Sniper from a cache (the audits take
+    longer than a page may). Recompute every row from its seed, exactly as
+    benchmarks/bench_audit.py --write-cache does, and compare with the stored numbers."""
+    import importlib.util
+    import json
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    spec = importlib.util.spec_from_file_location("bench_audit", root / "benchmarks" / "bench_audit.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    stored = json.loads(bench.CACHE.read_text())
+    assert stored["confidence"] == bench.CONFIDENCE
+    cases = flawed.dpsniper_cases()
+    assert [r["name"] for r in stored["rows"]] == [c.name for c in cases]
+    for case, row in zip(cases, stored["rows"]):
+        assert bench.run_case(case) == row, case.name

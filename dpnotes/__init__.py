@@ -45,6 +45,7 @@ Modules
 ``functional``    kernels, Gaussian processes, RKHS norms, private kernel density estimation
 ``audit``         lower bounds on epsilon from error counts, black-box audits, one-run auditing
 ``flawed``        published mechanisms whose privacy claims are false, kept as test subjects
+``subsampling``   amplification by subsampling; subsampled-Gaussian RDP, tight PLD (FFT) and GDP accounting
 ``plotting``      the book's single figure style
 """
 

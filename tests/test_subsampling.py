@@ -1,0 +1,275 @@
+"""Unit tests of dpnotes.subsampling: every value against an independent computation
+(exact rationals, enumeration, mpmath / scipy quadrature, the exact Gaussian)."""
+
+import itertools
+import math
+from fractions import Fraction
+
+import mpmath as mp
+import numpy as np
+import pytest
+from scipy import integrate, optimize, stats
+
+from dpnotes import subsampling as sub
+from dpnotes.composition import rdp_to_dp
+from dpnotes.loss import gaussian_delta, gaussian_epsilon
+
+
+# ---------------------------------------------------------------- amplification theorems
+def _rr(bit, e):   # randomized response with e^epsilon = e, as exact fractions: (P[out=0], P[out=1])
+    keep = e / (1 + e)
+    return (keep, 1 - keep) if bit == 0 else (1 - keep, keep)
+
+
+@pytest.mark.parametrize("e, q", [(Fraction(3), Fraction(1, 4)), (Fraction(7, 2), Fraction(2, 5))])
+def test_poisson_amplification_is_exact_on_randomized_response(e, q):
+    # M(sample) = RR("the sample holds a 1"); x has one 1 among zeros, x' lacks that record
+    with_rec = [q * a + (1 - q) * b for a, b in zip(_rr(1, e), _rr(0, e))]
+    without = list(_rr(0, e))
+    worst = max(max(a / b, b / a) for a, b in zip(with_rec, without))
+    eps, _ = sub.amplify_poisson(math.log(e), float(q))
+    assert math.exp(eps) == pytest.approx(float(1 + q * (e - 1)), rel=1e-13)
+    assert math.exp(eps) == pytest.approx(float(worst), rel=1e-13)      # attained: tight
+
+
+def test_poisson_amplification_delta_and_epsilon_zero():
+    assert sub.amplify_poisson(0.7, 0.3, 2e-6) == pytest.approx((math.log(1 + 0.3 * math.expm1(0.7)), 6e-7))
+    assert sub.amplify_poisson(0.0, 0.3) == (0.0, 0.0)
+    assert sub.amplify_poisson(2.0, 1.0)[0] == pytest.approx(2.0)          # q = 1: no amplification
+
+
+def _geometric_pmf(k, a):      # two-sided geometric noise, P[Z = k] = (1-a)/(1+a) a^|k|, e^-epsilon = a
+    return (1 - a) / (1 + a) * a ** abs(k)
+
+
+@pytest.mark.parametrize("e, q", [(Fraction(3), Fraction(1, 4)), (Fraction(5, 2), Fraction(1, 10))])
+def test_poisson_replace_one_is_exact_on_geometric_counts(e, q):
+    # f(sample) = #ones - #twos has add/remove sensitivity 1; x_i = 1 is replaced by x'_i = 2.
+    # Output f + two-sided geometric noise (epsilon-DP); the others hold zeros.
+    a = 1 / e
+    ks = range(-30, 31)
+    p = [(1 - q) * _geometric_pmf(k, a) + q * _geometric_pmf(k - 1, a) for k in ks]
+    p2 = [(1 - q) * _geometric_pmf(k, a) + q * _geometric_pmf(k + 1, a) for k in ks]
+    worst = max(max(x / y, y / x) for x, y in zip(p, p2))
+    eps = sub.amplify_poisson_replace_one(math.log(e), float(q))
+    assert math.exp(eps) == pytest.approx(float(worst), rel=1e-13)
+    add_remove = sub.amplify_poisson(math.log(e), float(q))[0]
+    assert add_remove < eps <= 2 * add_remove
+
+
+@pytest.mark.parametrize("m, n", [(2, 4), (1, 3), (3, 5)])
+def test_without_replacement_is_exact_by_enumerating_subsets(m, n):
+    e = Fraction(4)
+    x, x2 = [1] + [0] * (n - 1), [0] * n           # replace-one neighbours
+    subsets = list(itertools.combinations(range(n), m))
+
+    def out(data):
+        probs = [_rr(int(any(data[i] for i in s)), e) for s in subsets]
+        return [sum(p[o] for p in probs) / len(subsets) for o in (0, 1)]
+
+    worst = max(max(a / b, b / a) for a, b in zip(out(x), out(x2)))
+    eps, dlt = sub.amplify_without_replacement(math.log(e), m, n, 1e-6)
+    assert math.exp(eps) == pytest.approx(float(worst), rel=1e-13)
+    assert dlt == pytest.approx(m / n * 1e-6)
+
+
+# ---------------------------------------------------------------- one-step profile
+def _pdfs(q, sigma):
+    p = lambda y: mp.npdf(y, 0, sigma)                                            # noqa: E731
+    qq = lambda y: (1 - q) * mp.npdf(y, 0, sigma) + q * mp.npdf(y, 1, sigma)     # noqa: E731
+    return p, qq
+
+
+def _mp_profile(q, sigma, eps, direction):
+    """sup_S A(S) - e^eps B(S) = integral of (A - e^eps B)_+ by mpmath quadrature (no half-line argument)."""
+    mp.mp.dps = 30
+    p, qq = _pdfs(mp.mpf(q), mp.mpf(sigma))
+    a, b = (qq, p) if direction == "remove" else (p, qq)
+    f = lambda y: max(a(y) - mp.e ** eps * b(y), 0)                               # noqa: E731
+    # split at the crossing point so the kink is a node
+    g = lambda y: a(y) - mp.e ** eps * b(y)                                       # noqa: E731
+    pts = [-40 * sigma, 40 * sigma + 1]
+    try:
+        pts.insert(1, mp.findroot(g, (-30 * sigma, 30 * sigma + 1), solver="bisect"))
+    except (ValueError, ZeroDivisionError):
+        pass
+    return float(mp.quad(f, pts))
+
+
+@pytest.mark.parametrize("direction", ["remove", "add"])
+@pytest.mark.parametrize("q, sigma, eps", [(0.2, 0.8, 0.5), (0.05, 1.3, -0.2), (0.6, 2.0, 0.05), (0.3, 0.6, 1.5)])
+def test_profile_matches_quadrature(q, sigma, eps, direction):
+    got = sub.subsampled_gaussian_profile(q, sigma, eps, direction)
+    assert got == pytest.approx(_mp_profile(q, sigma, eps, direction), rel=1e-9, abs=1e-15)
+
+
+def test_profile_q1_is_the_gaussian_and_directions_are_dual():
+    eps = np.array([-1.0, 0.0, 0.4, 2.5])
+    assert np.allclose(sub.subsampled_gaussian_profile(1.0, 1.7, eps[1:]), gaussian_delta(eps[1:], 1 / 1.7), rtol=1e-12)
+    # H_t(P||Q) = 1 - t + t H_{1/t}(Q||P) (complement of the optimal test)
+    add = sub.subsampled_gaussian_profile(0.3, 0.9, eps, "add")
+    rem = sub.subsampled_gaussian_profile(0.3, 0.9, -eps, "remove")
+    assert np.allclose(add, 1 - np.exp(eps) + np.exp(eps) * rem, rtol=1e-10, atol=1e-14)
+    assert sub.subsampled_gaussian_profile(0.3, 0.9, 2.0, "add") == 0.0     # loss <= -log(1-q) < 2
+
+
+# ---------------------------------------------------------------- Renyi DP
+def _rdp_quad(q, sigma, alpha, direction):
+    """(1/(alpha-1)) log of the integral of A^alpha B^(1-alpha), by quadrature in log space."""
+    def integrand(y):
+        lp = stats.norm.logpdf(y, 0, sigma)
+        lq = np.logaddexp(math.log1p(-q) + lp, math.log(q) + stats.norm.logpdf(y, 1, sigma))
+        la, lb = (lq, lp) if direction == "remove" else (lp, lq)
+        return math.exp(alpha * la + (1 - alpha) * lb)
+
+    lo, hi = -15 * sigma - 2 * alpha * sigma, 15 * sigma + 2 * alpha * sigma + alpha
+    val = integrate.quad(integrand, lo, hi, epsabs=0, epsrel=1e-12, limit=500)[0]
+    return math.log(val) / (alpha - 1)
+
+
+@pytest.mark.parametrize("q, sigma", [(0.1, 2.0), (0.02, 0.9), (0.5, 1.3)])
+@pytest.mark.parametrize("alpha", [2, 3, 5, 1.5, 4.5, 7.25])
+def test_rdp_matches_quadrature_and_bounds_the_add_direction(q, sigma, alpha):
+    got = sub.subsampled_gaussian_rdp(q, sigma, alpha)
+    assert got == pytest.approx(_rdp_quad(q, sigma, alpha, "remove"), rel=1e-8)
+    assert got >= _rdp_quad(q, sigma, alpha, "add") * (1 - 1e-9)
+
+
+def test_rdp_integer_order_by_exact_binomial_sum_and_q1():
+    q, sigma, alpha = Fraction(1, 10), 1.5, 4
+    a = sum(math.comb(alpha, k) * float((1 - q) ** (alpha - k) * q ** k) * math.exp((k * k - k) / (2 * sigma**2))
+            for k in range(alpha + 1))
+    assert sub.subsampled_gaussian_rdp(0.1, sigma, alpha) == pytest.approx(math.log(a) / 3, rel=1e-13)
+    assert np.allclose(sub.subsampled_gaussian_rdp(1.0, 1.5, [2.0, 3.5]), np.array([2.0, 3.5]) / 4.5)
+
+
+def test_rdp_epsilon_uses_rdp_to_dp_over_the_orders():
+    orders = [2.0, 8.0, 32.0]
+    rho = [_rdp_quad(0.05, 1.1, a, "remove") for a in orders]
+    want = rdp_to_dp(orders, 300 * np.array(rho), 1e-6)
+    assert sub.subsampled_gaussian_rdp_epsilon(0.05, 1.1, 300, 1e-6, orders=orders) == pytest.approx(want, rel=1e-8)
+
+
+# ---------------------------------------------------------------- PLD accountant
+@pytest.mark.parametrize("sigma, steps, delta", [(1.0, 1, 1e-5), (4.0, 9, 1e-6), (0.7, 50, 1e-3), (30.0, 10_000, 1e-5)])
+def test_pld_q1_against_the_exact_gaussian(sigma, steps, delta):
+    exact = gaussian_epsilon(delta, math.sqrt(steps) / sigma)
+    got = sub.subsampled_gaussian_epsilon(1.0, sigma, steps, delta)
+    assert exact <= got <= exact * (1 + 1e-4)
+
+
+def _delta_two_steps(q, sigma, eps, direction):
+    """delta of 2 steps: E_{y ~ A}[delta_1(eps - loss(y))], by adaptive quadrature."""
+    a = (lambda y: (1 - q) * stats.norm.pdf(y, 0, sigma) + q * stats.norm.pdf(y, 1, sigma)) \
+        if direction == "remove" else (lambda y: stats.norm.pdf(y, 0, sigma))
+
+    def loss(y):
+        r = math.log1p(-q + q * math.exp((2 * y - 1) / (2 * sigma**2)))
+        return r if direction == "remove" else -r
+
+    f = lambda y: a(y) * sub.subsampled_gaussian_profile(q, sigma, eps - loss(y), direction)   # noqa: E731
+    return integrate.quad(f, -12 * sigma, 12 * sigma + 1, epsabs=1e-16, epsrel=1e-11, limit=400)[0]
+
+
+@pytest.mark.parametrize("q, sigma, delta", [(0.3, 0.8, 1e-4), (0.05, 0.6, 1e-5)])
+def test_pld_one_and_two_steps_against_direct_computation(q, sigma, delta):
+    for steps, dfun in [(1, lambda e, d: _mp_profile(q, sigma, e, d)), (2, lambda e, d: _delta_two_steps(q, sigma, e, d))]:
+        exact = 0.0
+        for direction in ("remove", "add"):
+            if dfun(0.0, direction) > delta:
+                exact = max(exact, optimize.brentq(lambda e: dfun(e, direction) - delta, 0.0, 30.0, xtol=1e-12))
+        got = sub.subsampled_gaussian_epsilon(q, sigma, steps, delta)
+        assert exact <= got <= exact * (1 + 1e-4), (steps, exact, got)
+
+
+def test_pld_delta_is_an_upper_bound_close_to_direct():
+    q, sigma, eps = 0.3, 0.8, 1.2
+    exact = max(_delta_two_steps(q, sigma, eps, d) for d in ("remove", "add"))
+    got = sub.subsampled_gaussian_delta(q, sigma, 2, eps)
+    assert exact <= got <= exact * (1 + 1e-3)
+
+
+@pytest.mark.parametrize("q, sigma, steps", [(0.01, 1.0, 2000), (0.1, 2.0, 300), (0.004, 0.7, 5000), (0.3, 5.0, 40)])
+def test_pld_is_below_rdp_and_near_the_clt(q, sigma, steps):
+    pld = sub.subsampled_gaussian_epsilon(q, sigma, steps, 1e-5)
+    assert pld < sub.subsampled_gaussian_rdp_epsilon(q, sigma, steps, 1e-5)
+    assert pld > 0
+
+
+def test_pld_is_monotone_in_each_argument():
+    base = sub.subsampled_gaussian_epsilon(0.02, 1.0, 500, 1e-5)
+    assert sub.subsampled_gaussian_epsilon(0.03, 1.0, 500, 1e-5) > base
+    assert sub.subsampled_gaussian_epsilon(0.02, 1.2, 500, 1e-5) < base
+    assert sub.subsampled_gaussian_epsilon(0.02, 1.0, 800, 1e-5) > base
+    assert sub.subsampled_gaussian_epsilon(0.02, 1.0, 500, 1e-7) > base
+
+
+# ---------------------------------------------------------------- Gaussian-DP central limit
+def test_clt_mu_formula_and_its_epsilon():
+    mu = sub.clt_gdp_mu(0.02, 0.8, 700)
+    assert mu**2 == pytest.approx(0.02**2 * 700 * (math.exp(1 / 0.64) - 1), rel=1e-13)
+    e = sub.clt_gdp_epsilon(0.02, 0.8, 700, 1e-6)
+    assert gaussian_delta(e, mu) == pytest.approx(1e-6, rel=1e-9)
+
+
+def test_clt_is_an_approximation_not_a_bound():
+    # many steps, small q: close to the tight value ...
+    tight = sub.subsampled_gaussian_epsilon(0.005, 1.5, 10_000, 1e-5)
+    assert sub.clt_gdp_epsilon(0.005, 1.5, 10_000, 1e-5) == pytest.approx(tight, rel=0.05)
+    # ... but below it (so not an upper bound) at typical DP-SGD settings
+    assert sub.clt_gdp_epsilon(0.01, 1.0, 10_000, 1e-5) < sub.subsampled_gaussian_epsilon(0.01, 1.0, 10_000, 1e-5)
+
+
+# ---------------------------------------------------------------- bad inputs
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (lambda: sub.amplify_poisson(-0.1, 0.5), "epsilon must be >= 0"),
+        (lambda: sub.amplify_poisson(1.0, 0.0), r"sampling_probability must be in \(0, 1\]"),
+        (lambda: sub.amplify_poisson(1.0, 1.5), r"sampling_probability must be in \(0, 1\], got 1.5"),
+        (lambda: sub.amplify_poisson(1.0, 0.5, 1.0), r"delta must be in \[0, 1\)"),
+        (lambda: sub.amplify_without_replacement(1.0, 5, 4), r"sample_size must be <= population_size \(4\), got 5"),
+        (lambda: sub.amplify_without_replacement(1.0, 0, 4), "sample_size must be an integer >= 1"),
+        (lambda: sub.subsampled_gaussian_rdp(0.1, 1.0, [2.0, 1.0]), "orders must be > 1, got 1.0"),
+        (lambda: sub.subsampled_gaussian_rdp(0.1, 0.0, 2), "noise_multiplier must be > 0"),
+        (lambda: sub.subsampled_gaussian_profile(0.1, 1.0, 0.5, "both"), "direction must be one of"),
+        (lambda: sub.subsampled_gaussian_profile(0.1, 1.0, math.inf), "epsilon must be finite"),
+        (lambda: sub.subsampled_gaussian_epsilon(0.1, 1.0, 0, 1e-5), "steps must be an integer >= 1"),
+        (lambda: sub.subsampled_gaussian_epsilon(0.1, 1.0, 10, 0.0), r"delta must be in \(0, 1\), got 0"),
+        (lambda: sub.subsampled_gaussian_epsilon(-0.1, 1.0, 10, 1e-5), "sampling_probability must be in"),
+        (lambda: sub.subsampled_gaussian_delta(0.1, -1.0, 10, 1.0), "noise_multiplier must be > 0, got -1"),
+        (lambda: sub.clt_gdp_mu(0.1, 1.0, 2.5), "steps must be an integer >= 1"),
+        (lambda: sub.clt_gdp_epsilon(0.1, 1.0, 10, 1.0), r"delta must be in \(0, 1\)"),
+    ],
+)
+def test_bad_inputs(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
+
+
+# ---------------------------------------------------------------- shuffled batches
+def test_shuffle_lower_bound_one_batch_is_the_gaussian_and_probabilities_by_simulation():
+    # one batch: spike 2 against spike 1 at a known place = the Gaussian with mu = 1/sigma
+    for sigma in (0.6, 1.7):
+        exact = gaussian_epsilon(1e-6, 1 / sigma)
+        assert exact * (1 - 1e-3) <= sub.shuffle_epsilon_lower_bound(1, sigma, 1, 1e-6) <= exact
+    # the max-test probabilities, checked by a seeded simulation of the batch sums
+    rng = np.random.default_rng(7)
+    t, sigma, tau, n = 5, 0.9, 2.1, 200_000
+    y = sigma * rng.standard_normal((n, t))
+    y[:, 0] += 2.0                                       # position does not matter for the max
+    freq = np.mean(y.max(axis=1) > tau)
+    want = 1 - stats.norm.cdf((tau - 2) / sigma) * stats.norm.cdf(tau / sigma) ** (t - 1)
+    assert abs(freq - want) < 5 * math.sqrt(want * (1 - want) / n)
+
+
+def test_shuffle_lower_bound_exceeds_the_poisson_accountant():
+    # q = 1/100, sigma = 1, one epoch: shuffled batches are far less private than Poisson
+    lower = sub.shuffle_epsilon_lower_bound(100, 1.0, 1, 1e-5)
+    poisson = sub.subsampled_gaussian_epsilon(0.01, 1.0, 100, 1e-5)
+    assert lower > 3 * poisson
+    assert lower <= gaussian_epsilon(1e-5, 1.0)           # no more than without any sampling
+    with pytest.raises(ValueError, match="batches must be an integer >= 1"):
+        sub.shuffle_epsilon_lower_bound(0, 1.0, 1, 1e-5)
+    with pytest.raises(ValueError, match="epochs must be an integer >= 1"):
+        sub.shuffle_epsilon_lower_bound(10, 1.0, 0, 1e-5)

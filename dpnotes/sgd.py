@@ -19,9 +19,10 @@ random batch. One step with parameters :math:`\theta` does:
    :math:`C` and noise multiplier :math:`\sigma`.
 5. **The update** :math:`\theta \leftarrow \theta - \eta \,(\sum_{i\in B} \bar g_i + \sigma C z) / (q n)`
    with :math:`z \sim N(0, I)` and learning rate :math:`\eta`. The divisor is the
-   *expected* batch size :math:`qn`, a public constant: dividing by the realized size
-   :math:`|B|` would make the released quantity depend on the private batch size in a
-   way the accountant does not model.
+   *expected* batch size :math:`qn`, a public constant when the size :math:`n` is public
+   (replace-one; under add/remove pass ``expected_batch_size``, a constant fixed in
+   advance): dividing by the realized size :math:`|B|` would make the released quantity
+   depend on the private batch size in a way the accountant does not model.
 
 Each step is thus one run of the Poisson-subsampled Gaussian mechanism (sensitivity 1 after
 dividing by :math:`C`), and ``steps`` steps are its ``steps``-fold adaptive composition. Its
@@ -251,7 +252,8 @@ class DPSGDResult:
 
 
 def dp_sgd(features, labels, *, clip_norm, noise_multiplier, sampling_probability, epochs,
-           learning_rate, rng, delta=None, accountant=None, initial_weights=None) -> DPSGDResult:
+           learning_rate, rng, delta=None, accountant=None, initial_weights=None,
+           expected_batch_size=None) -> DPSGDResult:
     r"""Train logistic regression with DP-SGD (:cite:`abadi2016deep`, Algorithm 1, with Poisson sampling).
 
     Runs ``epochs * round(1 / sampling_probability)`` steps of the update described in
@@ -282,6 +284,10 @@ def dp_sgd(features, labels, *, clip_norm, noise_multiplier, sampling_probabilit
         relation, Poisson sampling). Not called when ``noise_multiplier`` is 0.
     initial_weights : array of shape (d + 1,), optional
         Starting point (default zeros).
+    expected_batch_size : float > 0, optional
+        The public divisor of the noisy sum. Default ``sampling_probability * n``, which
+        treats the data set size ``n`` as public, as the replace-one relation does; under
+        add/remove, where ``n`` differs between neighbours, pass a constant fixed in advance.
 
     Returns
     -------
@@ -314,10 +320,13 @@ def dp_sgd(features, labels, *, clip_norm, noise_multiplier, sampling_probabilit
     elif accountant is not None:
         raise ValueError("delta must be given when an accountant is given, got None")
     w = np.zeros(d + 1) if initial_weights is None else _weights(initial_weights, d).copy()
+    if expected_batch_size is None:
+        expected_batch = q * n
+    else:
+        expected_batch = check_positive("expected_batch_size", expected_batch_size)
 
     xa = _augment(x)
     steps_per_epoch = max(1, round(1.0 / q))
-    expected_batch = q * n
     losses = np.empty(epochs)
     epsilons = None if delta is None else np.empty(epochs)
     batch_sizes = np.empty(epochs * steps_per_epoch, dtype=int)

@@ -22,7 +22,8 @@ Noise-adding functions deliberately not audited here: ``attacks.bounded_noise_an
 ``concentration.rr_loss_paths`` (a simulation of privacy-loss paths, not a release),
 ``functional.sample_gp`` (noise only; audited through ``functional.private_kde``),
 ``functional.kde_ise_normal`` (simulates the error of ``private_kde``),
-``svt.search_worst_case`` (random starting points of a search), ``svt.simulate_accuracy_failure``
+``svt.search_worst_case`` (random starting points of a search), ``sgd.poisson_batch`` (draws a
+batch of indices, releases nothing; audited through ``sgd.dp_sgd``), ``svt.simulate_accuracy_failure``
 (simulates AboveThreshold, audited through ``svt.sample_outputs``), and ``dpnotes.flawed``
 (broken on purpose; see the auditing chapter).
 """
@@ -35,7 +36,7 @@ from typing import Callable, NamedTuple
 import numpy as np
 import pytest
 
-from dpnotes import attacks, audit, functional, mechanisms, svt
+from dpnotes import attacks, audit, functional, loss, mechanisms, sgd, svt
 
 CONFIDENCE = 0.999          # a false alarm (a correct mechanism flagged) has probability <= 0.1%
 
@@ -126,6 +127,26 @@ def subset_sums(eps, f=1.0):
 
 SVT_X, SVT_XP = [0.0, 0.0, 0.0, 0.0], [1.0, 1.0, 1.0, -1.0]     # three answers up, the last down
 
+
+def clipped_sum(sigma, f=1.0):
+    # rows are per-example gradients; add/remove of a row moves the clipped sum by at most C = 1
+    return lambda g, size, rng: np.array([sgd.noisy_clipped_sum(g, 1.0, f * sigma, rng=rng) for _ in range(size)])
+
+
+SGD_X = ([[0.0]], [0.0])                    # one example: feature 0, label 0
+SGD_XP = ([[0.0], [10.0]], [0.0, 1.0])      # plus one whose gradient is clipped to norm 1
+
+
+def dp_sgd_run(sigma, f=1.0):
+    # add/remove changes n, so the divisor is the public constant expected_batch_size = 1
+    def mech(data, size, rng):
+        x, y = data
+        return np.array([sgd.dp_sgd(x, y, clip_norm=1.0, noise_multiplier=f * sigma, sampling_probability=1.0,
+                                    epochs=1, learning_rate=1.0, rng=rng, expected_batch_size=1.0).weights
+                         for _ in range(size)])
+    return mech
+
+
 # ----------------------------------------------------------------- the registry
 REGISTRY = [
     Entry("mechanisms.randomized_response", rr(0.8), 0, 1, 0.8, weakened=rr(0.8, 0.5)),
@@ -145,6 +166,12 @@ REGISTRY = [
     Entry("functional.private_kde", kde(1.0, 0.01), [0.0, 1.0], [0.0, 1.5], 1.0, 0.01, n_samples=4000),
     Entry("attacks.laplace_answers", subset_sums(1.0), [0, 0, 0], [0, 1, 0], 1.0, n_samples=8000,
           weakened=subset_sums(1.0, 0.5)),
+    Entry("sgd.noisy_clipped_sum", clipped_sum(1.0), [[0.0, 0.0]], [[0.0, 0.0], [3.0, 4.0]],
+          loss.gaussian_epsilon(1e-3, 1.0), 1e-3, n_samples=20_000, weakened=clipped_sum(1.0, 0.5)),
+    # q = 1: one step, the Gaussian mechanism with sensitivity C = 1 (an audit of a subsampled run at this size
+    # has no power: half the noise at q = 0.5 went unnoticed); Poisson sampling is checked in tests/test_sgd.py
+    Entry("sgd.dp_sgd", dp_sgd_run(1.0), SGD_X, SGD_XP, loss.gaussian_epsilon(1e-3, 1.0), 1e-3,
+          n_samples=10_000, weakened=dp_sgd_run(1.0, 0.5)),
 ]
 
 

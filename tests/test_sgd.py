@@ -117,6 +117,16 @@ def test_one_dp_sgd_step_is_exactly_the_documented_update(sigma, c, q):
     assert np.allclose(run.weights, w, rtol=1e-12, atol=1e-12)
 
 
+def test_expected_batch_size_is_the_public_divisor():
+    # with sigma = 0, q = 1 and C above every norm, one step is w - lr * sum(g) / divisor
+    g_sum = sgd.per_example_gradients(W, X, Y).sum(axis=0)
+    for divisor in [None, 7.5]:
+        run = sgd.dp_sgd(X, Y, clip_norm=1e6, noise_multiplier=0.0, sampling_probability=1.0, epochs=1,
+                         learning_rate=0.3, rng=np.random.default_rng(0), initial_weights=W,
+                         expected_batch_size=divisor)
+        assert np.allclose(run.weights, W - 0.3 * g_sum / (N if divisor is None else divisor), rtol=1e-12)
+
+
 def test_noise_scale_statistically():
     # many one-step runs on one example whose feature is 0, so coordinate 0 of the gradient is 0:
     # the update spread must be lr * sigma * C / (q n) per coordinate
@@ -241,6 +251,7 @@ def kwargs(**over):
     (dict(delta=1.0), r"delta must be in \(0, 1\), got 1"),
     (dict(accountant=lambda *a: 1.0), r"delta must be given when an accountant is given"),
     (dict(initial_weights=np.zeros(D)), r"weights must have shape \(5,\)"),
+    (dict(expected_batch_size=0.0), r"expected_batch_size must be > 0, got 0"),
 ])
 def test_dp_sgd_rejects_bad_parameters(over, match):
     with pytest.raises(ValueError, match=match):

@@ -248,8 +248,9 @@ def kwargs(**over):
     (dict(epochs=0), r"epochs must be an integer >= 1, got 0"),
     (dict(learning_rate=0.0), r"learning_rate must be > 0, got 0"),
     (dict(rng=3), r"rng must be a numpy.random.Generator"),
-    (dict(delta=1.0), r"delta must be in \(0, 1\), got 1"),
-    (dict(accountant=lambda *a: 1.0), r"delta must be given when an accountant is given"),
+    (dict(delta=1.0, accountant=lambda *a: 1.0), r"^delta must be in \(0, 1\), got 1$"),
+    (dict(delta=0.0, accountant=lambda *a: 1.0), r"^delta must be in \(0, 1\), got 0$"),
+    (dict(accountant=lambda *a: 1.0), r"^delta must be given when an accountant is given, got None$"),
     (dict(initial_weights=np.zeros(D)), r"weights must have shape \(5,\)"),
     (dict(expected_batch_size=0.0), r"expected_batch_size must be > 0, got 0"),
 ])
@@ -261,20 +262,47 @@ def test_dp_sgd_rejects_bad_parameters(over, match):
 def test_dp_sgd_rejects_bad_data():
     bad = X.copy()
     bad[3, 1] = np.nan
-    with pytest.raises(ValueError, match="features must be finite"):
+    with pytest.raises(ValueError, match="^features must be finite, got a nan or an infinite entry$"):
         sgd.dp_sgd(bad, Y, **kwargs())
     bad[3, 1] = np.inf
-    with pytest.raises(ValueError, match="features must be finite"):
+    with pytest.raises(ValueError, match="^features must be finite"):
         sgd.dp_sgd(bad, Y, **kwargs())
     with pytest.raises(ValueError, match="labels must be 0 or 1, got -1.0"):
         sgd.dp_sgd(X, np.where(Y == 0, -1.0, 1.0), **kwargs())
+    # the message names the first bad label, after valid 0s and 1s
+    with pytest.raises(ValueError, match=r"^labels must be 0 or 1, got 2.0$"):
+        sgd.dp_sgd(X[:4], [0, 1, 2, 3], **kwargs())
+    for shape in [(0, 3), (3, 0)]:
+        with pytest.raises(ValueError, match=r"features must be a non-empty 2-D array \(n, d\), got shape"):
+            sgd.dp_sgd(np.zeros(shape), np.zeros(shape[0]), **kwargs())
     with pytest.raises(ValueError, match=r"labels must have shape \(37,\)"):
         sgd.dp_sgd(X, Y[:-1], **kwargs())
     with pytest.raises(ValueError, match=r"features must be a non-empty 2-D array"):
         sgd.dp_sgd(X[:, 0], Y, **kwargs())
 
 
+def test_default_accountant_is_the_subsampled_gaussian_pld():
+    from dpnotes.subsampling import subsampled_gaussian_epsilon
+
+    run = sgd.dp_sgd(X, Y, clip_norm=1.0, noise_multiplier=0.8, sampling_probability=0.25, epochs=2,
+                     learning_rate=0.1, rng=np.random.default_rng(0), delta=1e-4)
+    want = [subsampled_gaussian_epsilon(0.25, 0.8, steps, 1e-4) for steps in (4, 8)]
+    assert np.allclose(run.epsilons, want, rtol=1e-12)
+
+
+def test_accuracy_counts_a_zero_score_as_class_0():
+    assert sgd.accuracy([1.0, 0.0], [[0.0], [1e-9]], [0, 1]) == 1.0
+
+
 def test_helpers_reject_bad_input():
+    with pytest.raises(ValueError, match="^rng must be a numpy.random.Generator"):
+        sgd.noisy_clipped_sum([[1.0]], 1.0, 1.0, rng=3)
+    with pytest.raises(ValueError, match="^rng must be a numpy.random.Generator"):
+        sgd.poisson_batch(10, 0.5, rng=3)
+    with pytest.raises(ValueError, match="^gradients must be finite, got a nan or an infinite entry$"):
+        sgd.clip_gradients([[1.0, np.inf]], 1.0)
+    with pytest.raises(ValueError, match="^weights must be finite, got a nan or an infinite entry$"):
+        sgd.per_example_gradients([np.nan, 0.0], [[1.0]], [1])
     with pytest.raises(ValueError, match="clip_norm must be > 0, got 0"):
         sgd.clip_gradients([[1.0, 2.0]], 0.0)
     with pytest.raises(ValueError, match="gradients must be a 2-D array"):

@@ -83,7 +83,7 @@ def amplify_poisson(epsilon, sampling_probability, delta=0.0) -> tuple[float, fl
     a sample that keeps each record independently with probability :math:`q` (and
     keeps the sample secret) is :math:`(\varepsilon', q\delta)`-DP under add/remove
     with :math:`\varepsilon' = \log(1 + q(e^{\varepsilon} - 1))`
-    (:cite:`balle2018subsampling` Theorem 8; :cite:`li2012sampling`). The bound is tight
+    (:cite:`balle2018subsampling`; :cite:`li2012sampling`). The bound is tight
     (randomized response attains it).
 
     Parameters
@@ -149,7 +149,7 @@ def amplify_without_replacement(epsilon, sample_size, population_size, delta=0.0
     of :math:`m` records, then :math:`M` applied to a uniformly random subset of
     size :math:`m` of :math:`n` records (kept secret) is
     :math:`(\log(1 + \tfrac mn(e^{\varepsilon}-1)),\ \tfrac mn\delta)`-DP under
-    replace-one (:cite:`balle2018subsampling` Theorem 9). The replaced record is in
+    replace-one (:cite:`balle2018subsampling`). The replaced record is in
     the sample with probability :math:`m/n`; otherwise the two samples can be
     coupled to be equal.
 
@@ -289,7 +289,7 @@ def subsampled_gaussian_rdp(sampling_probability, noise_multiplier, orders):
     :math:`A_\alpha = \mathbb E_{y\sim P}[(Q(y)/P(y))^{\alpha}]` (:cite:`mironov2019sampled`):
     for integer :math:`\alpha` the binomial expansion
     :math:`A_\alpha = \sum_{k=0}^{\alpha}\binom{\alpha}{k}(1-q)^{\alpha-k}q^k e^{(k^2-k)/(2\sigma^2)}`
-    (exact, and it bounds both add/remove directions, their Theorem 5), for fractional
+    (exact; Mironov, Talwar and Zhang show that this remove direction is the larger of the two), for fractional
     :math:`\alpha` their two-sided series of Section 3.3 (the bound they prove for the
     remove direction). With :math:`q = 1` it is :math:`\alpha/(2\sigma^2)`.
 
@@ -374,7 +374,7 @@ def subsampled_gaussian_rdp_epsilon(sampling_probability, noise_multiplier, step
 def clt_gdp_mu(sampling_probability, noise_multiplier, steps) -> float:
     r"""The central-limit :math:`\mu` of DP-SGD: :math:`\mu = q\sqrt{T(e^{1/\sigma^2}-1)}` (an **approximation**).
 
-    :cite:`bu2020deep` (Theorem 5 and Corollary 4; :cite:`dong2022gaussian` Theorem 3.5):
+    :cite:`bu2020deep` (the central limit theorem of :cite:`dong2022gaussian` applied to DP-SGD):
     as :math:`T\to\infty` with :math:`q\sqrt T` fixed, ``steps`` compositions of the
     Poisson-subsampled Gaussian converge to :math:`\mu`-Gaussian DP. At finite
     :math:`T` it is neither an upper nor a lower bound; the page
@@ -395,7 +395,7 @@ def clt_gdp_epsilon(sampling_probability, noise_multiplier, steps, delta) -> flo
     r""":math:`\varepsilon` at ``delta`` of :math:`\mu`-GDP with :math:`\mu` = :func:`clt_gdp_mu` (an **approximation**).
 
     :math:`\mu`-GDP has the privacy profile of the Gaussian mechanism with
-    :math:`\Delta/\sigma = \mu` (:cite:`dong2022gaussian` Corollary 2.13), so this is
+    :math:`\Delta/\sigma = \mu` (:cite:`dong2022gaussian`), so this is
     :func:`dpnotes.loss.gaussian_epsilon` at that :math:`\mu`.
 
     Examples

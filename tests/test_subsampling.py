@@ -158,28 +158,32 @@ def test_pld_q1_against_the_exact_gaussian(sigma, steps, delta):
     assert exact <= got <= exact * (1 + 1e-4)
 
 
+_GL_X, _GL_W = np.polynomial.legendre.leggauss(48)
+
+
 def _delta_two_steps(q, sigma, eps, direction):
-    """delta of 2 steps: E_{y ~ A}[delta_1(eps - loss(y))], by adaptive quadrature."""
-    a = (lambda y: (1 - q) * stats.norm.pdf(y, 0, sigma) + q * stats.norm.pdf(y, 1, sigma)) \
-        if direction == "remove" else (lambda y: stats.norm.pdf(y, 0, sigma))
-
-    def loss(y):
-        r = math.log1p(-q + q * math.exp((2 * y - 1) / (2 * sigma**2)))
-        return r if direction == "remove" else -r
-
-    f = lambda y: a(y) * sub.subsampled_gaussian_profile(q, sigma, eps - loss(y), direction)   # noqa: E731
-    return integrate.quad(f, -12 * sigma, 12 * sigma + 1, epsabs=1e-16, epsrel=1e-11, limit=400)[0]
+    """delta of 2 steps: E_{y ~ A}[delta_1(eps - loss(y))], by composite Gauss-Legendre quadrature
+    (48 nodes on each of 600 panels over [-12 sigma, 12 sigma + 1]; the one-step profile is exact)."""
+    edges = np.linspace(-12 * sigma, 12 * sigma + 1, 601)
+    mid, half = (edges[1:] + edges[:-1]) / 2, (edges[1:] - edges[:-1]) / 2
+    y = (mid[:, None] + half[:, None] * _GL_X[None, :]).ravel()
+    w = (half[:, None] * _GL_W[None, :]).ravel()
+    dens = stats.norm.pdf(y, 0, sigma)
+    if direction == "remove":
+        dens = (1 - q) * dens + q * stats.norm.pdf(y, 1, sigma)
+    r = np.logaddexp(math.log1p(-q), math.log(q) + (2 * y - 1) / (2 * sigma**2))
+    step_loss = r if direction == "remove" else -r
+    return float(np.sum(w * dens * sub.subsampled_gaussian_profile(q, sigma, eps - step_loss, direction)))
 
 
 @pytest.mark.parametrize("q, sigma, delta", [(0.3, 0.8, 1e-4), (0.05, 0.6, 1e-5)])
 def test_pld_one_and_two_steps_against_direct_computation(q, sigma, delta):
+    # delta(eps) decreases, so "direct delta at ours <= delta < direct delta at ours / (1 + 1e-4)"
+    # proves  true epsilon <= ours < true epsilon * (1 + 1e-4)
     for steps, dfun in [(1, lambda e, d: _mp_profile(q, sigma, e, d)), (2, lambda e, d: _delta_two_steps(q, sigma, e, d))]:
-        exact = 0.0
-        for direction in ("remove", "add"):
-            if dfun(0.0, direction) > delta:
-                exact = max(exact, optimize.brentq(lambda e: dfun(e, direction) - delta, 0.0, 30.0, xtol=1e-12))
-        got = sub.subsampled_gaussian_epsilon(q, sigma, steps, delta)
-        assert exact <= got <= exact * (1 + 1e-4), (steps, exact, got)
+        ours = sub.subsampled_gaussian_epsilon(q, sigma, steps, delta)
+        worst = lambda e: max(dfun(e, d) for d in ("remove", "add"))            # noqa: E731
+        assert worst(ours) <= delta < worst(ours / (1 + 1e-4)), (steps, ours)
 
 
 def test_pld_delta_is_an_upper_bound_close_to_direct():
@@ -273,3 +277,82 @@ def test_shuffle_lower_bound_exceeds_the_poisson_accountant():
         sub.shuffle_epsilon_lower_bound(0, 1.0, 1, 1e-5)
     with pytest.raises(ValueError, match="epochs must be an integer >= 1"):
         sub.shuffle_epsilon_lower_bound(10, 1.0, 0, 1e-5)
+
+
+# ---------------------------------------------------------------- internals of the PLD accountant
+@pytest.mark.parametrize("direction", ["remove", "add"])
+def test_connect_the_dots_matches_the_profile_on_the_grid_and_dominates_between(direction):
+    q, sigma, h = 0.2, 0.7, 0.01
+    i0, hh, w, w_inf = sub._ctd(q, sigma, direction, -1.5, 2.5, h)
+    grid = (i0 + np.arange(w.size)) * hh
+    assert np.all(w >= 0) and abs(w.sum() + w_inf - 1) < 1e-12          # a probability distribution
+
+    def disc_delta(e):
+        above = grid > e
+        return float(np.sum(w[above] * -np.expm1(e - grid[above])) + w_inf)
+
+    for j in (0, 5, w.size // 2, w.size - 2, w.size - 1):
+        exact = sub.subsampled_gaussian_profile(q, sigma, grid[j], direction)
+        assert disc_delta(grid[j]) == pytest.approx(exact, rel=1e-9, abs=1e-16)
+    mids = grid[:-1] + 0.37 * hh
+    exact_mid = sub.subsampled_gaussian_profile(q, sigma, mids, direction)
+    assert all(disc_delta(m) >= e - 1e-15 for m, e in zip(mids[::7], exact_mid[::7]))   # pessimistic
+
+
+def test_both_directions_are_accurate_and_remove_is_the_worse():
+    q, sigma, eps = 0.3, 0.8, 0.4
+    for direction in ("remove", "add"):
+        direct = _delta_two_steps(q, sigma, eps, direction)
+        got = sub._PLD.build(q, sigma, 2, direction, 1e-12, eps).delta(eps)
+        assert direct <= got <= direct * (1 + 1e-3) + 1e-15
+    eps_grid = np.linspace(0.0, 3.0, 31)
+    assert np.all(sub.subsampled_gaussian_profile(q, sigma, eps_grid, "remove")
+                  >= sub.subsampled_gaussian_profile(q, sigma, eps_grid, "add") - 1e-15)
+
+
+def test_pld_composition_keeps_infinite_and_out_of_window_mass():
+    # a step that leaks everything with probability p (loss +inf), else nothing (loss 0):
+    # T steps leak with probability 1 - (1-p)^T, which is delta at every epsilon >= 0
+    p, steps = 0.01, 25
+    leak = (0, 0.01, np.array([1 - p]), p)
+    pld = sub._PLD(leak, steps, -1.0, 1.0, leak)
+    for eps in (0.0, 2.0, 30.0):
+        assert pld.delta(eps) == pytest.approx(-math.expm1(steps * math.log1p(-p)), rel=1e-12)
+    # a step with loss exactly 1: ten steps have loss 10, far above a window [0, 3]; the
+    # Chernoff term must keep delta at least the true 1 - e^(eps - 10)
+    sure = (100, 0.01, np.array([1.0]), 0.0)
+    pld = sub._PLD(sure, 10, 0.0, 3.0, sure)
+    for eps in (0.5, 2.0, 8.0):
+        assert pld.delta(eps) >= -math.expm1(eps - 10.0)
+
+
+def _rounded_down_epsilon(q, sigma, steps, delta, h):
+    """An independent, rigorous LOWER bound on epsilon of the remove direction: the exact
+    probability of each loss bin [e_k, e_k + h) from normal tails, every loss rounded down
+    to its bin's floor (a smaller loss only lowers delta), the far tail dropped, and the
+    steps composed by a zero-padded (linear, no wrap-around) FFT convolution."""
+    lo = math.log1p(-q)
+    y_top = 1 + 9 * sigma
+    hi = math.log1p(-q + q * math.exp((2 * y_top - 1) / (2 * sigma**2)))
+    edges = lo + h * np.arange(int(math.ceil((hi - lo) / h)) + 1)
+    with np.errstate(divide="ignore"):
+        y = sigma**2 * (np.log(np.expm1(edges) + q) - math.log(q)) + 0.5    # loss edge -> output
+    y[0] = -np.inf
+    tail = (1 - q) * stats.norm.sf(y / sigma) + q * stats.norm.sf((y - 1) / sigma)   # Q(Y >= y)
+    mass = -np.diff(tail)
+    n = 1 << int(math.ceil(math.log2(steps * mass.size + 1)))
+    comp = np.maximum(np.fft.irfft(np.fft.rfft(mass, n) ** steps, n)[: steps * (mass.size - 1) + 1], 0.0)
+    loss = steps * lo + h * np.arange(comp.size)
+
+    def dlt(e):
+        sel = loss > e
+        return float(np.dot(comp[sel], -np.expm1(e - loss[sel])))
+
+    return optimize.brentq(lambda e: dlt(e) - delta, 0.0, loss[-1], xtol=1e-12)
+
+
+def test_pld_relative_accuracy_certified_by_an_independent_lower_bound():
+    # epsilon_low <= true epsilon <= ours, so ours / epsilon_low - 1 bounds our relative error
+    low = _rounded_down_epsilon(0.3, 1.1, 6, 1e-5, 2e-5)
+    ours = sub.subsampled_gaussian_epsilon(0.3, 1.1, 6, 1e-5)
+    assert low <= ours <= low * (1 + 1e-4)

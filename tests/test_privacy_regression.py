@@ -31,7 +31,8 @@ Noise-adding functions deliberately not audited here: ``attacks.bounded_noise_an
 ``functional.gp_extend`` (draws the noise process at new points given a release: post-processing of
 ``functional.gp_mechanism``, audited above),
 ``functional.kde_ise_normal`` (simulates the error of ``private_kde``),
-``svt.search_worst_case`` (random starting points of a search), ``svt.simulate_accuracy_failure``
+``svt.search_worst_case`` (random starting points of a search), ``sgd.poisson_batch`` (draws a
+batch of indices, releases nothing; audited through ``sgd.dp_sgd``), ``svt.simulate_accuracy_failure``
 (simulates AboveThreshold, audited through ``svt.sample_outputs``), and ``dpnotes.flawed``
 (broken on purpose; see the auditing chapter).
 """
@@ -44,7 +45,7 @@ from typing import Callable, NamedTuple
 import numpy as np
 import pytest
 
-from dpnotes import attacks, audit, functional, local, mechanisms, selection, svt
+from dpnotes import attacks, audit, functional, local, loss, mechanisms, selection, sgd, svt
 
 CONFIDENCE = 0.999          # a false alarm (a correct mechanism flagged) has probability <= 0.1%
 
@@ -171,9 +172,29 @@ def gp_release(eps, delta, f=1.0):
     return mech
 
 
+def clipped_sum(sigma, f=1.0):
+    # rows are per-example gradients; add/remove of a row moves the clipped sum by at most C = 1
+    return lambda g, size, rng: np.array([sgd.noisy_clipped_sum(g, 1.0, f * sigma, rng=rng) for _ in range(size)])
+
+
+SGD_X = ([[0.0]], [0.0])                    # one example: feature 0, label 0
+SGD_XP = ([[0.0], [10.0]], [0.0, 1.0])      # plus one whose gradient is clipped to norm 1
+
+
+def dp_sgd_run(sigma, f=1.0):
+    # add/remove changes n, so the divisor is the public constant expected_batch_size = 1
+    def mech(data, size, rng):
+        x, y = data
+        return np.array([sgd.dp_sgd(x, y, clip_norm=1.0, noise_multiplier=f * sigma, sampling_probability=1.0,
+                                    epochs=1, learning_rate=1.0, rng=rng, expected_batch_size=1.0).weights
+                         for _ in range(size)])
+    return mech
+
+
 def gaussian_subset_sums(eps, delta, f=1.0):
     return lambda d, size, rng: np.array([attacks.gaussian_answers(d, QUERIES, eps / f, delta, rng=rng)
                                           for _ in range(size)])
+
 
 def krr(eps, f=1.0):
     # one record, k = 4 categories; half the noise = the randomizer run at twice epsilon
@@ -224,6 +245,12 @@ REGISTRY = [
           local.shuffled_rr_epsilon(1.5, 4, 0.01), 0.01, weakened=shuffled_rr(1.5, 0.5)),
     Entry("functional.gp_mechanism", gp_release(1.0, 0.01), 0.0, 1.0, 1.0, 0.01, n_samples=100_000,
           weakened=gp_release(1.0, 0.01, 0.5)),
+    Entry("sgd.noisy_clipped_sum", clipped_sum(1.0), [[0.0, 0.0]], [[0.0, 0.0], [3.0, 4.0]],
+          loss.gaussian_epsilon(1e-3, 1.0), 1e-3, n_samples=20_000, weakened=clipped_sum(1.0, 0.5)),
+    # q = 1: one step, the Gaussian mechanism with sensitivity C = 1 (an audit of a subsampled run at this size
+    # has no power: half the noise at q = 0.5 went unnoticed); Poisson sampling is checked in tests/test_sgd.py
+    Entry("sgd.dp_sgd", dp_sgd_run(1.0), SGD_X, SGD_XP, loss.gaussian_epsilon(1e-3, 1.0), 1e-3,
+          n_samples=10_000, weakened=dp_sgd_run(1.0, 0.5)),
 ]
 
 

@@ -40,6 +40,7 @@ Modules
 ``concentration`` Azuma and Hoeffding bounds, simulated privacy-loss martingales
 ``composition``   basic, advanced and optimal composition; conversions between variants
 ``svt``           AboveThreshold and Sparse: exact output probabilities, accuracy
+``discrete``      exact discrete Laplace and Gaussian samplers and profiles; floating-point noise
 ``functional``    kernels, Gaussian processes, RKHS norms, private kernel density estimation
 ``plotting``      the book's single figure style
 """

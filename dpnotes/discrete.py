@@ -194,15 +194,17 @@ def _uniform_below(n: int, getbits) -> int:
 
 
 def _bernoulli_exp_unit(num: int, den: int, getbits) -> int:
-    """Bernoulli(exp(-num/den)) for 0 <= num/den <= 1 (CKS Algorithm 1, first case).
+    """Bernoulli(exp(-num/den)) for 0 <= num/den <= 1 (CKS Algorithm 1).
 
-    Draw A_k ~ Bernoulli(gamma/k) for k = 1, 2, ... until the first A_k = 0 and return 1
-    when that k is odd: Pr[K > k] = gamma^k / k!, so Pr[K odd] = sum_j (-gamma)^j / j! = exp(-gamma).
+    Draw A_k ~ Bernoulli(gamma/k), k = 1, 2, ..., until the first A_K = 0;
+    return 1 when K is odd. Pr[K > k] = gamma^k / k!, so
+    Pr[K odd] = sum_j (-gamma)^j / j! = exp(-gamma).
     """
     if num == 0:
         return 1
     k = 1
-    while _uniform_below(den * k, getbits) < num:   # A_k = 1 with probability num / (den k)
+    # A_k = 1 when a uniform integer below den * k is below num
+    while _uniform_below(den * k, getbits) < num:
         k += 1
     return k & 1
 
@@ -210,8 +212,9 @@ def _bernoulli_exp_unit(num: int, den: int, getbits) -> int:
 def _bernoulli_exp(num: int, den: int, getbits) -> int:
     """Bernoulli(exp(-num/den)) for any num/den >= 0 (CKS Algorithm 1).
 
-    exp(-gamma) = exp(-1)^floor(gamma) * exp(-(gamma - floor(gamma))): one Bernoulli(exp(-1))
-    coin per whole unit (stop at the first 0), then one coin for the fractional part.
+    exp(-gamma) = exp(-1)^floor(gamma) * exp(-(gamma - floor(gamma))):
+    one exp(-1)-coin per whole unit (stop at the first 0), then one coin
+    for the fractional part.
     """
     whole, num = divmod(num, den)
     for _ in range(whole):
@@ -221,26 +224,27 @@ def _bernoulli_exp(num: int, den: int, getbits) -> int:
 
 
 def _discrete_laplace(t: int, s: int, getbits) -> int:
-    """Discrete Laplace with Pr[y] proportional to exp(-|y| s / t) (CKS Algorithm 2)."""
+    """Discrete Laplace, Pr[y] ~ exp(-|y| s / t) (CKS Algorithm 2)."""
     while True:
         u = _uniform_below(t, getbits)
-        if not _bernoulli_exp_unit(u, t, getbits):   # keep u with probability exp(-u/t)
+        if not _bernoulli_exp_unit(u, t, getbits):  # keep u w.p. exp(-u/t)
             continue
         v = 0
-        while _bernoulli_exp_unit(1, 1, getbits):    # v: geometric, Pr[v] ~ exp(-v)
+        while _bernoulli_exp_unit(1, 1, getbits):   # Pr[v] ~ exp(-v)
             v += 1
-        y = (u + t * v) // s                         # u + t v: geometric with ratio exp(-1/t)
+        y = (u + t * v) // s        # u + t v is geometric, ratio exp(-1/t)
         negative = getbits(1)
-        if negative and y == 0:                      # -0 would count 0 twice
+        if negative and y == 0:     # "-0" would count 0 twice
             continue
         return -y if negative else y
 
 
 def _discrete_gaussian(a: int, b: int, t: int, getbits) -> int:
-    """Discrete Gaussian N_Z(0, a/b) from discrete Laplace(t) proposals (CKS Algorithm 3).
+    """Discrete Gaussian N_Z(0, a/b) by rejection (CKS Algorithm 3).
 
-    Accept a proposal y with probability exp(-(|y| - sigma^2/t)^2 / (2 sigma^2)); with
-    sigma^2 = a/b that exponent is (|y| b t - a)^2 / (2 a b t^2), a ratio of integers.
+    Propose y from the discrete Laplace with scale t = floor(sigma) + 1;
+    accept w.p. exp(-(|y| - sigma^2/t)^2 / (2 sigma^2)). With
+    sigma^2 = a/b the exponent is (|y| b t - a)^2 / (2 a b t^2).
     """
     den = 2 * a * b * t * t
     while True:

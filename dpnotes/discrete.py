@@ -684,17 +684,33 @@ def textbook_laplace_float(value, scale, u, precision=53):
     u = np.atleast_1d(u)
     if np.any(~(u > 0)) or np.any(~(u < 1)):
         raise ValueError("u must lie in (0, 1) (numpy redraws U = 0)")
-    rnd = (lambda z: z) if p == 53 else (lambda z: round_to_precision(z, p))
     if np.any(np.ldexp(u, p) != np.round(np.ldexp(u, p))):
         raise ValueError(f"u must lie on the grid of multiples of 2**-{p} (precision {p}), as numpy's draws do")
+    out, _ = _textbook(value, scale, u, p)
+    return float(out[0]) if scalar else out
+
+
+def _textbook(value: float, scale: float, u: np.ndarray, p: int):
+    """The sampler's outputs on draws ``u`` (validated), and the double logs it rounded."""
+    rnd = (lambda z: z) if p == 53 else (lambda z: round_to_precision(z, p))
     b, f = rnd(scale), rnd(value)
-    noise = np.empty_like(u)
     low = u < 0.5
     ul, uh = u[low], u[~low]
-    noise[low] = rnd(b * rnd(_log(ul + ul)))
-    noise[~low] = -rnd(b * rnd(_log(rnd(rnd(2.0 - uh) - uh))))
-    out = rnd(f + noise)
-    return float(out[0]) if scalar else out
+    logs = np.empty_like(u)
+    logs[low] = _log(ul + ul)
+    logs[~low] = _log(rnd(rnd(2.0 - uh) - uh))
+    noise = rnd(b * rnd(logs))
+    noise[~low] = -noise[~low]
+    return rnd(f + noise), logs
+
+
+def _near_midpoint(x, p: int) -> np.ndarray:
+    """Whether each double lies within 4 of its units in the last place of a midpoint
+    between consecutive ``p``-bit numbers: there, rounding the double to ``p`` bits could
+    differ from rounding the exact value it approximates."""
+    m, _ = np.frexp(np.asarray(x, dtype=float))
+    dist = np.abs(np.ldexp(m, p + 1) % 2 - 1)    # 0 at a midpoint, 1 at a p-bit number
+    return dist < 2.0 ** (p + 3 - 53)            # a double's unit is 2**(p + 1 - 53) here
 
 
 def textbook_laplace_can_output(y, value, scale, precision=53, search=8):
@@ -765,17 +781,12 @@ def textbook_laplace_law(value, scale, precision):
     p = check_integer("precision", precision, low=2, high=24)
     f = check_real("value", value)
     scale = check_positive("scale", scale)
-    k = np.arange(1, 2**p, dtype=np.int64)
-    u = k / 2.0**p
-    # double rounding of the log: the double must not lie within 2 units of its last place
-    # of a midpoint between p-bit numbers
-    w = np.where(u < 0.5, u + u, round_to_precision(round_to_precision(2.0 - u, p) - u, p))
-    m, _ = np.frexp(_log(w))
-    dist = np.abs(np.ldexp(m, p + 1) % 2 - 1)           # 0 at a midpoint
-    if np.any(dist < 2.0 ** (p + 3 - 53)):
+    n = 2**p - 1
+    out, logs = _textbook(f, scale, np.arange(1, n + 1) / 2.0**p, p)
+    if np.any(_near_midpoint(logs, p)):      # double rounding of the log could matter
         raise RuntimeError("a log lies too close to a rounding boundary of the model; use another precision")
-    ys, counts = np.unique(textbook_laplace_float(f, scale, u, precision=p), return_counts=True)
-    return ys, counts / float(k.size)
+    ys, counts = np.unique(out, return_counts=True)
+    return ys, counts / n
 
 
 # ---------------------------------------------------------------- floating point: snapping

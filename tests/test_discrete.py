@@ -589,3 +589,106 @@ def test_snapping_rejects_bad_input():
         dsc.snapping_law(0.0, 2.5, 40.0, 20)
     with pytest.raises(ValueError, match="value must be finite"):
         dsc.snapping_law(np.inf, 2.5, 40.0, 12)
+
+
+# ---------------------------------------------------------------- edge cases found by mutation testing
+def test_near_midpoint_flags_doubles_close_to_a_p_bit_midpoint():
+    p = 10
+    for x in (1.3, -0.77, 5.5e-3, -123.456):
+        a = dsc.round_to_precision(x, p)
+        mid = a + math.copysign(2.0 ** (math.frexp(a)[1] - p - 1), a)  # halfway to the next p-bit number
+        assert dsc._near_midpoint(mid, p) and not dsc._near_midpoint(a, p)
+        up = down = mid
+        for steps in range(1, 7):                                      # 1..6 units of a double
+            up, down = np.nextafter(up, np.inf), np.nextafter(down, -np.inf)
+            assert dsc._near_midpoint([up, down], p).tolist() == [steps < 4] * 2
+
+
+def test_textbook_law_refuses_when_double_rounding_could_matter(monkeypatch):
+    seen = {}
+
+    def always(logs, p):
+        seen["logs"], seen["p"] = logs, p
+        return np.ones(np.shape(logs), dtype=bool)
+
+    monkeypatch.setattr(dsc, "_near_midpoint", always)
+    with pytest.raises(RuntimeError, match="^a log lies too close to a rounding boundary of the model; use another precision$"):
+        dsc.textbook_laplace_law(0.0, 2.0, 6)
+    # the check sees the double logs of every draw, before rounding
+    u = np.arange(1, 64) / 64
+    w = np.where(u < 0.5, u + u, dsc.round_to_precision(dsc.round_to_precision(2 - u, 6) - u, 6))
+    assert seen["p"] == 6 and np.array_equal(seen["logs"], [math.log(v) for v in w])
+
+
+def test_textbook_functions_validate_value_scale_and_search():
+    calls = (lambda value, scale: dsc.textbook_laplace_float(value, scale, 0.5),
+             lambda value, scale: dsc.textbook_laplace_can_output(0.5, value, scale))
+    for call in calls:
+        with pytest.raises(ValueError, match="^value must be finite, got inf$"):
+            call(np.inf, 1.0)
+        with pytest.raises(ValueError, match="^scale must be > 0, got -1$"):
+            call(0.0, -1.0)
+    with pytest.raises(ValueError, match="^search must be an integer >= 0, got -1$"):
+        dsc.textbook_laplace_can_output(0.0, 0.0, 1.0, search=-1)
+    with pytest.raises(ValueError, match="^value must be finite, got inf$"):
+        dsc.textbook_laplace_law(np.inf, 1.0, 8)
+    with pytest.raises(ValueError, match="^scale must be > 0, got 0$"):
+        dsc.textbook_laplace_law(0.0, 0, 8)
+    with pytest.raises(ValueError, match=r"^u must lie in \(0, 1\) \(numpy redraws U = 0\)$"):
+        dsc.textbook_laplace_float(0.0, 1.0, -0.5)
+
+
+def test_textbook_functions_scalar_and_exact_inputs():
+    y = dsc.textbook_laplace_float(0.0, 3.0, 0.75)
+    assert isinstance(y, float) and y == 3.0 * math.log(2)
+    # exact rationals on the grid are accepted and give the same doubles
+    ys = dsc.textbook_laplace_float(1.0, 3.0, [Fraction(3, 4), Fraction(1, 8)], precision=12)
+    assert ys.tolist() == dsc.textbook_laplace_float(1.0, 3.0, [0.75, 0.125], precision=12).tolist()
+    # a scalar output above the input (branch U >= 1/2 only) is recognized
+    assert dsc.textbook_laplace_can_output(y, 0.0, 3.0) is True
+    assert dsc.textbook_laplace_can_output(y, 1.0, 3.0) in (True, False)
+
+
+def test_can_output_with_the_smallest_search_still_agrees_with_enumeration():
+    # the preimage lies within one grid step of the estimate, so search = 1 suffices
+    p, scale = 12, 1 / 0.3
+    laws = {f: dsc.textbook_laplace_law(f, scale, p)[0] for f in (0.0, 1.0)}
+    outputs = np.union1d(laws[0.0], laws[1.0])
+    for f in (0.0, 1.0):
+        got = dsc.textbook_laplace_can_output(outputs, f, scale, precision=p, search=1)
+        assert np.array_equal(got, np.isin(outputs, laws[f]))
+
+
+def test_discrete_laplace_delta_large_sensitivity_uses_every_middle_term():
+    scale, sens = 1.5, 5
+    t = mp.mpf(scale)
+    r = mp.exp(-1 / t)
+    pmf = lambda y: (1 - r) / (1 + r) * r ** abs(y)  # noqa: E731
+    for e in (0.0, 0.5, 2.0):
+        want = max(mp_hockey_stick(pmf, e, k, 200) for k in range(1, sens + 1))
+        assert dsc.discrete_laplace_delta(scale, e, sens) == pytest.approx(float(want), rel=1e-12)
+
+
+def test_discrete_gaussian_pmf_of_large_integers():
+    # x^2 must not overflow an integer type: 3e9 squared exceeds int64
+    x, sigma = 3 * 10**9, 2e9
+    # for sigma this large the normalizer is sigma sqrt(2 pi) to far below double precision
+    # (Poisson summation: the next term is 2 exp(-2 pi^2 sigma^2)); a brute-force sum would
+    # need 1e11 terms
+    s = mp.mpf(sigma)
+    want = mp.exp(-mp.mpf(x) ** 2 / (2 * s**2)) / (s * mp.sqrt(2 * mp.pi))
+    assert dsc.discrete_gaussian_pmf([x], sigma)[0] == pytest.approx(float(want), rel=1e-12)
+
+
+def test_snapping_mechanism_single_release_is_coupled_and_validated():
+    lam, bound, f = 2.5, 40.0, 3.3
+    out = dsc.snapping_mechanism(f, lam, bound, np.random.default_rng(21))
+    rng = np.random.default_rng(21)
+    g = int(rng.geometric(0.5, size=1)[0]) - 1
+    mant = int(rng.integers(0, 2**52, size=1)[0])
+    sign = int(rng.integers(0, 2, size=1)[0])
+    noise = lam * math.log(float(Fraction(2**52 + mant, 2**52) / 2 ** (1 + g)))
+    z = f + noise if sign == 1 else f - noise
+    assert out == max(-bound, min(bound, math.floor(z / 4 + 0.5) * 4))
+    with pytest.raises(ValueError, match="^value must be a real number, got nan$"):
+        dsc.snapping_mechanism(np.nan, lam, bound, np.random.default_rng(0))

@@ -175,7 +175,16 @@ def _getbits(rng):
 
 
 def _rational(name: str, value, *, positive: bool = True) -> Fraction:
-    """``value`` as an exact Fraction (a float is taken at its exact binary value)."""
+    """``value`` as an exact Fraction (a float is taken at its exact binary value).
+
+    An int or Fraction is checked exactly, never through a float, so that parameters beyond
+    the range of doubles (``Fraction(10**400)``, ``Fraction(1, 10**400)``) are accepted.
+    """
+    if isinstance(value, numbers.Rational) and not isinstance(value, bool):
+        q = Fraction(value)
+        if q < 0 or (positive and q == 0):
+            raise ValueError(f"{name} must be {'>' if positive else '>='} 0, got {value}")
+        return q
     if positive:
         check_positive(name, value)
     else:

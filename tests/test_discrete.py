@@ -6,8 +6,11 @@ model, numpy's own Laplace sampler (bit for bit), and seeded goodness-of-fit tes
 sampling can tell.
 """
 
+import ast
+import inspect
 import math
 import random
+import textwrap
 from fractions import Fraction
 
 import mpmath as mp
@@ -282,6 +285,32 @@ def test_mechanisms_reject_bad_size_and_missing_rng():
         dsc.discrete_gaussian_mechanism(1, 1)
 
 
+SAMPLING_PATH = ("_uniform_below", "_bernoulli_exp_unit", "_bernoulli_exp", "_discrete_laplace",
+                 "_discrete_gaussian", "_gaussian_parameters", "_rational")
+
+
+def test_sampling_path_has_no_floating_point_operations():
+    # structural: no true division, no float literal, no math/numpy call in the sampling code
+    # (the only conversion is Fraction(value), which is exact for a float)
+    for name in SAMPLING_PATH:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(getattr(dsc, name))))
+        for node in ast.walk(tree):
+            assert not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div)), name
+            assert not (isinstance(node, ast.Constant) and isinstance(node.value, float)), name
+            assert not (isinstance(node, ast.Name) and node.id in ("math", "np", "float")), name
+
+
+def test_samplers_work_beyond_the_range_of_doubles():
+    # sigma = 10^400 and a scale of 10^-400 overflow / underflow a double; exact arithmetic
+    # does not care, and the draws have the right size
+    rng = random.Random(8)
+    big = Fraction(10**400)
+    draws = [dsc.sample_discrete_gaussian(big, rng) for _ in range(200)]
+    assert all(isinstance(d, int) for d in draws)
+    assert sum(abs(d) > 10**399 for d in draws) > 100        # Pr[|Y| > sigma / 10] ~ 0.92
+    assert all(abs(d) < 6 * 10**400 for d in draws)
+    assert [dsc.sample_discrete_laplace(Fraction(1, 10**400), rng) for _ in range(50)] == [0] * 50
+
 @pytest.mark.parametrize("bad", [0, -1, float("nan"), float("inf"), True])
 def test_samplers_reject_bad_parameters(bad):
     with pytest.raises(ValueError, match="sigma must be"):
@@ -297,6 +326,18 @@ def test_samplers_reject_bad_parameters(bad):
 def test_bernoulli_exp_rejects_negative_gamma():
     with pytest.raises(ValueError, match="gamma must be >= 0, got -0.5"):
         dsc.bernoulli_exp(-0.5, random.Random(0))
+    with pytest.raises(ValueError, match="^gamma must be >= 0, got -1/3$"):
+        dsc.bernoulli_exp(Fraction(-1, 3), random.Random(0))
+    assert dsc.bernoulli_exp(Fraction(0), dsc.BitSource("")) == 1      # gamma = 0 is allowed
+
+
+def test_exact_parameters_are_validated_exactly():
+    for bad, shown in ((Fraction(0), "0"), (Fraction(-1, 3), "-1/3"), (-2, "-2"), (Fraction(-1, 10**400), None)):
+        msg = f"^sigma must be > 0, got {shown}$" if shown else "^sigma must be > 0, got -1/1000"
+        with pytest.raises(ValueError, match=msg):
+            dsc.sample_discrete_gaussian(bad, random.Random(0))
+        with pytest.raises(ValueError, match=msg.replace("sigma", "scale")):
+            dsc.discrete_laplace_mechanism(0, bad, rng=random.Random(0))
 
 
 def test_exact_output_law_checks_max_bits():
@@ -370,6 +411,23 @@ def test_discrete_gaussian_delta_large_sigma_matches_cks_theorem_7():
         want = tail(a - sens / 2) - mp.exp(eps) * tail(a + sens / 2)
         assert dsc.discrete_gaussian_delta(sigma, eps, sens) == pytest.approx(float(want), rel=1e-10)
 
+
+def test_discrete_gaussian_delta_sigma_1000_matches_mpmath_tails():
+    # the benchmark's largest sigma, where the sum has thousands of terms and c ~ 1e4:
+    # CKS Theorem 7 with both tails summed in mpmath (30 digits) over 12 sigma, whose
+    # remainder is below e^-72 of the tail, and the normalizer by Poisson summation
+    sigma = 1000
+    with mp.workdps(30):
+        s = mp.mpf(sigma)
+        z = s * mp.sqrt(2 * mp.pi)                  # next term 2 e^{-2 pi^2 sigma^2}: nil
+        w = lambda y: mp.exp(-mp.mpf(y) ** 2 / (2 * s * s)) / z  # noqa: E731
+        for sens in (1, 3):
+            for eps in (0.0005, 0.002, 0.006):
+                a = mp.mpf(eps) * sigma**2 / sens
+                tail = lambda c: mp.fsum(w(y) for y in range(int(mp.floor(c)) + 1, int(c) + 12 * sigma))  # noqa: E731
+                want = tail(a - mp.mpf(sens) / 2) - mp.exp(eps) * tail(a + mp.mpf(sens) / 2)
+                got = dsc.discrete_gaussian_delta(sigma, eps, sens)
+                assert abs(got - float(want)) <= 1e-10 * float(want)
 
 def test_discrete_gaussian_delta_identities():
     # at epsilon = 0 with shift 1 the divergence is P[Y <= 0] - P[Y <= -1] = pmf(0)

@@ -429,6 +429,28 @@ def test_discrete_gaussian_delta_sigma_1000_matches_mpmath_tails():
                 got = dsc.discrete_gaussian_delta(sigma, eps, sens)
                 assert abs(got - float(want)) <= 1e-10 * float(want)
 
+@pytest.mark.parametrize("sigma, eps, k", [(0.7, 0.1, 1), (2.5, 1.5, 2), (6.0, 0.05, 1), (6.0, 0.4, 3)])
+def test_discrete_gaussian_delta_tail_bound_is_rigorous(sigma, eps, k):
+    # small blocks and loose tolerances, so the stopping rule decides where the sum ends:
+    # what it leaves out (exact value, mpmath, minus the partial sum) must be >= 0 and within
+    # the returned bound, and the bound within rtol of the sum
+    m = int(40 * sigma) + 10
+    with mp.workdps(30):
+        ys = range(-m - k, m + k + 1)
+        table = dict(zip(ys, mp_dgauss_pmf(sigma, ys)))
+        exact = mp_hockey_stick(table.__getitem__, eps, k, m)
+        s = mp.mpf(sigma)
+        log_z = float(mp.log(mp.fsum(mp.exp(-mp.mpf(y) ** 2 / (2 * s * s)) for y in range(-m, m + 1))))
+    cut = 0
+    for rtol in (1e-1, 1e-3, 1e-6, 1e-13):
+        for first_step in (1, 3):
+            total, bound = dsc._dgauss_delta_shift(sigma, log_z, eps, k, rtol=rtol, first_step=first_step)
+            left_out = float(exact - mp.mpf(total))
+            assert -1e-14 * total <= left_out <= bound + 1e-14 * total
+            assert bound <= rtol * total
+            cut += left_out > 1e-12 * total
+    assert cut > 0          # some stop came early enough for the bound to matter
+
 def test_discrete_gaussian_delta_identities():
     # at epsilon = 0 with shift 1 the divergence is P[Y <= 0] - P[Y <= -1] = pmf(0)
     for sigma in (0.5, 2.0, 30.0):

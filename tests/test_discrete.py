@@ -350,7 +350,7 @@ def test_exact_output_law_checks_max_bits():
 
 
 # ---------------------------------------------------------------- pmfs
-@pytest.mark.parametrize("sigma", [0.3, 0.99, 1.0, 1.01, 2.5, 100.0])
+@pytest.mark.parametrize("sigma", [0.3, 0.99, 1.0, 1.01, 1.9, 2.5, 100.0])
 def test_discrete_gaussian_pmf_matches_mpmath(sigma):
     ys = np.array([0, 1, -2, 3, int(2 * sigma) + 1])
     got = dsc.discrete_gaussian_pmf(ys, sigma)

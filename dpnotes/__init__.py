@@ -43,6 +43,7 @@ Modules
 ``svt``           AboveThreshold, Sparse, NumericSparse: samplers, exact output laws, accuracy
 ``local``         local randomizers (k-RR, unary encoding), frequency estimation, shuffle amplification
 ``sgd``           DP-SGD for logistic regression: per-example clipping, Gaussian noise, Poisson sampling
+``discrete``      exact discrete Laplace and Gaussian samplers and profiles; floating-point noise
 ``functional``    kernels, Gaussian processes, RKHS norms, private kernel density estimation
 ``audit``         lower bounds on epsilon from error counts, black-box audits, one-run auditing
 ``flawed``        published mechanisms whose privacy claims are false, kept as test subjects

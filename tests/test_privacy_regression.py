@@ -27,7 +27,9 @@ Noise-adding functions deliberately not audited here: ``attacks.bounded_noise_an
 (bounded uniform noise, the book's example of a mechanism that is *not* private),
 ``attacks.random_subset_queries`` (draws the attacker's queries, releases nothing),
 ``concentration.rr_loss_paths`` (a simulation of privacy-loss paths, not a release),
-``functional.sample_gp`` (noise only; audited through ``functional.private_kde``),
+``discrete.bernoulli_exp``, ``discrete.sample_discrete_laplace`` and
+``discrete.sample_discrete_gaussian`` (noise only, one draw; audited through the two discrete
+mechanisms, whose samplers they are), ``functional.sample_gp`` (noise only; audited through ``functional.private_kde``),
 ``functional.gp_extend`` (draws the noise process at new points given a release: post-processing of
 ``functional.gp_mechanism``, audited above),
 ``functional.kde_ise_normal`` (simulates the error of ``private_kde``),
@@ -45,7 +47,7 @@ from typing import Callable, NamedTuple
 import numpy as np
 import pytest
 
-from dpnotes import attacks, audit, functional, local, loss, mechanisms, selection, sgd, svt
+from dpnotes import attacks, audit, discrete, functional, local, loss, mechanisms, selection, sgd, svt
 
 CONFIDENCE = 0.999          # a false alarm (a correct mechanism flagged) has probability <= 0.1%
 
@@ -209,6 +211,19 @@ def shuffled_rr(eps0, f=1.0):
     return lambda x, size, rng: np.atleast_1d(local.shuffled_rr_count(x, eps0 / f, rng, size=size))
 
 
+def discrete_laplace(scale, f=1.0):
+    # P[y] proportional to exp(-|y|/scale): epsilon = 1/scale for integer answers of sensitivity 1
+    return lambda v, size, rng: discrete.discrete_laplace_mechanism(int(v), f * scale, size=size, rng=rng)
+
+
+def discrete_gaussian(sigma, f=1.0):
+    return lambda v, size, rng: discrete.discrete_gaussian_mechanism(int(v), f * sigma, size=size, rng=rng)
+
+
+def snapping(scale, bound, f=1.0):
+    return lambda v, size, rng: discrete.snapping_mechanism(float(v), f * scale, bound, rng, size=size)
+
+
 # ----------------------------------------------------------------- the registry
 REGISTRY = [
     Entry("mechanisms.randomized_response", rr(0.8), 0, 1, 0.8, weakened=rr(0.8, 0.5)),
@@ -238,6 +253,11 @@ REGISTRY = [
           weakened=select(selection.report_noisy_max, 1.0, 0.5)),
     Entry("selection.permute_and_flip", select(selection.permute_and_flip, 1.0), SEL_X, SEL_XP, 1.0,
           weakened=select(selection.permute_and_flip, 1.0, 0.5)),
+    Entry("discrete.discrete_laplace_mechanism", discrete_laplace(2), 0, 1, 0.5, weakened=discrete_laplace(2, 0.5)),
+    Entry("discrete.discrete_gaussian_mechanism", discrete_gaussian(1.5), 0, 1, 1.0,
+          discrete.discrete_gaussian_delta(1.5, 1.0), weakened=discrete_gaussian(1.5, 0.5)),
+    Entry("discrete.snapping_mechanism", snapping(2.0, 20.0), 0.0, 1.0, discrete.snapping_epsilon(2.0, 20.0),
+          weakened=snapping(2.0, 20.0, 0.5)),
     Entry("local.krr_randomize", krr(1.2), 0, 1, 1.2, weakened=krr(1.2, 0.5)),
     Entry("local.oue_randomize", oue(1.2), 0, 1, 1.2, weakened=oue(1.2, 0.5)),
     # the central claim after shuffling four users' reports: the exact profile at delta = 0.01

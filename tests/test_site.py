@@ -14,6 +14,7 @@ import re
 import shutil
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -95,12 +96,46 @@ def check_build(result: subprocess.CompletedProcess, out: Path, what: str) -> No
                     + (problems[-12000:] or "\n".join(log.splitlines()[-60:])), pytrace=False)
 
 
+class PdfJob(threading.Thread):
+    """The single-page build and its printing, run beside the browser checks of the site (both
+    are mostly one-core work, and the printing alone takes minutes): started by ``site``,
+    awaited by ``pdf``. The printing runs in its own process (one Playwright per process)."""
+
+    def __init__(self, pdf: Path):
+        super().__init__(daemon=True)
+        self.pdf, self.build = pdf, None
+        self.printed: subprocess.CompletedProcess | None = None
+
+    def run(self) -> None:
+        self.build = build(ROOT, OUT, seed=False, builder="singlehtml")
+        if self.build.returncode != 0:
+            return
+        code = ("import sys; from pathlib import Path; sys.path.insert(0, sys.argv[1]); import pdfbook, sitecheck; "
+                "pdfbook.print_pdf(Path(sys.argv[2]), Path(sys.argv[3]), chromium=sitecheck.find_chromium(), "
+                "mathjax_dir=sitecheck.find_mathjax())")
+        self.printed = subprocess.run(
+            [sys.executable, "-c", code, str(ROOT / "tests"), str(OUT / "_build" / "singlehtml"), str(self.pdf)],
+            capture_output=True, text=True, timeout=3600)
+
+
+_PDF_JOB: PdfJob | None = None
+
+
 @pytest.fixture(scope="session")
 def site() -> Path:
+    global _PDF_JOB
+    import pdfbook
+
     with exclusive(OUT):  # held until the last site test is done with the build
         result = build(ROOT, OUT)
         check_build(result, OUT, "build")
-        yield OUT / "_build" / "html"
+        html = OUT / "_build" / "html"
+        if not pdfbook.missing_tools():
+            _PDF_JOB = PdfJob(html / "dpnotes.pdf")
+            _PDF_JOB.start()
+        yield html
+        if _PDF_JOB is not None:
+            _PDF_JOB.join()  # never leave the printing running on a build that is about to change
 
 
 @pytest.fixture(scope="session")
@@ -123,20 +158,14 @@ def pdf(site) -> Path:
     import pdfbook
 
     missing = pdfbook.missing_tools()
-    if missing:
-        pytest.fail("the PDF check needs " + " and ".join(missing), pytrace=False)
-    check_build(build(ROOT, OUT, seed=False, builder="singlehtml"), OUT, "singlehtml")
-    chromium, mathjax = sitecheck.find_chromium(), sitecheck.find_mathjax()
-    out = site / "dpnotes.pdf"
-    pdfbook.print_pdf(OUT / "_build" / "singlehtml", out, chromium=chromium, mathjax_dir=mathjax)
-    return out
-
-
-def test_pdf_edition_has_every_chapter_and_no_broken_reference(pdf, site):
-    import pdfbook
-
-    problems = pdfbook.check_pdf(pdf, site)
-    assert not problems, "\n".join(problems)
+    if missing or _PDF_JOB is None:
+        pytest.fail("the PDF check needs " + " and ".join(missing or ["the site build"]), pytrace=False)
+    _PDF_JOB.join()
+    check_build(_PDF_JOB.build, OUT, "singlehtml")
+    printed = _PDF_JOB.printed
+    if printed.returncode != 0:
+        pytest.fail(f"printing the PDF failed:\n{(printed.stdout + printed.stderr)[-6000:]}", pytrace=False)
+    return _PDF_JOB.pdf
 
 
 def test_book_builds_without_warnings(site):
@@ -176,11 +205,6 @@ def test_live_code_is_configured(site):
         assert f'path: "./chapters/{chapter.split("/")[0]}"' in config.group(1), config.group(1)
 
 
-def test_internal_links_and_images_resolve(site, pdf):
-    problems = sitecheck.check_links(site)
-    assert not problems, "broken internal references:\n" + "\n".join(problems[:50])
-
-
 def test_pages_load_and_math_renders_in_browser(site, browser_tools):
     chromium, mathjax = browser_tools
     results = sitecheck.browser_check(site, chromium=chromium, mathjax_dir=mathjax)
@@ -198,3 +222,16 @@ def test_chapter_math_is_typeset(site, browser_tools):
         p.goto(base + str(page.relative_to(site)))
         info = p.evaluate(sitecheck._PAGE_PROBE)
     assert info["math"] >= 20 and info["typeset"] == info["math"], info
+
+
+# Last: the PDF is printed beside the checks above and awaited here (the start page links it).
+def test_internal_links_and_images_resolve(site, pdf):
+    problems = sitecheck.check_links(site)
+    assert not problems, "broken internal references:\n" + "\n".join(problems[:50])
+
+
+def test_pdf_edition_has_every_chapter_and_no_broken_reference(pdf, site):
+    import pdfbook
+
+    problems = pdfbook.check_pdf(pdf, site)
+    assert not problems, "\n".join(problems)

@@ -575,3 +575,44 @@ def test_other_bad_inputs():
         fn.kde_ise_normal(10, 0.5, [1.0, 0.0], RNG)
     with pytest.raises(ValueError, match=r"^epsilon must"):
         fn.kde_ise_normal(10, 0.5, [0.0, 1.0], RNG, epsilon=-1.0, delta=0.1)
+
+
+def _exactly(message):
+    import re
+
+    return "^" + re.escape(message) + "$"
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: fn.kde_difference_rkhs_norm(0.0, 1.0, 0, 1.0), "n must be an integer >= 1, got 0"),
+        (lambda: fn.kde_difference_rkhs_norm(0.0, 1.0, 5, -0.5), "bandwidth must be > 0, got -0.5"),
+        (lambda: fn.kde_difference_rkhs_norm([0.0, np.nan], [1.0, 2.0], 5, 1.0), "x must have finite entries"),
+        (lambda: fn.kde_difference_rkhs_norm([0.0, 1.0], [np.inf, 2.0], 5, 1.0), "x_prime must have finite entries"),
+        (lambda: fn.kde_difference_rkhs_norm([[0.0, 1.0], [1.0, 1.0]], [[0.0, 1.0, 2.0], [1.0, 1.0, 1.0]], 5, 1.0),
+         "x_prime must have points of dimension 2, got shape (2, 3)"),
+        (lambda: fn.mahalanobis_norm([1.0, 2.0], [[1.0, 2.0], [2.0, 1.0]]), "gram must be positive definite (Cholesky failed)"),
+        (lambda: fn.normal_reference_bandwidth([0.0, np.nan, 1.0]), "data must have finite entries"),
+    ],
+)
+def test_bad_inputs_exact_messages(call, message):
+    with pytest.raises(ValueError, match=_exactly(message)):
+        call()
+
+
+def test_kde_difference_rkhs_norm_names_a_non_numeric_argument():
+    with pytest.raises(ValueError, match="^x must be an array of real numbers, got "):
+        fn.kde_difference_rkhs_norm("a", 1.0, 5, 1.0)
+    with pytest.raises(ValueError, match="^x_prime must be an array of real numbers, got "):
+        fn.kde_difference_rkhs_norm(1.0, ["b"], 5, 1.0)
+
+
+def test_kde_difference_rkhs_norm_with_a_single_record():
+    # n = 1 is allowed: f_D - f_D' = c (K(., x) - K(., x')) with c = (2 pi h^2)^(-d/2); its RKHS norm
+    # is the quadratic form of (c, -c) in the Gram matrix of x, x' (computed here by hand, in 2-D)
+    h, x, xp = 0.7, np.array([0.3, -1.0]), np.array([1.1, 0.4])
+    c = 1.0 / (2 * math.pi * h * h)
+    k = math.exp(-np.sum((x - xp) ** 2) / (2 * h * h))
+    expect = math.sqrt(c * c * (1 + 1 - 2 * k))
+    assert fn.kde_difference_rkhs_norm([x], [xp], 1, h)[0] == pytest.approx(expect, rel=1e-14, abs=0)

@@ -671,3 +671,31 @@ def test_gp_extend_uses_the_given_jitter():
     assert np.allclose(got, want, rtol=1e-10, atol=1e-12)
     # the jitter matters at this size: the default gives a visibly different release
     assert not np.allclose(fn.gp_extend(old, vals, new, h, np.random.default_rng(6)), want, rtol=1e-6, atol=0)
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: fn.gp_conditional([np.nan], [1.0], [0.5], 1.0), "points must have finite entries"),
+        (lambda: fn.normal_kde_mise(0, 0.5), "n must be an integer >= 1, got 0"),
+        (lambda: fn.lscv_sensitivity(5, 0.0), "bandwidth must be > 0, got 0"),
+        (lambda: fn.sobolev_kde_sensitivity(0, 1.0), "n must be an integer >= 1, got 0"),
+        (lambda: fn.kernel_logistic_regression([0.0, np.nan], [1, -1], 1.0, 0.1), "data must have finite entries"),
+        (lambda: fn.kernel_logistic_regression([0.0, 1.0], [1, 2], 1.0, 0.1), "labels must be 2 values in {-1, 1}, got array([1, 2])"),
+        (lambda: fn.kernel_logistic_regression([0.0, 1.0], [1, -1], 1.0, 0.1, max_iter=0), "max_iter must be an integer >= 1, got 0"),
+    ],
+)
+def test_remaining_bad_inputs_exact_messages(call, message):
+    with pytest.raises(ValueError, match=_exactly(message)):
+        call()
+
+
+def test_gp_conditional_uses_the_given_jitter():
+    old, new = np.array([0.0, 0.8, 1.9]), np.array([0.4, 3.5])
+    vals = np.array([1.2, -0.3, 0.4])
+    h, tau = 0.6, 1e-3
+    k = lambda u, v: np.exp(-np.subtract.outer(u, v) ** 2 / (2 * h * h))
+    kgg = k(old, old) + tau * np.eye(3)
+    mean, cov = fn.gp_conditional(old, vals, new, h, jitter=tau)
+    assert np.allclose(mean, k(new, old) @ np.linalg.solve(kgg, vals), rtol=1e-12, atol=1e-14)
+    assert np.allclose(cov, k(new, new) - k(new, old) @ np.linalg.solve(kgg, k(old, new)), rtol=1e-12, atol=1e-14)

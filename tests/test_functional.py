@@ -699,3 +699,38 @@ def test_gp_conditional_uses_the_given_jitter():
     mean, cov = fn.gp_conditional(old, vals, new, h, jitter=tau)
     assert np.allclose(mean, k(new, old) @ np.linalg.solve(kgg, vals), rtol=1e-12, atol=1e-14)
     assert np.allclose(cov, k(new, new) - k(new, old) @ np.linalg.solve(kgg, k(old, new)), rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: fn.kde([np.nan], [0.0], 1.0), "data must have finite entries"),
+        (lambda: fn.lscv([0.0, np.nan], 1.0), "data must have finite entries"),
+        (lambda: fn.rkhs_sensitivity(5, -1.0), "bandwidth must be > 0, got -1"),
+        (lambda: fn.gp_mechanism([1.0], [np.nan], 1.0, 1.0, 0.1, 1.0, RNG), "points must have finite entries"),
+    ],
+)
+def test_last_bad_inputs_exact_messages(call, message):
+    with pytest.raises(ValueError, match=_exactly(message)):
+        call()
+
+
+def test_jitter_reaches_the_gp_draw_in_sample_gp_gp_mechanism_and_private_kde():
+    """With jitter tau the noise is L z, L the Cholesky factor of K + tau I, z the seeded standard
+    normals: checked for sample_gp (default size 1), gp_mechanism and private_kde by coupled seeds."""
+    from dpnotes.mechanisms import gaussian_sigma
+
+    g, h, tau = np.linspace(0.0, 1.0, 6), 0.3, 1e-3
+    lower = np.linalg.cholesky(np.exp(-np.subtract.outer(g, g) ** 2 / (2 * h * h)) + tau * np.eye(6))
+    z = np.random.default_rng(7).standard_normal((6, 1))[:, 0]
+    draw = fn.sample_gp(g, h, np.random.default_rng(7), jitter=tau)
+    assert draw.shape == (1, 6)
+    assert np.allclose(draw[0], lower @ z, rtol=1e-12, atol=1e-14)
+    vals = np.array([0.5, -1.0, 2.0, 0.0, 1.5, 3.0])
+    sigma = gaussian_sigma(0.8, 1e-4, 0.2, method="hrw")
+    got = fn.gp_mechanism(vals, g, 0.2, 0.8, 1e-4, h, np.random.default_rng(7), jitter=tau)
+    assert np.allclose(got - vals, sigma * (lower @ z), rtol=1e-12, atol=1e-12)
+    data = np.array([0.1, 0.4, 0.45, 0.9])
+    sigma = gaussian_sigma(0.8, 1e-4, fn.rkhs_sensitivity(4, h, 1), method="hrw")
+    got = fn.private_kde(data, g, 0.8, 1e-4, h, np.random.default_rng(7), jitter=tau)
+    assert np.allclose(got - fn.kde(data, g, h), sigma * (lower @ z), rtol=1e-12, atol=1e-12)

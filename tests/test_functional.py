@@ -734,3 +734,27 @@ def test_jitter_reaches_the_gp_draw_in_sample_gp_gp_mechanism_and_private_kde():
     sigma = gaussian_sigma(0.8, 1e-4, fn.rkhs_sensitivity(4, h, 1), method="hrw")
     got = fn.private_kde(data, g, 0.8, 1e-4, h, np.random.default_rng(7), jitter=tau)
     assert np.allclose(got - fn.kde(data, g, h), sigma * (lower @ z), rtol=1e-12, atol=1e-12)
+
+
+def test_point_and_jitter_validation_exact_messages():
+    with pytest.raises(ValueError, match=_exactly("grid must have shape (m,) or (m, d) with m, d >= 1, got shape (1, 1, 1)")):
+        fn.as_points("grid", [[[0.0]]])
+    with pytest.raises(ValueError, match=_exactly("x must have finite entries")):
+        fn.gaussian_kernel([np.nan], [0.0], 1.0)
+    with pytest.raises(ValueError, match=_exactly("max_jitter must be > 0, got 0")):
+        fn.gp_cholesky([0.0], 1.0, max_jitter=0)
+    # an indefinite matrix (eigenvalue -1): the jitter grows from 1e-10 by factors of 10 while it
+    # stays <= max_jitter = 1e-4, so the last one tried is 1e-10 * 10^6 (in floats)
+    tau = 1e-10
+    for _ in range(6):
+        tau *= 10.0
+    with pytest.raises(ValueError, match=_exactly(f"jitter must be raised: Cholesky failed up to {tau!r}")):
+        fn._jittered_cholesky(np.array([[1.0, 2.0], [2.0, 1.0]]), 1e-10, 1e-4)
+
+
+def test_gp_cholesky_default_jitter_is_1e_10():
+    pts = np.array([0.0, 0.5, 1.3])
+    lower, tau = fn.gp_cholesky(pts, 0.7)
+    assert tau == 1e-10
+    gram = np.exp(-np.subtract.outer(pts, pts) ** 2 / (2 * 0.7 ** 2))
+    assert np.allclose(lower @ lower.T, gram + 1e-10 * np.eye(3), rtol=0, atol=1e-15)

@@ -758,3 +758,13 @@ def test_gp_cholesky_default_jitter_is_1e_10():
     assert tau == 1e-10
     gram = np.exp(-np.subtract.outer(pts, pts) ** 2 / (2 * 0.7 ** 2))
     assert np.allclose(lower @ lower.T, gram + 1e-10 * np.eye(3), rtol=0, atol=1e-15)
+
+
+def test_kde_in_several_blocks_matches_the_direct_sum():
+    # 100_000 data points: kde evaluates the grid in blocks of 2e6 // n = 20 points, so a grid
+    # of 47 points takes three blocks (the last one partial); every block must be filled
+    rng = np.random.default_rng(12)
+    x, g, h = rng.standard_normal(100_000), np.linspace(-3.0, 3.0, 47), 0.25
+    direct = np.exp(-np.subtract.outer(g, x) ** 2 / (2 * h * h)).sum(axis=1) / (x.size * math.sqrt(2 * math.pi) * h)
+    assert 2_000_000 // x.size < g.size
+    assert np.allclose(fn.kde(x, g, h), direct, rtol=1e-12, atol=0)

@@ -293,8 +293,9 @@ def kde_difference_rkhs_norm(x, x_prime, n, bandwidth) -> np.ndarray:
     """
     n = check_integer("n", n, low=1)
     h = check_positive("bandwidth", bandwidth)
-    a = as_points("x", np.atleast_1d(np.asarray(x, dtype=float)))
-    b = as_points("x_prime", np.atleast_1d(np.asarray(x_prime, dtype=float)), d=a.shape[1])
+    # as_points converts to float itself and names the parameter if that fails
+    a = as_points("x", np.atleast_1d(x))
+    b = as_points("x_prime", np.atleast_1d(x_prime), d=a.shape[1])
     if a.shape != b.shape:
         raise ValueError(f"x_prime must have the shape of x {a.shape}, got shape {b.shape}")
     d = a.shape[1]

@@ -575,3 +575,197 @@ def test_other_bad_inputs():
         fn.kde_ise_normal(10, 0.5, [1.0, 0.0], RNG)
     with pytest.raises(ValueError, match=r"^epsilon must"):
         fn.kde_ise_normal(10, 0.5, [0.0, 1.0], RNG, epsilon=-1.0, delta=0.1)
+
+
+def _exactly(message):
+    import re
+
+    return "^" + re.escape(message) + "$"
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: fn.kde_difference_rkhs_norm(0.0, 1.0, 0, 1.0), "n must be an integer >= 1, got 0"),
+        (lambda: fn.kde_difference_rkhs_norm(0.0, 1.0, 5, -0.5), "bandwidth must be > 0, got -0.5"),
+        (lambda: fn.kde_difference_rkhs_norm([0.0, np.nan], [1.0, 2.0], 5, 1.0), "x must have finite entries"),
+        (lambda: fn.kde_difference_rkhs_norm([0.0, 1.0], [np.inf, 2.0], 5, 1.0), "x_prime must have finite entries"),
+        (lambda: fn.kde_difference_rkhs_norm([[0.0, 1.0], [1.0, 1.0]], [[0.0, 1.0, 2.0], [1.0, 1.0, 1.0]], 5, 1.0),
+         "x_prime must have points of dimension 2, got shape (2, 3)"),
+        (lambda: fn.mahalanobis_norm([1.0, 2.0], [[1.0, 2.0], [2.0, 1.0]]), "gram must be positive definite (Cholesky failed)"),
+        (lambda: fn.normal_reference_bandwidth([0.0, np.nan, 1.0]), "data must have finite entries"),
+    ],
+)
+def test_bad_inputs_exact_messages(call, message):
+    with pytest.raises(ValueError, match=_exactly(message)):
+        call()
+
+
+def test_kde_difference_rkhs_norm_names_a_non_numeric_argument():
+    with pytest.raises(ValueError, match="^x must be an array of real numbers, got "):
+        fn.kde_difference_rkhs_norm("a", 1.0, 5, 1.0)
+    with pytest.raises(ValueError, match="^x_prime must be an array of real numbers, got "):
+        fn.kde_difference_rkhs_norm(1.0, ["b"], 5, 1.0)
+
+
+def test_kde_difference_rkhs_norm_with_a_single_record():
+    # n = 1 is allowed: f_D - f_D' = c (K(., x) - K(., x')) with c = (2 pi h^2)^(-d/2); its RKHS norm
+    # is the quadratic form of (c, -c) in the Gram matrix of x, x' (computed here by hand, in 2-D)
+    h, x, xp = 0.7, np.array([0.3, -1.0]), np.array([1.1, 0.4])
+    c = 1.0 / (2 * math.pi * h * h)
+    k = math.exp(-np.sum((x - xp) ** 2) / (2 * h * h))
+    expect = math.sqrt(c * c * (1 + 1 - 2 * k))
+    assert fn.kde_difference_rkhs_norm([x], [xp], 1, h)[0] == pytest.approx(expect, rel=1e-14, abs=0)
+
+
+_GEN_MSG = "must be a numpy.random.Generator (use numpy.random.default_rng(seed)), got int"
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: fn.rkhs_norm([1.0, 2.0], [0.0, 1.0, 2.0], 1.0), "coef must have one entry per centre (3), got shape (2,)"),
+        (lambda: fn.rkhs_norm([1.0], [np.nan], 1.0), "centers must have finite entries"),
+        (lambda: fn.gp_extend([0.0], [1.0], [0.5], 1.0, 42), "rng " + _GEN_MSG),
+        (lambda: fn.kde_ise_normal(0, 0.5, [0.0, 1.0], RNG), "n must be an integer >= 1, got 0"),
+        (lambda: fn.kde_ise_normal(5, 0.0, [0.0, 1.0], RNG), "bandwidth must be > 0, got 0"),
+        (lambda: fn.kde_ise_normal(5, 0.5, [0.0, 1.0], 7), "rng " + _GEN_MSG),
+        (lambda: fn.kde_ise_normal(5, 0.5, [0.0, 1.0], RNG, reps=0), "reps must be an integer >= 1, got 0"),
+        (lambda: fn.kde_ise_normal(5, 0.5, [[0.0, 1.0], [1.0, 2.0]], RNG), "grid must have points of dimension 1, got shape (2, 2)"),
+        (lambda: fn.kde_ise_normal(5, 0.5, [0.0, np.nan], RNG), "grid must have finite entries"),
+        # a repeated grid point is not increasing
+        (lambda: fn.kde_ise_normal(5, 0.5, [0.0, 0.0, 1.0], RNG), "grid must be increasing with at least 2 points"),
+        (lambda: fn.kde_ise_normal(5, 0.5, [0.0], RNG), "grid must be increasing with at least 2 points"),
+    ],
+)
+def test_more_bad_inputs_exact_messages(call, message):
+    with pytest.raises(ValueError, match=_exactly(message)):
+        call()
+
+
+def test_kde_ise_normal_defaults_and_smallest_sizes_by_coupled_seeds():
+    g = np.linspace(-4.0, 4.0, 201)
+    ise, none = fn.kde_ise_normal(30, 0.4, g, np.random.default_rng(3))
+    assert none is None and ise.shape == (10,)            # the documented default reps = 10
+    # n = 1, reps = 1: the KDE is the N(x, h^2) density of the one seeded draw x
+    h = 0.6
+    (got,), _ = fn.kde_ise_normal(1, h, g, np.random.default_rng(4), reps=1)
+    x = np.random.default_rng(4).standard_normal(1)[0]
+    want = np.trapezoid((stats.norm.pdf(g, x, h) - stats.norm.pdf(g)) ** 2, g)
+    assert got == pytest.approx(want, rel=1e-12, abs=0)
+
+
+def test_gp_extend_uses_the_given_jitter():
+    """With jitter tau the conditional is computed from K_gg + tau I, and the draw from a Cholesky
+    factor of the conditional covariance + tau I (same seed); checked by solving directly."""
+    old, new = np.array([0.0, 0.8, 1.9]), np.array([0.4, 3.5])
+    vals = np.array([1.2, -0.3, 0.4])
+    h, tau = 0.6, 1e-3
+    k = lambda u, v: np.exp(-np.subtract.outer(u, v) ** 2 / (2 * h * h))
+    kgg = k(old, old) + tau * np.eye(3)
+    mean = k(new, old) @ np.linalg.solve(kgg, vals)
+    cov = k(new, new) - k(new, old) @ np.linalg.solve(kgg, k(old, new))
+    z = np.random.default_rng(6).standard_normal(2)
+    want = mean + np.linalg.cholesky(cov + tau * np.eye(2)) @ z
+    got = fn.gp_extend(old, vals, new, h, np.random.default_rng(6), jitter=tau)
+    assert np.allclose(got, want, rtol=1e-10, atol=1e-12)
+    # the jitter matters at this size: the default gives a visibly different release
+    assert not np.allclose(fn.gp_extend(old, vals, new, h, np.random.default_rng(6)), want, rtol=1e-6, atol=0)
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: fn.gp_conditional([np.nan], [1.0], [0.5], 1.0), "points must have finite entries"),
+        (lambda: fn.normal_kde_mise(0, 0.5), "n must be an integer >= 1, got 0"),
+        (lambda: fn.lscv_sensitivity(5, 0.0), "bandwidth must be > 0, got 0"),
+        (lambda: fn.sobolev_kde_sensitivity(0, 1.0), "n must be an integer >= 1, got 0"),
+        (lambda: fn.kernel_logistic_regression([0.0, np.nan], [1, -1], 1.0, 0.1), "data must have finite entries"),
+        (lambda: fn.kernel_logistic_regression([0.0, 1.0], [1, 2], 1.0, 0.1), "labels must be 2 values in {-1, 1}, got array([1, 2])"),
+        (lambda: fn.kernel_logistic_regression([0.0, 1.0], [1, -1], 1.0, 0.1, max_iter=0), "max_iter must be an integer >= 1, got 0"),
+    ],
+)
+def test_remaining_bad_inputs_exact_messages(call, message):
+    with pytest.raises(ValueError, match=_exactly(message)):
+        call()
+
+
+def test_gp_conditional_uses_the_given_jitter():
+    old, new = np.array([0.0, 0.8, 1.9]), np.array([0.4, 3.5])
+    vals = np.array([1.2, -0.3, 0.4])
+    h, tau = 0.6, 1e-3
+    k = lambda u, v: np.exp(-np.subtract.outer(u, v) ** 2 / (2 * h * h))
+    kgg = k(old, old) + tau * np.eye(3)
+    mean, cov = fn.gp_conditional(old, vals, new, h, jitter=tau)
+    assert np.allclose(mean, k(new, old) @ np.linalg.solve(kgg, vals), rtol=1e-12, atol=1e-14)
+    assert np.allclose(cov, k(new, new) - k(new, old) @ np.linalg.solve(kgg, k(old, new)), rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: fn.kde([np.nan], [0.0], 1.0), "data must have finite entries"),
+        (lambda: fn.lscv([0.0, np.nan], 1.0), "data must have finite entries"),
+        (lambda: fn.rkhs_sensitivity(5, -1.0), "bandwidth must be > 0, got -1"),
+        (lambda: fn.gp_mechanism([1.0], [np.nan], 1.0, 1.0, 0.1, 1.0, RNG), "points must have finite entries"),
+    ],
+)
+def test_last_bad_inputs_exact_messages(call, message):
+    with pytest.raises(ValueError, match=_exactly(message)):
+        call()
+
+
+def test_jitter_reaches_the_gp_draw_in_sample_gp_gp_mechanism_and_private_kde():
+    """With jitter tau the noise is L z, L the Cholesky factor of K + tau I, z the seeded standard
+    normals: checked for sample_gp (default size 1), gp_mechanism and private_kde by coupled seeds."""
+    from dpnotes.mechanisms import gaussian_sigma
+
+    g, h, tau = np.linspace(0.0, 1.0, 6), 0.3, 1e-3
+    lower = np.linalg.cholesky(np.exp(-np.subtract.outer(g, g) ** 2 / (2 * h * h)) + tau * np.eye(6))
+    z = np.random.default_rng(7).standard_normal((6, 1))[:, 0]
+    draw = fn.sample_gp(g, h, np.random.default_rng(7), jitter=tau)
+    assert draw.shape == (1, 6)
+    assert np.allclose(draw[0], lower @ z, rtol=1e-12, atol=1e-14)
+    vals = np.array([0.5, -1.0, 2.0, 0.0, 1.5, 3.0])
+    sigma = gaussian_sigma(0.8, 1e-4, 0.2, method="hrw")
+    got = fn.gp_mechanism(vals, g, 0.2, 0.8, 1e-4, h, np.random.default_rng(7), jitter=tau)
+    assert np.allclose(got - vals, sigma * (lower @ z), rtol=1e-12, atol=1e-12)
+    data = np.array([0.1, 0.4, 0.45, 0.9])
+    sigma = gaussian_sigma(0.8, 1e-4, fn.rkhs_sensitivity(4, h, 1), method="hrw")
+    got = fn.private_kde(data, g, 0.8, 1e-4, h, np.random.default_rng(7), jitter=tau)
+    assert np.allclose(got - fn.kde(data, g, h), sigma * (lower @ z), rtol=1e-12, atol=1e-12)
+
+
+def test_point_and_jitter_validation_exact_messages():
+    with pytest.raises(ValueError, match=_exactly("grid must have shape (m,) or (m, d) with m, d >= 1, got shape (1, 1, 1)")):
+        fn.as_points("grid", [[[0.0]]])
+    with pytest.raises(ValueError, match=_exactly("x must have finite entries")):
+        fn.gaussian_kernel([np.nan], [0.0], 1.0)
+    with pytest.raises(ValueError, match=_exactly("max_jitter must be > 0, got 0")):
+        fn.gp_cholesky([0.0], 1.0, max_jitter=0)
+    # an indefinite matrix (eigenvalue -1): the jitter grows from 1e-10 by factors of 10 while it
+    # stays <= max_jitter = 1e-4, so the last one tried is 1e-10 * 10^6 (in floats)
+    tau = 1e-10
+    for _ in range(6):
+        tau *= 10.0
+    with pytest.raises(ValueError, match=_exactly(f"jitter must be raised: Cholesky failed up to {tau!r}")):
+        fn._jittered_cholesky(np.array([[1.0, 2.0], [2.0, 1.0]]), 1e-10, 1e-4)
+
+
+def test_gp_cholesky_default_jitter_is_1e_10():
+    pts = np.array([0.0, 0.5, 1.3])
+    lower, tau = fn.gp_cholesky(pts, 0.7)
+    assert tau == 1e-10
+    gram = np.exp(-np.subtract.outer(pts, pts) ** 2 / (2 * 0.7 ** 2))
+    assert np.allclose(lower @ lower.T, gram + 1e-10 * np.eye(3), rtol=0, atol=1e-15)
+
+
+def test_kde_in_several_blocks_matches_the_direct_sum():
+    # 100_000 data points: kde evaluates the grid in blocks of 2e6 // n = 20 points, so a grid
+    # of 47 points takes three blocks (the last one partial); every block must be filled
+    rng = np.random.default_rng(12)
+    x, g, h = rng.standard_normal(100_000), np.linspace(-3.0, 3.0, 47), 0.25
+    got = fn.kde(x, g, h)       # first: an unfilled block could otherwise reuse the reference's freed memory
+    direct = np.exp(-np.subtract.outer(g, x) ** 2 / (2 * h * h)).sum(axis=1) / (x.size * math.sqrt(2 * math.pi) * h)
+    assert 2_000_000 // x.size < g.size
+    assert np.allclose(got, direct, rtol=1e-12, atol=0)

@@ -356,3 +356,20 @@ def test_loss_values_may_be_integers_or_exact_rationals():
     assert loss.loss_tail([1, -1], [half, half], 0.5) == 0.5
     got = loss.hockey_stick_from_loss([Fraction(2), Fraction(0)], [half, half], 1.0)
     assert got == pytest.approx(0.5 * (1 - math.exp(-1)), rel=1e-14, abs=0)
+
+
+@pytest.mark.parametrize("mu", [0.5, 3.0])
+def test_gaussian_epsilon_at_the_smallest_positive_delta(mu):
+    """delta = 5e-324, the smallest positive double: the profile underflows to exactly 0 at the
+    top of the search bracket, so the search must treat log(0) as -infinity (neither crash on it
+    nor count it as above the target). The answer is right to the resolution of subnormal floats:
+    the exact profile there (60-digit mpmath) lies within half a subnormal step of delta."""
+    from scipy.special import ndtri
+
+    delta = 5e-324
+    hi = mu * (0.5 * mu - float(ndtri(delta)))          # the search bracket's upper end
+    assert loss.gaussian_delta(hi, mu) == 0.0           # the case the guard is there for
+    e = loss.gaussian_epsilon(delta, mu)
+    assert 0 < e < hi
+    with mp.workdps(60):
+        assert mp.mpf("0.5") * mp.mpf(delta) <= mp_gaussian_delta(e, mu) < mp.mpf("1.5") * mp.mpf(delta)

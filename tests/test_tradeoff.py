@@ -222,3 +222,19 @@ def test_optimal_tradeoff_rejects_outcomes_only_the_alternative_produces_first()
     assert b == pytest.approx([1.0, 0.9, 0.0, 0.0], abs=1e-15)
     pairs = tradeoff.error_pairs([0.5, 0.5, 0.0], [0.9, 0.0, 0.1])
     assert np.all(pairs[:, 1] >= np.interp(pairs[:, 0], a, b) - 1e-15)
+
+
+
+def test_error_pairs_accepts_exactly_up_to_the_maximum_number_of_outcomes(monkeypatch):
+    # the docstring promises m <= 20 (m = 21 is refused in test_bad_inputs). Enumerating 2^20
+    # regions takes seconds, so the boundary is checked with the limit lowered to 3: m = 3 must
+    # enumerate, m = 4 must be refused. Independent check of the m = 3 result: with uniform laws a
+    # region with r outcomes has alpha = r/3 and beta = 1 - r/3, and C(3, r) regions have r outcomes.
+    monkeypatch.setattr(tradeoff, "_MAX_OUTCOMES", 3)
+    u = np.full(3, 1 / 3)
+    pairs = tradeoff.error_pairs(u, u)
+    r = np.rint(pairs[:, 0] * 3).astype(int)
+    assert np.bincount(r).tolist() == [math.comb(3, k) for k in range(4)]
+    assert np.allclose(pairs[:, 1], 1 - r / 3, atol=1e-12, rtol=0)
+    with pytest.raises(ValueError, match="^p must have at most 3 outcomes for enumeration, got 4$"):
+        tradeoff.error_pairs(np.full(4, 0.25), np.full(4, 0.25))

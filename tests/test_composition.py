@@ -512,3 +512,15 @@ def test_optimal_is_zero_once_delta_reaches_the_mass_of_positive_losses():
         tv = comp.optimal_delta(eps, k, 0.0)              # between TV and A: still 0 (the clip at 0)
         assert tv < A and comp.optimal(eps, k, (tv + A) / 2) == 0.0
         assert comp.optimal(eps, k, tv * 0.9) > 0.0
+
+
+def test_optimal_is_zero_when_delta_equals_the_mass_of_positive_losses_exactly():
+    # delta = A = Pr[loss > 0] to the last bit (scipy's binomial cdf; for many of these pairs log(delta) equals
+    # the code's log-space sum exactly): the answer is eps' = 0, with no log(0) on the way
+    from scipy import stats
+
+    for k in (1, 2, 3, 4, 7):
+        n = (k + 1) // 2
+        for eps in np.linspace(0.05, 2.5, 50):
+            A = float(stats.binom.cdf(n - 1, k, 1 / (1 + math.exp(eps))))
+            assert comp.optimal(float(eps), k, A) == 0.0

@@ -251,6 +251,9 @@ def test_search_returns_its_value_and_finds_a_gross_violation():
     r2, a2, _ = svt.search_worst_case(1, 0.7, rng=np.random.default_rng(2), n_starts=2, maxfev=30, spread=3.0)
     r1, _, _ = svt.search_worst_case(1, 0.7, rng=np.random.default_rng(2), n_starts=1, maxfev=30, spread=3.0)
     assert np.max(np.abs(a2)) <= 3.0 and r2 >= r1 - 1e-12 and r1 != r      # same first start; spread matters
+    # the documented default spread is 8/eps (at eps = 0.7, not 8 eps = 5.6): the same search, start for start
+    r8, a8, b8 = svt.search_worst_case(1, 0.7, rng=np.random.default_rng(2), n_starts=1, maxfev=30, spread=8 / 0.7)
+    assert r8 == r and np.array_equal(a8, a) and np.array_equal(b8, b)
     # both noises at scale 1/(4 eps): one query alone can cost 4 eps; the search sees more than eps
     small = dict(threshold_scale=0.25 / 0.7, query_scale=0.25 / 0.7)
     r3, _, _ = svt.search_worst_case(1, 0.7, rng=np.random.default_rng(2), n_starts=1, maxfev=30, **small)
@@ -624,6 +627,9 @@ RNG = np.random.default_rng(0)
         (lambda: svt.sparse_output_log_probabilities([0.0], 0.0, 1.0, 0), "c must be an integer >= 1"),
         (lambda: svt.sparse_output_log_probabilities([0.0], 0.0, 1.0, 1, delta=1.0), r"^delta must be in \[0, 1\)"),
         (lambda: svt.sparse_output_log_probabilities([0.0], np.inf, 1.0, 1), "threshold must be finite"),
+        (lambda: svt.sparse_output_log_probabilities([], 0.0, 1.0, 1),
+         r"^answers must be a non-empty 1-D sequence of query answers, got shape \(0,\)$"),
+        (lambda: svt.sparse_output_log_probabilities([0.0, np.nan], 0.0, 1.0, 1), r"^answers must have finite entries"),
         (lambda: svt.sparse_max_log_ratio([0.0], [2.0], 0.0, 1.0, 1), "differ by at most 1"),
         (lambda: svt.numeric_sparse_epsilons(0.0), "epsilon must be > 0"),
         (lambda: svt.numeric_sparse_epsilons(1.0, 1.0), r"delta must be in \[0, 1\)"),

@@ -669,3 +669,17 @@ def test_sparse_outputs_enumeration():
     ref = {tuple(list(s) + [k] * (c - len(s))) for j in range(c + 1) for s in itertools.combinations(range(k), j)}
     assert ours == ref and len(svt._sparse_outputs(k, c)) == len(ref)
     assert svt._sparse_outputs(2, 3).tolist() == [[2, 2, 2], [0, 2, 2], [1, 2, 2], [0, 1, 2]]
+
+
+def test_neighbour_pairs_name_the_bad_argument_and_accept_a_gap_of_exactly_one():
+    """max_log_ratio validates both answer vectors by name, and the sensitivity-1 check has a
+    1e-12 tolerance: a gap of 1 + 1e-12 (float) passes, 1 + 1e-9 does not."""
+    with pytest.raises(ValueError, match=r"^answers must be a non-empty 1-D sequence of query answers"):
+        svt.max_log_ratio([], [0.0], 0.0, 0.7)
+    with pytest.raises(ValueError, match=r"^answers_prime must have finite entries"):
+        svt.max_log_ratio([0.0], [np.nan], 0.0, 0.7)
+    edge = 1.0 + 1e-12
+    value = svt.max_log_ratio([edge, 0.0], [0.0, 0.0], 0.0, 0.7)
+    assert math.isfinite(value) and value > 0.0
+    with pytest.raises(ValueError, match=r"^answers and answers_prime must differ by at most 1"):
+        svt.max_log_ratio([1.0 + 1e-9, 0.0], [0.0, 0.0], 0.0, 0.7)

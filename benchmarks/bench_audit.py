@@ -48,6 +48,7 @@ def run_case(case):
         "epsilon": res.epsilon, "confidence": res.confidence, "n_select": res.n_select,
         "false_positives": res.false_positives, "false_negatives": res.false_negatives,
         "n_counted": res.n_negatives, "test": res.test.description,
+        "threshold": float(res.test.threshold), "below": bool(res.test.below),
     }
 
 

@@ -441,3 +441,30 @@ def test_one_run_audit_counts_and_soundness():
     over = sum(r.epsilon > exact for r in res)
     assert over <= stats.binom.ppf(0.999, 40, 0.1)
     assert np.mean([r.epsilon for r in res]) > 0.5
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int64, float])
+def test_cell_score_table_equals_binary_search(dtype):
+    """Patterns of small integers are scored from a table of every row of one shared range
+    (columns with a narrower range are widened to it); the table must give exactly the score
+    of the binary search over fitted cells, and rows outside the range (an unseen value, a
+    non-integer) must fall back to the search."""
+    rng = np.random.default_rng(3)
+    fx = rng.integers(-1, 2, size=(4000, 4)).astype(dtype)
+    fxp = np.clip(fx + rng.integers(0, 2, size=fx.shape), -1, 1).astype(dtype)
+    fx[:, 0], fxp[:, 0] = fx[:, 0] != 0, fxp[:, 0] != 0    # column 0 is {0, 1} only: widened to {-1, 0, 1}
+    score = audit._CellScore(fx, fxp, 8)
+    assert score.table is not None and score.table.size == 3**4
+    rows = rng.integers(-1, 2, size=(5000, 4)).astype(dtype)   # includes -1 in column 0, never fitted
+    np.testing.assert_array_equal(score(rows), score._search(rows))
+    assert np.any(score(rows) == 0.0) and np.any(score(rows) > 0.1) and np.any(score(rows) < -0.1)
+    outside = rows.copy()
+    outside[7, 2] = 2                               # above the range: no table code
+    assert score.disc.dense(outside) is None
+    np.testing.assert_array_equal(score(outside), score._search(outside))
+    assert score(outside)[7] == 0.0                 # an unseen cell scores 0
+    if dtype is float:
+        half = rows.copy()
+        half[3, 1] = 0.5                            # not an integer: no table code either
+        assert score.disc.dense(half) is None
+        assert score(half)[3] == 0.0 and score(half)[4] == score._search(rows)[4]

@@ -14,10 +14,12 @@ from dpnotes import flawed, svt
 
 
 def lap_from_seed(rng, scale, shape):
-    """The documented recipe: scale * (E1 - E2), E1 drawn first."""
-    e1 = rng.standard_exponential(shape)
-    e2 = rng.standard_exponential(shape)
-    return scale * (e1 - e2)
+    """The documented recipe: scale * sign * E, E drawn first, then the signs as bits of bytes."""
+    e = rng.standard_exponential(shape)
+    n = int(np.prod(shape))
+    raw = np.frombuffer(rng.bytes((n + 7) // 8), dtype=np.uint8)
+    sign = np.array([1.0 - 2.0 * ((byte >> (7 - j)) & 1) for byte in raw for j in range(8)][:n])
+    return scale * e * sign.reshape(shape)
 
 
 # ----------------------------------------------------------------- Laplace noise

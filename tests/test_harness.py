@@ -166,6 +166,57 @@ def test_staged_notebooks_are_reused_only_while_nothing_they_depend_on_changed(t
     assert nbcache.seed_cache(tmp_path / "cache2", root=tmp_path) == []
 
 
+def test_a_reused_kernel_starts_each_notebook_as_a_fresh_one_would(tmp_path):
+    """make book runs many notebooks in one kernel; whatever a page changes must not reach the
+    next page: its names, numpy's print options, mpmath's precision, rcParams, warning
+    filters and the warnings already shown, the working directory."""
+    import nbcache
+
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    # a UserWarning is shown once per place of the code that issues it: here, one module line
+    (tmp_path / "a" / "warner.py").write_text("import warnings\n\ndef warn():\n    warnings.warn('shown once per place')\n")
+    warn = tmp_path / "a" / "warn.md"
+    warn.write_text(FRONT + "\n```{code-cell} ipython3\nimport warner\nwarner.warn()\n```\n")
+    first = tmp_path / "a" / "first.md"
+    first.write_text(FRONT + textwrap.dedent("""
+        ```{code-cell} ipython3
+        import os, warnings
+        import matplotlib, mpmath, numpy as np
+        leaked = 1
+        np.set_printoptions(precision=2)
+        mpmath.mp.dps = 50
+        matplotlib.rcParams["lines.linewidth"] = 9.0
+        ```
+        ```{code-cell} ipython3
+        warnings.simplefilter("ignore")
+        os.chdir("..")
+        ```
+        """))
+    second = tmp_path / "b" / "second.md"
+    second.write_text(FRONT + textwrap.dedent("""
+        ```{code-cell} ipython3
+        import os, warnings
+        import matplotlib, mpmath, numpy as np
+        assert "leaked" not in globals()
+        assert np.get_printoptions()["precision"] == 8 and mpmath.mp.dps == 15
+        assert matplotlib.rcParams["lines.linewidth"] == 1.5
+        assert os.path.basename(os.getcwd()) == "b"
+        assert ("ignore", None, Warning, None, 0) not in warnings.filters
+        ```
+        """))
+    kernel = nbcache._Kernel(timeout=60)
+    try:
+        runs = [kernel.execute(str(page)) for page in (warn, warn, first, second)]
+    finally:
+        kernel.shutdown()
+    assert [err for _, _, err in runs] == [None] * 4, [err for _, _, err in runs]
+    for nb, _, _ in runs[:2]:       # shown on the second run too: the record of shown warnings was reset
+        assert "shown once per place" in str(nb.cells[-1].outputs)
+    assert [c.execution_count for c in runs[2][0].cells if c.cell_type == "code"] == [1, 2]
+    assert kernel.km is not None and not kernel.km.has_kernel
+
+
 def test_the_book_build_waits_for_late_outputs_instead_of_dropping_them():
     import yaml
 

@@ -24,6 +24,7 @@ import sitecheck
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "_build" / "test-site"
+OUT_PDF = ROOT / "_build" / "test-site-pdf"     # the single-page build, built beside the site
 JB = Path(sys.executable).with_name("jupyter-book")
 
 pytestmark = pytest.mark.site
@@ -43,8 +44,7 @@ def exclusive(out: Path):
 
 
 def build(source: Path, out: Path, *, seed: bool = True, builder: str = "html") -> subprocess.CompletedProcess:
-    if builder == "html":
-        shutil.rmtree(out, ignore_errors=True)
+    shutil.rmtree(out, ignore_errors=True)
     if seed:
         cache = out / "_build" / ".jupyter_cache"
         nbcache.seed_cache(cache, source)
@@ -97,8 +97,9 @@ def check_build(result: subprocess.CompletedProcess, out: Path, what: str) -> No
 
 
 class PdfJob(threading.Thread):
-    """The single-page build and its printing, run beside the browser checks of the site (both
-    are mostly one-core work, and the printing alone takes minutes): started by ``site``,
+    """The single-page build (in its own folder, from the same staged executions) and its
+    printing, run beside the site's build and browser checks (each is mostly one-core work,
+    and the printing alone takes over a minute): started by ``site`` before it builds,
     awaited by ``pdf``. The printing runs in its own process (one Playwright per process)."""
 
     def __init__(self, pdf: Path):
@@ -107,14 +108,14 @@ class PdfJob(threading.Thread):
         self.printed: subprocess.CompletedProcess | None = None
 
     def run(self) -> None:
-        self.build = build(ROOT, OUT, seed=False, builder="singlehtml")
+        self.build = build(ROOT, OUT_PDF, builder="singlehtml")
         if self.build.returncode != 0:
             return
         code = ("import sys; from pathlib import Path; sys.path.insert(0, sys.argv[1]); import pdfbook, sitecheck; "
                 "pdfbook.print_pdf(Path(sys.argv[2]), Path(sys.argv[3]), chromium=sitecheck.find_chromium(), "
                 "mathjax_dir=sitecheck.find_mathjax())")
         self.printed = subprocess.run(
-            [sys.executable, "-c", code, str(ROOT / "tests"), str(OUT / "_build" / "singlehtml"), str(self.pdf)],
+            [sys.executable, "-c", code, str(ROOT / "tests"), str(OUT_PDF / "_build" / "singlehtml"), str(self.pdf)],
             capture_output=True, text=True, timeout=3600)
 
 
@@ -127,12 +128,12 @@ def site() -> Path:
     import pdfbook
 
     with exclusive(OUT):  # held until the last site test is done with the build
+        if not pdfbook.missing_tools():
+            _PDF_JOB = PdfJob(OUT_PDF / "_build" / "pdf" / "dpnotes.pdf")
+            _PDF_JOB.start()
         result = build(ROOT, OUT)
         check_build(result, OUT, "build")
         html = OUT / "_build" / "html"
-        if not pdfbook.missing_tools():
-            _PDF_JOB = PdfJob(html / "dpnotes.pdf")
-            _PDF_JOB.start()
         yield html
         if _PDF_JOB is not None:
             _PDF_JOB.join()  # never leave the printing running on a build that is about to change
@@ -161,11 +162,14 @@ def pdf(site) -> Path:
     if missing or _PDF_JOB is None:
         pytest.fail("the PDF check needs " + " and ".join(missing or ["the site build"]), pytrace=False)
     _PDF_JOB.join()
-    check_build(_PDF_JOB.build, OUT, "singlehtml")
+    check_build(_PDF_JOB.build, OUT_PDF, "singlehtml")
     printed = _PDF_JOB.printed
     if printed.returncode != 0:
         pytest.fail(f"printing the PDF failed:\n{(printed.stdout + printed.stderr)[-6000:]}", pytrace=False)
-    return _PDF_JOB.pdf
+    # into the site, as make pdf does, where the start page links it
+    shutil.copy2(_PDF_JOB.pdf, site / "dpnotes.pdf")
+    shutil.copy2(_PDF_JOB.pdf.with_name(_PDF_JOB.pdf.name + ".json"), site / "dpnotes.pdf.json")
+    return site / "dpnotes.pdf"
 
 
 def test_book_builds_without_warnings(site):

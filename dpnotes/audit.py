@@ -387,8 +387,9 @@ def audit_test(mechanism, x, x_prime, test, *, n_samples, rng, confidence=0.95, 
 
 # --------------------------------------------------------------------------- choosing a test
 # Three families of scores are fitted on one half of the selection runs; every threshold of
-# every score is then tried on the other half, and the test whose planned bound (for the
-# number of runs that will be counted) is largest wins.
+# every score is then tried on the other half (the output itself, fitted to nothing, on all of
+# them), and the test whose planned bound (for the number of runs that will be counted) is
+# largest wins.
 
 _SMOOTH = 0.5            # pseudo-count for log-ratio estimates of cells (Jeffreys)
 _PLAN_ALPHA = 0.05        # pessimism of the validation rates when a test is chosen
@@ -701,7 +702,9 @@ def _select_test(sel_x, sel_xp, n_count, delta, alpha, rng):
     candidates = {}
     best = None
     for score, name in scores:
-        t, planned, below = _best_threshold(score(vx), score(vxp), n_count, delta, alpha)
+        # a score fitted to nothing (the output itself) is validated on every selection run
+        ax, axp = (sel_x, sel_xp) if isinstance(score, _ColumnScore) else (vx, vxp)
+        t, planned, below = _best_threshold(score(ax), score(axp), n_count, delta, alpha)
         candidates[name] = planned
         if best is None or planned > best[2]:
             best = (score, t, planned, name, below)
@@ -727,7 +730,8 @@ def audit_pair(mechanism, x, x_prime, *, n_samples, rng, confidence=0.95, delta=
        output cells, where a cell is an exact value for outputs that repeat and a
        quantile bin for continuous ones, so that sets of patterns, thresholds and intervals
        are all reachable; for vectors also a logistic-regression score, as DP-Sniper does
-       with a classifier :cite:`bichsel2021dpsniper`); on the other half try every threshold
+       with a classifier :cite:`bichsel2021dpsniper`); on the other half (on all the
+       selection runs for the output itself, which is fitted to nothing) try every threshold
        of every score and keep the set :math:`S = \{\mathrm{score} > t\}` or its complement
        whose planned bound (:func:`expected_lower_bound`'s rule applied to pessimistic
        rates, for the number of runs left) is largest.

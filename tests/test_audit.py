@@ -468,3 +468,21 @@ def test_cell_score_table_equals_binary_search(dtype):
         half[3, 1] = 0.5                            # not an integer: no table code either
         assert score.disc.dense(half) is None
         assert score(half)[3] == 0.0 and score(half)[4] == score._search(rows)[4]
+
+
+def test_audit_pair_validates_the_output_itself_on_every_selection_run():
+    """The output itself needs no fitting, so its thresholds are tried on all the selection runs,
+    not on the validation half only: a 'mechanism' whose selection runs separate the inputs in
+    their first half only shows it (a positive planned bound), and the counted runs, which do not
+    separate them, still give a bound of 0."""
+    n, n_sel = 20_000, 2000
+
+    def first_half_only(data, size, rng):
+        out = np.zeros(size)
+        if size == n_sel:
+            out[: size // 2] = float(data)
+        return out
+
+    res = audit.audit_pair(first_half_only, 0, 1, n_samples=n, rng=np.random.default_rng(0), n_select=n_sel)
+    assert res.candidates["the output"] > 1.0
+    assert res.epsilon == 0.0 and res.false_negatives == n - n_sel

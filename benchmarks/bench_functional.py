@@ -8,20 +8,11 @@ Run: ``.venv/bin/python benchmarks/bench_functional.py``.
 
 from __future__ import annotations
 
-import time
+import timeit
 
 import numpy as np
 
 from dpnotes import functional as fn
-
-
-def best_of(func, repeats: int = 5) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        func()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def main() -> None:
@@ -44,7 +35,7 @@ def main() -> None:
         "lscv_1000pts": lambda: fn.lscv(data[:1000], 0.3),
     }
     for name, func in cases.items():
-        print(f"{name}\t{best_of(func):.4f}")
+        print(f"{name}\t{min(timeit.repeat(func, number=1, repeat=5)):.4f}")
 
 
 if __name__ == "__main__":

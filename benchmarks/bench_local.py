@@ -7,22 +7,11 @@ caches its table of laws per ``(epsilon0, n)``: "cold" timings clear the cache f
 
 from __future__ import annotations
 
-import time
+import timeit
 
 import numpy as np
 
 from dpnotes import local
-
-
-def best_of(fn, repeat=3, setup=None):
-    times = []
-    for _ in range(repeat):
-        if setup is not None:
-            setup()
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
 
 
 def cold():
@@ -46,7 +35,7 @@ def main():
         ("fmt_clone_epsilon_n1000_cold", lambda: local.fmt_clone_epsilon(1.0, 1000, 1e-6), cold, "delta = 1e-6"),
     ]
     for name, fn, setup, note in cases:
-        line = f"{name}\t{best_of(fn, setup=setup):.4f}"
+        line = f"{name}\t{min(timeit.repeat(fn, setup=setup or 'pass', number=1, repeat=3)):.4f}"
         print(line + (f"\t{note}" if note else ""), flush=True)
 
 

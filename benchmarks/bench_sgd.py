@@ -7,7 +7,7 @@ throughput in examples per second (an epoch touches each example once in expecta
 
 from __future__ import annotations
 
-import time
+import timeit
 from pathlib import Path
 
 import numpy as np
@@ -15,15 +15,6 @@ import numpy as np
 from dpnotes import sgd
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def best_of(fn, repeat=3):
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
 
 
 def main():
@@ -44,7 +35,7 @@ def main():
             sgd.dp_sgd(features, target, clip_norm=1.0, noise_multiplier=1.0, sampling_probability=batch / n,
                        epochs=1, learning_rate=0.5, rng=np.random.default_rng(1))
 
-        seconds = best_of(run)
+        seconds = min(timeit.repeat(run, number=1, repeat=3))
         print(f"{name}\t{seconds:.4f}\t{n / seconds:,.0f} examples/s", flush=True)
 
 

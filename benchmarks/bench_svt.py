@@ -6,20 +6,11 @@ Run from the book root: ``.venv/bin/python benchmarks/bench_svt.py``. Prints one
 
 from __future__ import annotations
 
-import time
+import timeit
 
 import numpy as np
 
 from dpnotes import svt
-
-
-def best_of(fn, repeat=3):
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
 
 
 def main():
@@ -51,7 +42,7 @@ def main():
                                                       for i in range(1000)],
     }
     for name, fn in cases.items():
-        print(f"{name}\t{best_of(fn):.4f}", flush=True)
+        print(f"{name}\t{min(timeit.repeat(fn, number=1, repeat=3)):.4f}", flush=True)
 
 
 if __name__ == "__main__":

@@ -280,7 +280,8 @@ def execute_missing(cache_dir: Path, paths: list[Path], jobs: int | None = None,
         finally:
             kernel.shutdown()
 
-    threads = [threading.Thread(target=worker, name=f"nbexec-{i}") for i in range(min(jobs, len(todo)))]
+    # daemon threads: Ctrl-C ends the build at once (an orphaned kernel exits with its parent)
+    threads = [threading.Thread(target=worker, name=f"nbexec-{i}", daemon=True) for i in range(min(jobs, len(todo)))]
     for t in threads:
         t.start()
     for t in threads:

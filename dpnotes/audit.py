@@ -427,13 +427,15 @@ class _Discretizer:
             self.columns.append([atoms, specials, edges])
         # columns of small consecutive integers (patterns of answers) share one range, so that
         # one check of the whole array's minimum and maximum says all of them are in range
-        small = [c[0] for c in self.columns if not c[1] and not c[2].size and _small_int_range(c[0])]
-        if small:
-            lo, hi = min(a[0] for a in small), max(a[-1] for a in small)
+        # (these columns get a fast path in keys())
+        self.fast = [j for j, (atoms, specials, edges) in enumerate(self.columns)
+                     if not specials and not edges.size and _small_int_range(atoms)]
+        if self.fast:
+            lo = min(self.columns[j][0][0] for j in self.fast)
+            hi = max(self.columns[j][0][-1] for j in self.fast)
             if hi - lo < 64:
-                for c in self.columns:
-                    if not c[1] and not c[2].size and _small_int_range(c[0]):
-                        c[0] = np.arange(lo, hi + 1.0)
+                for j in self.fast:
+                    self.columns[j][0] = np.arange(lo, hi + 1.0)
         for c in self.columns:
             c.append(radix)
             radix *= c[0].size + len(c[1]) + c[2].size + 2
@@ -441,9 +443,6 @@ class _Discretizer:
         self.ok = radix < 2**53
         self.binned = any(c[2].size for c in self.columns)     # some column is continuous
         self.radix = np.array([c[3] for c in self.columns], dtype=float)
-        # columns of small consecutive integers (patterns of answers) get a fast path
-        self.fast = [j for j, (atoms, specials, edges, _) in enumerate(self.columns)
-                     if not specials and not edges.size and _small_int_range(atoms)]
         self.lo = np.array([self.columns[j][0][0] for j in self.fast], dtype=float)
         self.span = np.array([self.columns[j][0].size for j in self.fast], dtype=float)
         self.shared_range = bool(self.fast) and bool(np.all(self.lo == self.lo[0]) and np.all(self.span == self.span[0]))

@@ -101,7 +101,19 @@ def with_outputs(nb, outputs_by_cell: dict[int, list]) -> object:
     nb = copy.deepcopy(nb)
     for i, cell in enumerate(c for c in nb.cells if c.cell_type == "code"):
         cell.outputs = [nbformat.from_dict(dict(o)) for o in outputs_by_cell.get(i, [])]
-        cell.execution_count = i + 1
+    return number_cells(nb)
+
+
+def number_cells(nb):
+    """Execution counts 1, 2, ... on the code cells (and their results), as one kernel per notebook gives."""
+    number = 0
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            number += 1
+            cell.execution_count = number
+            for out in cell.outputs:
+                if "execution_count" in out:
+                    out.execution_count = number
     return nb
 
 
@@ -205,15 +217,7 @@ class _Kernel:
         run.cells.pop(0)
         nb.metadata = run.metadata
         nb.cells = run.cells
-        number = 0
-        for cell in nb.cells:                  # execution counts as in a kernel of its own
-            if cell.cell_type == "code":
-                number += 1
-                cell.execution_count = number
-                for out in cell.outputs:
-                    if "execution_count" in out:
-                        out.execution_count = number
-        return nb, secs, err
+        return number_cells(nb), secs, err
 
     def shutdown(self) -> None:
         if self.km is not None and self.km.has_kernel:

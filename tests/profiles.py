@@ -1,0 +1,41 @@
+"""Two sizes for every search-type test: a fast profile for ``make test`` and a thorough one for ``make verify``.
+
+One environment variable chooses both the Hypothesis profile (how many examples a property
+test draws) and the size of the book's own randomized searches (fuzzers, seeded sweeps):
+
+    DPNOTES_PROFILE=fast      (default)  make test
+    DPNOTES_PROFILE=thorough             make verify
+
+A test that searches asks ``size(fast=..., thorough=...)`` for its number of trials, so the two
+profiles run the same code and differ only in how far they look.
+"""
+
+from __future__ import annotations
+
+import os
+
+from hypothesis import HealthCheck, settings
+
+PROFILE = os.environ.get("DPNOTES_PROFILE", "fast")
+if PROFILE not in ("fast", "thorough"):
+    raise ValueError(f"DPNOTES_PROFILE must be 'fast' or 'thorough', got {PROFILE!r}")
+THOROUGH = PROFILE == "thorough"
+
+# deadline=None: timing is measured in benchmarks/, never asserted in a test (and a loaded
+# 2-core machine would make any deadline flaky). derandomize in the fast profile: make test
+# draws the same examples on every run, so a red suite is reproducible; the thorough profile
+# searches anew each time (and prints the seed of any failure for reproduction).
+settings.register_profile(
+    "fast", max_examples=40, deadline=None, derandomize=True, print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.register_profile(
+    "thorough", max_examples=1000, deadline=None, print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.load_profile(PROFILE)
+
+
+def size(fast: int, thorough: int) -> int:
+    """The number of trials of a randomized search under the current profile."""
+    return thorough if THOROUGH else fast

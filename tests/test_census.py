@@ -1,0 +1,421 @@
+"""Unit tests of dpnotes.census.
+
+Independent references: group counts and tables recomputed record by record in plain Python;
+the noise by coupled seeds (the same draws from dpnotes.discrete directly); the least-squares
+stage by its KKT conditions and by SLSQP on a small block; the rounding stage by enumerating
+every choice on small blocks; the worst neighbouring pair by all pairs of cells; the privacy
+profile by a brute-force double sum, by dpnotes.discrete's one-dimensional profile, and by
+Google's dp_accounting; the Bureau's conversion by their bisection on the derivative in the
+order, re-derived here. Hypothesis properties are in tests/test_props_census.py.
+"""
+
+import dataclasses
+import itertools
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from scipy.optimize import brentq, minimize
+
+from dpnotes import attacks
+from dpnotes import census as cs
+from dpnotes import composition as comp
+from dpnotes import discrete as dsc
+from dpnotes import loss
+
+Q = cs.block_queries()
+TRUTH = attacks.census_block_solutions()[0]
+SMALL = cs.block_queries(age_max=3, adult_age=2)       # 4 ages: 4 * 8 - 2 * 4 = 24 cells
+
+
+def group_count(stat, records, adult_age=18):
+    """How many records a row of the table counts, by its filters, one record at a time."""
+    n = 0
+    for age, sex, race, married in records:
+        ok = (stat.sex in (None, sex) and stat.race in (None, race) and (not stat.adult or age >= adult_age)
+              and stat.married in (None, married) and (stat.min_age is None or age >= stat.min_age)
+              and (stat.max_age is None or age <= stat.max_age))
+        n += ok
+    return n
+
+
+def dg_variance(sigma):
+    """Variance of N_Z(0, sigma^2) by a sum over |y| <= 20 sigma + 20 (the rest is below 1e-80)."""
+    y = np.arange(-int(20 * sigma) - 20, int(20 * sigma) + 21)
+    return float(np.sum(y * y * dsc.discrete_gaussian_pmf(y, sigma)))
+
+
+def measurement(q, detailed, groups, total, rho=1.0, share=0.5):
+    return cs.Measurement(np.asarray(detailed, dtype=np.int64), np.asarray(groups, dtype=np.int64), total,
+                          cs.budget_split(rho, len(q.groups), detailed_share=share))
+
+
+# ---------------------------------------------------------------- queries and histograms
+def test_block_queries_cells_and_groups():
+    assert Q.n_cells == 126 * 8 - 18 * 4                 # married minors are structural zeros
+    assert not np.any((Q.cells[0] < 18) & Q.cells[3])
+    assert Q.total.label == "1A" and [g.label for g in Q.groups] == [s.label for s in attacks.CENSUS_TABLE1[1:]]
+    recs = list(zip(*(c.tolist() for c in Q.cells)))
+    for k, g in enumerate(Q.groups):                     # membership, record by record
+        assert Q.membership[k].tolist() == [group_count(g, [r]) == 1 for r in recs]
+
+
+def test_block_queries_bad_input():
+    with pytest.raises(ValueError, match="total population"):
+        cs.block_queries(attacks.CENSUS_TABLE1[1:])
+    with pytest.raises(ValueError, match="BlockStatistic"):
+        cs.block_queries([("1A", 7)])
+    with pytest.raises(ValueError, match="age_max"):
+        cs.block_queries(age_max=0)
+    with pytest.raises(ValueError, match="adult_age"):
+        cs.block_queries(age_max=10, adult_age=11)
+    with pytest.raises(ValueError, match="queries must be a BlockQueries"):
+        cs.records_to_histogram(TRUTH, queries="table 1")
+
+
+def test_histogram_round_trip_and_bad_records():
+    h = cs.records_to_histogram(TRUTH, Q)
+    assert h.sum() == 7 and cs.histogram_to_records(h, Q) == TRUTH
+    for bad in [(8, "F", "B", True), (126, "F", "B", False), (30, "F", "A", False), (30, "F")]:
+        with pytest.raises(ValueError, match="records must be"):
+            cs.records_to_histogram([bad], Q)
+    with pytest.raises(ValueError, match="histogram must be 936"):
+        cs.histogram_to_records(np.zeros(10, dtype=int), Q)
+    with pytest.raises(ValueError, match="non-negative integer"):
+        cs.histogram_to_records(-np.eye(1, Q.n_cells, 3)[0], Q)
+    with pytest.raises(ValueError, match="non-negative integer"):
+        cs.histogram_to_records(0.5 * np.eye(1, Q.n_cells, 3)[0], Q)
+
+
+# ---------------------------------------------------------------- budget
+def test_budget_split_values_and_sigmas():
+    b = cs.budget_split(3.0, 13, detailed_share=0.25)
+    assert b.rho_detailed == 0.75 and math.isclose(b.rho_group, 2.25 / 13, rel_tol=1e-15)
+    assert math.isclose(math.fsum(b.shares), 3.0, rel_tol=1e-15) and b.shares.size == 14
+    # sigma^2 = Delta^2 / (2 rho): Delta^2 = 2 for the histogram, 1 for a count; the smallest such double
+    for sigma, var in ((b.sigma_detailed, 1 / Fraction(0.75)), (b.sigma_group, 1 / (2 * Fraction(b.rho_group)))):
+        assert Fraction(sigma) ** 2 >= var > Fraction(math.nextafter(sigma, 0)) ** 2
+    assert math.isclose(b.sigma_detailed, math.sqrt(1 / 0.75), rel_tol=1e-15)
+    inf = cs.budget_split(math.inf, 13)
+    assert inf.sigma_detailed == inf.sigma_group == 0.0 and math.isinf(inf.rho_group)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"rho": 0.0, "n_groups": 3}, "rho must be > 0"), ({"rho": -1.0, "n_groups": 3}, "rho must be > 0"),
+    ({"rho": float("nan"), "n_groups": 3}, "rho"), ({"rho": 1.0, "n_groups": 0}, "n_groups"),
+    ({"rho": 1.0, "n_groups": 3, "detailed_share": 1.0}, "detailed_share"),
+    ({"rho": 1.0, "n_groups": 3, "detailed_share": 0.0}, "detailed_share")])
+def test_budget_split_bad_input(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        cs.budget_split(**kwargs)
+
+
+# ---------------------------------------------------------------- measurements: noise exact by coupled seeds
+@pytest.mark.parametrize("rho, share", [(0.7, 0.5), (5.0, 0.9), (2.556, 0.2)])
+def test_measure_block_noise_is_exactly_the_discrete_gaussian_draws(rho, share):
+    m = cs.measure_block(TRUTH, rho, rng=np.random.default_rng(11), queries=Q, detailed_share=share)
+    h = cs.records_to_histogram(TRUTH, Q)
+    counts = np.array([group_count(g, TRUTH) for g in Q.groups])
+    b = cs.budget_split(rho, 13, detailed_share=share)
+    rng = np.random.default_rng(11)
+    noise_h = dsc.discrete_gaussian_mechanism(np.zeros(Q.n_cells, dtype=np.int64), b.sigma_detailed, rng=rng)
+    noise_g = dsc.discrete_gaussian_mechanism(np.zeros(13, dtype=np.int64), b.sigma_group, rng=rng)
+    assert np.array_equal(m.detailed - h, noise_h) and np.array_equal(m.groups - counts, noise_g)
+    assert m.total == 7 and m.budget == b
+    assert np.any(noise_h != 0) and np.any(noise_g != 0)
+
+
+def test_measure_block_without_noise_is_the_truth():
+    m = cs.measure_block(TRUTH, math.inf, rng=np.random.default_rng(0), queries=Q)
+    assert np.array_equal(m.detailed, cs.records_to_histogram(TRUTH, Q))
+    assert m.groups.tolist() == [group_count(g, TRUTH) for g in Q.groups] == [4, 3, 4, 3, 2, 4, 3, 1, 2, 1, 0, 1, 2]
+
+
+def test_measure_block_noise_scale_seeded():
+    # the empirical variance of many cells' noise matches the discrete Gaussian's (within 5 standard errors)
+    m = cs.measure_block(TRUTH, 0.5, rng=np.random.default_rng(3), queries=Q)
+    noise = m.detailed - cs.records_to_histogram(TRUTH, Q)
+    var = dg_variance(m.budget.sigma_detailed)
+    assert abs(noise.var() - var) < 5 * var * math.sqrt(2 / noise.size)
+
+
+def test_measure_block_bad_input():
+    with pytest.raises(ValueError, match="rng"):
+        cs.measure_block(TRUTH, 1.0, rng=3, queries=Q)
+    with pytest.raises(ValueError, match="rho"):
+        cs.measure_block(TRUTH, -1.0, rng=np.random.default_rng(0), queries=Q)
+
+
+# ---------------------------------------------------------------- least squares
+def kkt_violation(x, m, q):
+    """How far x is from the KKT conditions of the weighted least squares on the simplex (in people)."""
+    wd, wg = 1 / m.budget.sigma_detailed**2, 1 / m.budget.sigma_group**2
+    G = q.membership.astype(float)
+    grad = wd * (x - m.detailed) + wg * G.T @ (G @ x - m.groups)
+    on = x > 1e-9
+    lam = grad[on].mean()
+    return max(np.abs(grad[on] - lam).max() / wd, max(0.0, (lam - grad[~on]).max(initial=0.0)) / wd,
+               abs(x.sum() - m.total), -min(0.0, x.min()))
+
+
+@pytest.mark.parametrize("rho, seed", [(0.05, 0), (1.0, 1), (2.556, 2), (30.0, 3), (400.0, 4)])
+def test_least_squares_meets_kkt(rho, seed):
+    m = cs.measure_block(TRUTH, rho, rng=np.random.default_rng(seed), queries=Q)
+    x = cs.least_squares_histogram(m, Q)
+    assert kkt_violation(x, m, Q) < 1e-7
+
+
+def test_least_squares_matches_slsqp_on_a_small_block():
+    rng = np.random.default_rng(5)
+    k = len(SMALL.groups)
+    G = SMALL.membership.astype(float)
+    for trial in range(6):
+        m = measurement(SMALL, rng.integers(-2, 3, SMALL.n_cells), rng.integers(-1, 5, k), int(rng.integers(1, 6)),
+                        rho=float(rng.choice([0.3, 2.0, 9.0])), share=float(rng.choice([0.2, 0.5, 0.8])))
+        x = cs.least_squares_histogram(m, SMALL)
+        wd, wg = 1 / m.budget.sigma_detailed**2, 1 / m.budget.sigma_group**2
+        f = lambda h: wd * np.sum((h - m.detailed) ** 2) + wg * np.sum((G @ h - m.groups) ** 2)
+        ref = minimize(f, np.full(SMALL.n_cells, m.total / SMALL.n_cells), method="SLSQP",
+                       bounds=[(0, None)] * SMALL.n_cells,
+                       constraints=[{"type": "eq", "fun": lambda h: h.sum() - m.total}],
+                       options={"ftol": 1e-14, "maxiter": 1000})
+        assert ref.success and f(x) <= f(ref.x) + 1e-7 and np.allclose(x, ref.x, atol=1e-5), trial
+
+
+def test_least_squares_exact_and_empty():
+    exact = cs.measure_block(TRUTH, math.inf, rng=np.random.default_rng(0), queries=Q)
+    assert np.array_equal(cs.least_squares_histogram(exact, Q), cs.records_to_histogram(TRUTH, Q))
+    empty = measurement(Q, np.zeros(Q.n_cells), np.zeros(13), 0)
+    assert np.array_equal(cs.least_squares_histogram(empty, Q), np.zeros(Q.n_cells))
+
+
+def test_least_squares_bad_input():
+    m = cs.measure_block(TRUTH, 1.0, rng=np.random.default_rng(0), queries=Q)
+    with pytest.raises(ValueError, match="measurement must be a Measurement"):
+        cs.least_squares_histogram(m.detailed, Q)
+    with pytest.raises(ValueError, match="one count per cell"):
+        cs.least_squares_histogram(m, SMALL)
+    with pytest.raises(ValueError, match="tol"):
+        cs.least_squares_histogram(m, Q, tol=0.0)
+    broken = dataclasses.replace(cs.measure_block(TRUTH, math.inf, rng=np.random.default_rng(0), queries=Q), total=6)
+    with pytest.raises(ValueError, match="invariant total"):
+        cs.least_squares_histogram(broken, Q)
+
+
+# ---------------------------------------------------------------- rounding
+def brute_force_rounding(x, q, n):
+    """The smallest L1 objective over every way to round each fractional cell down or up, with the right total."""
+    G = q.membership.astype(float)
+    floor = np.floor(x)
+    free = np.nonzero(x > floor)[0]
+    best = math.inf
+    for up in itertools.combinations(free, n - int(floor.sum())):
+        h = floor.copy()
+        h[list(up)] += 1
+        best = min(best, np.abs(h - x).sum() + np.abs(G @ h - G @ x).sum())
+    return best
+
+
+def test_round_histogram_is_optimal_on_small_blocks():
+    rng = np.random.default_rng(9)
+    G = SMALL.membership.astype(float)
+    for trial in range(25):
+        n = int(rng.integers(1, 6))
+        x = rng.dirichlet(np.full(SMALL.n_cells, 0.3)) * n
+        x[rng.random(SMALL.n_cells) < 0.5] = 0.0
+        x *= n / x.sum()
+        h = cs.round_histogram(x, SMALL, total=n)
+        assert h.dtype == np.int64 and h.sum() == n and np.all(h >= np.floor(x)) and np.all(h <= np.ceil(x))
+        value = np.abs(h - x).sum() + np.abs(G @ h - G @ x).sum()
+        assert value <= brute_force_rounding(x, SMALL, n) + 1e-9, trial
+
+
+def test_round_histogram_integers_and_bad_input():
+    x = np.zeros(Q.n_cells)
+    x[[3, 9]] = [2.0, 1.0 - 1e-12]                      # integers up to 1e-9 stay as they are
+    assert cs.round_histogram(x, Q).tolist() == np.where(np.arange(Q.n_cells) == 3, 2,
+                                                         np.where(np.arange(Q.n_cells) == 9, 1, 0)).tolist()
+    with pytest.raises(ValueError, match="non-negative"):
+        cs.round_histogram(-x, Q)
+    with pytest.raises(ValueError, match="936"):
+        cs.round_histogram(x[:5], Q)
+    with pytest.raises(ValueError, match="sum to total"):
+        cs.round_histogram(x, Q, total=4)
+    with pytest.raises(ValueError, match="total"):
+        cs.round_histogram(x, Q, total=-1)
+
+
+# ---------------------------------------------------------------- release, table, attack
+def test_release_without_noise_reproduces_the_block_and_the_attack():
+    rel = cs.release_block(TRUTH, math.inf, rng=np.random.default_rng(0), queries=Q)
+    assert rel.records == TRUTH
+    table = cs.published_table(rel.records, Q)
+    assert table == attacks.CENSUS_TABLE1
+    assert attacks.census_block_solutions(table) == [TRUTH]
+
+
+def test_published_table_matches_a_plain_count():
+    rel = cs.release_block(TRUTH, 1.5, rng=np.random.default_rng(4), queries=Q)
+    table = cs.published_table(rel.records, Q, threshold=1)
+    for row in table:
+        n = group_count(row, rel.records)
+        assert row.count == (n if n >= 1 else None)
+    with pytest.raises(ValueError, match="threshold"):
+        cs.published_table(rel.records, Q, threshold=0)
+
+
+def test_people_recovered_counts_a_multiset_intersection():
+    a = [(30, "M", "W", True)] * 2 + [(8, "F", "B", False)]
+    assert cs.people_recovered(a, [(30, "M", "W", True)] * 3) == 2
+    assert cs.people_recovered(a, a) == 3 and cs.people_recovered(a, []) == 0
+
+
+def test_reconstruction_study_shapes_and_the_unprotected_limit():
+    s = cs.reconstruction_study(TRUTH, [math.inf, 0.05], [0, 1], attack_seeds=[1], queries=Q, max_solutions=2)
+    assert s.in_release.shape == s.n_solutions.shape == (2, 2) and s.count_error.shape == (2, 2, 14)
+    assert s.in_release[0].tolist() == [7, 7] and s.n_solutions[0].tolist() == [-1, 1] and s.recovered[0, 1] == 7
+    assert np.isnan(s.recovered[:, 0]).all() and np.all(s.count_error[0] == 0)
+    assert np.all(s.count_error[:, :, 0] == 0)            # the total is invariant
+    assert s.true_counts.tolist() == [group_count(r, TRUTH) for r in attacks.CENSUS_TABLE1]
+    # each attacked release: its own records are a solution; with one solution the attack recovers them
+    assert 1 <= s.n_solutions[1, 1] <= 2
+    if s.n_solutions[1, 1] == 1:
+        assert s.recovered[1, 1] == s.in_release[1, 1]
+
+
+def test_reconstruction_study_averages_over_the_solutions():
+    # three single White men with median 30 and mean 44: the attack finds every {A, 30, 102 - A}, A = 18..30
+    BS = attacks.BlockStatistic
+    stats = (BS("T", "total", 3, 30, 44), BS("2B", "male", 3, 30, 44, sex="M"), BS("2D", "White", 3, 30, 44, race="W"),
+             BS("3A", "single adults", 3, 30, 44, adult=True, married=False))
+    q = cs.block_queries(stats, age_max=90)
+    truth = ((20, "M", "W", False), (30, "M", "W", False), (82, "M", "W", False))
+    s = cs.reconstruction_study(truth, [math.inf], [0], queries=q, max_solutions=20)
+    # 13 solutions: the block itself (3 people right) and 12 others that share only the man of 30
+    assert s.n_solutions[0, 0] == 13 and math.isclose(s.recovered[0, 0], (3 + 12 * 1) / 13)
+
+
+def test_reconstruction_study_bad_input():
+    with pytest.raises(ValueError, match="attack_seeds"):
+        cs.reconstruction_study(TRUTH, [1.0], [0], attack_seeds=[1])
+    with pytest.raises(ValueError, match="seeds"):
+        cs.reconstruction_study(TRUTH, [1.0], [-1])
+    with pytest.raises(ValueError, match="non-empty"):
+        cs.reconstruction_study(TRUTH, [], [0])
+    with pytest.raises(ValueError, match="max_solutions"):
+        cs.reconstruction_study(TRUTH, [1.0], [0], max_solutions=0)
+
+
+# ---------------------------------------------------------------- accounting
+def test_max_groups_moved_by_all_pairs_of_cells():
+    M = Q.membership.astype(np.int64)
+    moved = max(int(np.abs(M[:, [c]] - M).sum(axis=0).max()) for c in range(Q.n_cells))
+    assert cs.max_groups_moved(Q) == moved == 10
+    assert cs.max_groups_moved(SMALL) <= len(SMALL.groups)
+
+
+def test_release_sigmas_and_bad_input():
+    b = cs.budget_split(1.0, 13)
+    s = cs.release_sigmas(b, 13)
+    assert s.size == 15 and math.isclose(np.sum(1 / s**2) / 2, 1.0, rel_tol=1e-12)   # mu^2 / 2 = rho
+    with pytest.raises(ValueError, match="groups_moved"):
+        cs.release_sigmas(b, 14)
+    with pytest.raises(ValueError, match="finite Budget"):
+        cs.release_sigmas(cs.budget_split(math.inf, 13), 1)
+
+
+@pytest.mark.parametrize("sigma", [0.3, 1.0, 2.5, 17.0])
+def test_composition_delta_of_one_coordinate_is_the_discrete_gaussian_profile(sigma):
+    eps = np.array([0.0, 0.1, 0.7, 2.0, 1 / (2 * sigma**2) + 0.3])
+    got = cs.composition_delta(eps, [sigma])
+    ref = dsc.discrete_gaussian_delta(sigma, eps)
+    # equal to 1e-10 relative, except that mass beyond the truncation (below tail = 1e-30) is left out
+    assert np.all(got <= ref * (1 + 1e-10)) and np.all(got >= ref * (1 - 1e-10) - 1e-30)
+    assert np.allclose(got[ref > 1e-20], ref[ref > 1e-20], rtol=1e-10, atol=0)
+
+
+def test_composition_delta_brute_force_two_unequal_coordinates():
+    s1, s2 = 0.7, 1.9
+    y1, y2 = np.arange(-30, 32), np.arange(-80, 82)
+    p = np.outer(dsc.discrete_gaussian_pmf(y1, s1), dsc.discrete_gaussian_pmf(y2, s2))
+    qq = np.outer(dsc.discrete_gaussian_pmf(y1 - 1, s1), dsc.discrete_gaussian_pmf(y2 - 1, s2))
+    for eps in (0.0, 0.4, 1.3, 3.0, 6.0):
+        ref = np.maximum(p - math.exp(eps) * qq, 0).sum()
+        assert math.isclose(cs.composition_delta(eps, [s1, s2]), ref, rel_tol=1e-9)
+
+
+@pytest.mark.parametrize("rho, share, moved", [(2.0, 0.6, 13), (float(cs.BUREAU_PERSONS_RHO), 0.5, 13),
+                                               (float(cs.BUREAU_PERSONS_RHO), 0.5, 10)])
+def test_composition_delta_against_dp_accounting(rho, share, moved):
+    from dp_accounting.pld import privacy_loss_distribution as pld
+
+    sigmas = cs.release_sigmas(cs.budget_split(rho, 13, detailed_share=share), moved)
+    acc = None
+    for s in sigmas:
+        one = pld.from_discrete_gaussian_mechanism(float(s), sensitivity=1, value_discretization_interval=1e-4)
+        acc = one if acc is None else acc.compose(one)
+    for eps in (0.5, 4.0, 9.0):
+        ours, theirs = cs.composition_delta(eps, sigmas), acc.get_delta_for_epsilon(eps)
+        # dp_accounting rounds each loss up to a 1e-4 grid (pessimistic): never below ours, and within
+        # the delta of an epsilon (number of coordinates) x 1e-4 smaller
+        assert ours <= theirs <= cs.composition_delta(eps - sigmas.size * 1e-4, sigmas) + 1e-15
+    e_ours, e_theirs = cs.composition_epsilon(1e-10, sigmas), acc.get_epsilon_for_delta(1e-10)
+    assert e_ours <= e_theirs <= e_ours + sigmas.size * 1e-4
+
+
+def test_composition_delta_extremes_and_epsilon_round_trip():
+    assert cs.composition_delta(0.0, [0.05]) == pytest.approx(1.0, abs=1e-12)      # tiny noise: no privacy
+    assert cs.composition_delta(5.0, [60.0] * 3) == 0.0 or cs.composition_delta(5.0, [60.0] * 3) < 1e-30
+    big = cs.composition_delta(0.0, [60.0, 60.0])                                 # huge noise: TV distance small
+    assert 0 < big < 0.02
+    for d in (1e-12, 1e-6, 0.1):
+        e = cs.composition_epsilon(d, [0.9, 0.9, 2.2, 2.2, 2.2])
+        assert math.isclose(cs.composition_delta(e, [0.9, 0.9, 2.2, 2.2, 2.2]), d, rel_tol=1e-8)
+    assert cs.composition_epsilon(0.999, [3.0]) == 0.0
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: cs.composition_delta(-0.1, [1.0]), "epsilon"), (lambda: cs.composition_delta(1.0, [0.0]), "sigmas"),
+    (lambda: cs.composition_delta(1.0, []), "sigmas"), (lambda: cs.composition_delta(1.0, [1, 2, 3, 4]), "3 distinct"),
+    (lambda: cs.composition_delta(1.0, [1.0], tail=0.1), "tail"), (lambda: cs.composition_epsilon(0.0, [1.0]), "delta"),
+    (lambda: cs.composition_delta(1.0, "ab"), "sigmas")])
+def test_accounting_bad_input(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
+
+
+def bureau_bisection(rho, delta):
+    """The Bureau's curve.py method, re-derived: log delta(eps) = min_a g(a), minimized where g'(a) = 0."""
+    def log_delta(eps):
+        g = lambda a: (a - 1) * (a * rho - eps) + a * math.log1p(-1 / a) - math.log(a - 1)
+        dg = lambda a: (2 * a - 1) * rho - eps + math.log1p(-1 / a)
+        a = brentq(dg, 1 + 1e-12, 1e7)
+        return g(a)
+    return brentq(lambda e: log_delta(e) - math.log(delta), rho, rho + 10 * math.sqrt(rho * math.log(1 / delta)) + 10,
+                  xtol=1e-13)
+
+
+@pytest.mark.parametrize("rho, delta", [(float(cs.BUREAU_PERSONS_RHO), 1e-10), (0.07, 1e-10), (0.01, 1e-5),
+                                        (1.0, 0.3), (50.0, 1e-12), (1e-3, 1e-3)])
+def test_zcdp_epsilon_cks_is_the_bureaus_conversion(rho, delta):
+    ours = cs.zcdp_epsilon_cks(rho, delta)
+    ref = bureau_bisection(rho, delta)
+    # a grid of orders can only overshoot the infimum; relative spacing 2e-4 puts it within 1e-7 (relative)
+    assert ref - 1e-9 <= ours <= ref * (1 + 1e-7) + 1e-12
+    assert ours < comp.zcdp_to_dp(rho, delta)                 # tighter than Bun and Steinke's conversion
+
+
+def test_bureau_constants_from_the_production_configuration():
+    assert cs.BUREAU_PERSONS_RHO == Fraction(542, 339) ** 2 and cs.BUREAU_DELTA == 1e-10
+    assert sum(cs.BUREAU_GEOLEVEL_SHARES.values()) == 1
+    assert list(cs.BUREAU_GEOLEVEL_SHARES) == ["US", "State", "County", "Tract", "Block_Group", "Block"]
+
+
+def test_exact_accounting_is_below_the_conversion():
+    # Gaussian-equivalent exact epsilon <= the Bureau's conversion of the same rho (zCDP is a valid bound)
+    for rho in (0.05, 1.0, float(cs.BUREAU_PERSONS_RHO), 20.0):
+        mu = math.sqrt(2 * rho)
+        assert loss.gaussian_epsilon(1e-10, mu) < cs.zcdp_epsilon_cks(rho, 1e-10)
+        sig = cs.release_sigmas(cs.budget_split(rho, 13), 13)
+        assert cs.composition_epsilon(1e-10, sig) < cs.zcdp_epsilon_cks(rho, 1e-10)

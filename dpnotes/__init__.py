@@ -48,6 +48,7 @@ Modules
 ``audit``         lower bounds on epsilon from error counts, black-box audits, one-run auditing
 ``flawed``        published mechanisms whose privacy claims are false, kept as test subjects
 ``subsampling``   amplification by subsampling; subsampled-Gaussian RDP, tight PLD (FFT) and GDP accounting
+``census``        the 2020 Census in miniature: TopDown's measurements and post-processing, exact accounting
 ``plotting``      the book's single figure style
 """
 

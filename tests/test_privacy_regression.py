@@ -35,7 +35,9 @@ mechanisms, whose samplers they are), ``functional.sample_gp`` (noise only; audi
 ``functional.kde_ise_normal`` (simulates the error of ``private_kde``),
 ``svt.search_worst_case`` (random starting points of a search), ``sgd.poisson_batch`` (draws a
 batch of indices, releases nothing; audited through ``sgd.dp_sgd``), ``svt.simulate_accuracy_failure``
-(simulates AboveThreshold, audited through ``svt.sample_outputs``), and ``dpnotes.flawed``
+(simulates AboveThreshold, audited through ``svt.sample_outputs``), ``census.measure_block`` (the
+discrete Gaussian mechanism, audited above, on each query; its noise is checked exactly by coupled seeds in
+``tests/test_census.py``), ``census.release_block`` (post-processing of ``census.measure_block``), and ``dpnotes.flawed``
 (broken on purpose; see the auditing chapter).
 """
 

@@ -174,27 +174,6 @@ def _clip_extreme(g: np.ndarray, clip_norm: float) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- the model
-_MODEL_PARAMETERS = """
-    Parameters
-    ----------
-    weights : array of shape (d + 1,)
-        Finite coefficients, the last entry being the bias.
-    features : array of shape (n, d)
-        Finite feature vectors, ``n >= 1`` and ``d >= 1``.
-    labels : array of shape (n,)
-        Each 0 or 1.
-"""
-
-_MODEL_RAISES = """
-    Raises
-    ------
-    ValueError
-        If an argument is not an array of numbers (``None``, a string, a ragged list), has
-        the wrong shape or a nan or infinite entry, a label is not 0 or 1, or a score
-        :math:`\\tilde x^\\top\\theta` overflows to both signs in one sum (nan).
-"""
-
-
 def logistic_loss(weights, features, labels) -> float:
     r"""Mean logistic (cross-entropy) loss of a logistic-regression model.
 
@@ -203,12 +182,28 @@ def logistic_loss(weights, features, labels) -> float:
     :math:`\log(1 + e^{-z})` when :math:`y = 1` and :math:`\log(1 + e^{z})` when :math:`y = 0`
     (the same number) with :func:`numpy.logaddexp`, so no :math:`e^z` overflows and a
     score that overflows to :math:`\pm\infty` still gives the right limit.
-    {params}
+
+    Parameters
+    ----------
+    weights : array of shape (d + 1,)
+        Finite coefficients, the last entry being the bias.
+    features : array of shape (n, d)
+        Finite feature vectors, ``n >= 1`` and ``d >= 1``.
+    labels : array of shape (n,)
+        Each 0 or 1.
+
     Returns
     -------
     float
         The mean loss, :math:`\ge 0` (``inf`` only when a term exceeds the largest float).
-    {raises}
+
+    Raises
+    ------
+    ValueError
+        If an argument is not an array of numbers (``None``, a string, a ragged list), has
+        the wrong shape or a nan or infinite entry, a label is not 0 or 1, or a score
+        :math:`\tilde x^\top\theta` overflows to both signs in one sum (nan).
+
     Examples
     --------
     >>> round(logistic_loss([0.0, 0.0], [[1.0], [2.0]], [0, 1]), 6)   # log 2 at theta = 0
@@ -226,11 +221,27 @@ def per_example_gradients(weights, features, labels) -> np.ndarray:
     gradient of :math:`\ell(\theta; x_i, y_i) = \log(1 + e^{\tilde x_i^\top\theta}) - y_i\tilde x_i^\top\theta`
     with respect to ``weights`` (:math:`\tilde x = (x, 1)`). Its norm is at most
     :math:`\lVert \tilde x_i \rVert_2`.
-    {params}
+
+    Parameters
+    ----------
+    weights : array of shape (d + 1,)
+        Finite coefficients, the last entry being the bias.
+    features : array of shape (n, d)
+        Finite feature vectors, ``n >= 1`` and ``d >= 1``.
+    labels : array of shape (n,)
+        Each 0 or 1.
+
     Returns
     -------
     ndarray of shape (n, d + 1)
-    {raises}
+
+    Raises
+    ------
+    ValueError
+        If an argument is not an array of numbers (``None``, a string, a ragged list), has
+        the wrong shape or a nan or infinite entry, a label is not 0 or 1, or a score
+        :math:`\tilde x^\top\theta` overflows to both signs in one sum (nan).
+
     Examples
     --------
     >>> per_example_gradients([0.0, 0.0], [[2.0], [-1.0]], [1, 0])
@@ -362,12 +373,28 @@ def poisson_batch(n, sampling_probability, *, rng) -> np.ndarray:
 
 def accuracy(weights, features, labels) -> float:
     r"""Fraction of examples whose label the model predicts (predict 1 when :math:`\tilde x^\top\theta > 0`).
-    {params}
+
+    Parameters
+    ----------
+    weights : array of shape (d + 1,)
+        Finite coefficients, the last entry being the bias.
+    features : array of shape (n, d)
+        Finite feature vectors, ``n >= 1`` and ``d >= 1``.
+    labels : array of shape (n,)
+        Each 0 or 1.
+
     Returns
     -------
     float
         In :math:`[0, 1]`, a multiple of :math:`1/n`.
-    {raises}
+
+    Raises
+    ------
+    ValueError
+        If an argument is not an array of numbers (``None``, a string, a ragged list), has
+        the wrong shape or a nan or infinite entry, a label is not 0 or 1, or a score
+        :math:`\tilde x^\top\theta` overflows to both signs in one sum (nan).
+
     Examples
     --------
     >>> accuracy([1.0, 0.0], [[2.0], [-1.0], [0.5]], [1, 0, 0])
@@ -376,11 +403,6 @@ def accuracy(weights, features, labels) -> float:
     x, y = _data(features, labels)
     w = _weights(weights, x.shape[1])
     return float(np.mean((_scores(_augment(x), w) > 0) == (y == 1)))
-
-
-for _f in (logistic_loss, per_example_gradients, accuracy):
-    _f.__doc__ = _f.__doc__.replace("{params}", _MODEL_PARAMETERS).replace("{raises}", _MODEL_RAISES)
-del _f
 
 
 # --------------------------------------------------------------------------- training

@@ -10,6 +10,8 @@ test, thorough: make verify) and ``size()`` the length of the seeded searches.
 
 import itertools
 import math
+import re
+import warnings
 
 import mpmath
 import numpy as np
@@ -318,10 +320,10 @@ CALLS = {
 OPTIONAL = {"delta", "initial_weights", "expected_batch_size", "accountant"}      # None is their default
 ARRAYS = {"weights", "features", "labels", "gradients", "initial_weights"}
 BAD = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf, "None": None, "string": "0.5", "list": [0.5],
-       "ragged": [[1.0], [1.0, 2.0]]}
+       "ragged": [[1.0], [1.0, 2.0]], "strings": [["a", "b"], ["c", "d"]]}
 CASES = [(f, p, b) for f, (_, params) in CALLS.items() for p in params for b in BAD
          if not (b == "None" and p in OPTIONAL) and not (b == "list" and p in ARRAYS)
-         and not (b == "ragged" and p not in ARRAYS)]
+         and not (b in ("ragged", "strings") and p not in ARRAYS)]
 
 
 @pytest.mark.parametrize("func, param, bad", CASES)
@@ -332,3 +334,54 @@ def test_bad_input_raises_a_value_error_that_names_the_parameter(func, param, ba
         kw["delta"] = 1e-5
     with pytest.raises(ValueError, match=rf"^{param} (must|and)"):
         call(**kw)
+
+
+@pytest.mark.parametrize("func, param", [(f, p) for f, (_, params) in CALLS.items() for p in params if p in ARRAYS])
+@pytest.mark.parametrize("bad", ["None", "string", "ragged", "strings"])
+def test_a_non_array_names_the_parameter_and_shows_the_value(func, param, bad):
+    call, _ = CALLS[func]
+    if bad == "None" and param in OPTIONAL:
+        return                                            # None is the default of initial_weights
+    want = {"None": "None", "string": "'0.5'", "ragged": re.escape("[[1.0], [1.0, 2.0]]"),
+            "strings": re.escape("[['a', 'b'], ['c', 'd']]")}[bad]
+    with pytest.raises(ValueError, match=rf"^{param} must be an array of numbers, got {want}$"):
+        call(**{param: BAD[bad]})
+
+
+@pytest.mark.parametrize("answer", ["abc", 3, [1.0]])
+def test_a_non_callable_accountant_is_shown_in_the_message(answer):
+    with pytest.raises(ValueError, match=rf"^accountant must be a callable \(q, sigma, steps, delta\) -> epsilon, "
+                                         rf"got {re.escape(repr(answer))}$"):
+        _fit(accountant=answer, delta=1e-5)
+
+
+# --------------------------------------------------------------------------- overflow: right answers, no warnings
+def test_scores_that_overflow_give_the_limits_without_warnings():
+    w, x = [1e200, 0.0], [[1e200], [-1e200]]               # scores +inf and -inf
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert sgd.logistic_loss(w, x, [1, 0]) == 0.0        # both examples right with infinite margin
+        assert sgd.logistic_loss(w, x, [0, 1]) == math.inf   # both wrong: the loss exceeds every float
+        assert np.array_equal(sgd.per_example_gradients(w, x, [1, 1]), [[0.0, 0.0], [-(-1e200), -1.0]])
+        assert sgd.accuracy(w, x, [1, 0]) == 1.0
+
+
+def test_a_score_that_is_inf_minus_inf_is_refused_without_warnings():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for f in (sgd.logistic_loss, sgd.per_example_gradients, sgd.accuracy):
+            with pytest.raises(ValueError, match=r"^features and weights must give scores x \. weights that are "
+                                                 r"numbers, got nan \(an overflow to \+inf and -inf in one sum\)$"):
+                f([1e200, -1e200, 0.0], [[1e200, 1e200]], [1])
+
+
+def test_extreme_rows_are_clipped_without_warnings():
+    g = [[0.0, 0.0], [1.7e308, 1.7e308], [3e-320, 0.0], [-1e200, 0.0]]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = sgd.clip_gradients(g, 2.0)
+        tiny = sgd.clip_gradients([[0.0, 0.0], [3e-160, 4e-160]], 1e-160)
+    assert np.array_equal(out[0], [0.0, 0.0]) and np.array_equal(out[2], [3e-320, 0.0])
+    assert np.allclose(out[1], [math.sqrt(2.0), math.sqrt(2.0)], rtol=1e-15)
+    assert np.array_equal(out[3], [-2.0, 0.0])
+    assert np.array_equal(tiny[0], [0.0, 0.0]) and np.allclose(tiny[1], [0.6e-160, 0.8e-160], rtol=1e-15)

@@ -33,7 +33,7 @@ def main():
 
         def run():
             sgd.dp_sgd(features, target, clip_norm=1.0, noise_multiplier=1.0, sampling_probability=batch / n,
-                       epochs=1, learning_rate=0.5, rng=np.random.default_rng(1))
+                       epochs=1, learning_rate=0.5, rng=np.random.default_rng(1), expected_batch_size=batch)
 
         seconds = min(timeit.repeat(run, number=1, repeat=3))
         print(f"{name}\t{seconds:.4f}\t{n / seconds:,.0f} examples/s", flush=True)

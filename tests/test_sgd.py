@@ -92,11 +92,13 @@ def test_noisy_sum_minus_clipped_sum_is_sigma_c_times_the_same_draw(sigma, c):
     assert np.allclose(out - clipped_sum, sigma * c * z, rtol=1e-12, atol=1e-12)
 
 
-@pytest.mark.parametrize("sigma, c, q", [(0.8, 0.5, 0.3), (3.0, 2.0, 1.0)])
-def test_one_dp_sgd_step_is_exactly_the_documented_update(sigma, c, q):
+@pytest.mark.parametrize("sigma, c, q, divisor", [(0.8, 0.5, 0.3, 7.3), (3.0, 2.0, 1.0, None)])
+def test_one_dp_sgd_step_is_exactly_the_documented_update(sigma, c, q, divisor):
     lr = 0.37
     run = sgd.dp_sgd(X, Y, clip_norm=c, noise_multiplier=sigma, sampling_probability=q, epochs=1,
-                     learning_rate=lr, rng=np.random.default_rng(5), initial_weights=W)
+                     learning_rate=lr, rng=np.random.default_rng(5), initial_weights=W,
+                     expected_batch_size=divisor)
+    b = 1.0 if divisor is None else divisor           # the documented default: the noisy sum itself
     steps = run.steps_per_epoch
     assert steps == round(1 / q)
     # replay with the same seed, from the formula, without the module's helpers
@@ -110,9 +112,9 @@ def test_one_dp_sgd_step_is_exactly_the_documented_update(sigma, c, q):
         g = (p - Y[batch])[:, None] * xb
         norms = np.sqrt((g ** 2).sum(axis=1))
         g = np.where((norms > c)[:, None], g * c / norms[:, None], g)
-        update = (w - (w - lr * (g.sum(axis=0) + sigma * c * z) / (q * N)))
+        update = (w - (w - lr * (g.sum(axis=0) + sigma * c * z) / b))
         # the update, rescaled, minus the clipped sum is sigma * C * z exactly
-        assert np.allclose(update * q * N / lr - g.sum(axis=0), sigma * c * z, rtol=1e-10, atol=1e-12)
+        assert np.allclose(update * b / lr - g.sum(axis=0), sigma * c * z, rtol=1e-10, atol=1e-12)
         w = w - update
     assert np.allclose(run.weights, w, rtol=1e-12, atol=1e-12)
 
@@ -120,11 +122,49 @@ def test_one_dp_sgd_step_is_exactly_the_documented_update(sigma, c, q):
 def test_expected_batch_size_is_the_public_divisor():
     # with sigma = 0, q = 1 and C above every norm, one step is w - lr * sum(g) / divisor
     g_sum = sgd.per_example_gradients(W, X, Y).sum(axis=0)
-    for divisor in [None, 7.5]:
+    for divisor, want in [(None, 1.0), (7.5, 7.5), (0.2, 0.2)]:
         run = sgd.dp_sgd(X, Y, clip_norm=1e6, noise_multiplier=0.0, sampling_probability=1.0, epochs=1,
                          learning_rate=0.3, rng=np.random.default_rng(0), initial_weights=W,
                          expected_batch_size=divisor)
-        assert np.allclose(run.weights, W - 0.3 * g_sum / (N if divisor is None else divisor), rtol=1e-12)
+        assert np.allclose(run.weights, W - 0.3 * g_sum / want, rtol=1e-12)
+
+
+def divisor_of_one_step(x, y, **kw):
+    """The divisor b a one-step, noiseless, full-batch run used: w1 = w0 - lr * sum(g) / b, solved for b."""
+    lr = 0.3
+    run = sgd.dp_sgd(x, y, clip_norm=1e6, noise_multiplier=0.0, sampling_probability=1.0, epochs=1,
+                     learning_rate=lr, rng=np.random.default_rng(0), initial_weights=W, **kw)
+    g_sum = sgd.per_example_gradients(W, x, y).sum(axis=0)
+    step = W - run.weights
+    return lr * float(g_sum @ g_sum) / float(g_sum @ step)       # least squares for step = lr * g_sum / b
+
+
+@pytest.mark.parametrize("kw", [{}, {"expected_batch_size": 9.25}])
+def test_the_divisor_does_not_change_when_a_record_is_added(kw):
+    # under add/remove the data set size is private: the mechanism that runs must divide by the
+    # same constant on D and on D plus one record, or the accountant's pair is not the right one
+    extra = np.array([[0.4, -2.0, 1.0, 0.3]])
+    b_d = divisor_of_one_step(X, Y, **kw)
+    b_d_plus = divisor_of_one_step(np.vstack([X, extra]), np.r_[Y, 1.0], **kw)
+    b_d_minus = divisor_of_one_step(X[:-5], Y[:-5], **kw)
+    assert math.isclose(b_d, b_d_plus, rel_tol=1e-9) and math.isclose(b_d, b_d_minus, rel_tol=1e-9)
+    assert math.isclose(b_d, kw.get("expected_batch_size", 1.0), rel_tol=1e-9)
+
+
+def test_the_divisor_is_public_with_poisson_batches_and_noise():
+    # q < 1 and sigma > 0, replayed from the seed on D and on D plus a record: both runs divide by
+    # the same constant, whatever the batches drawn
+    extra_x, extra_y = np.vstack([X, [[1.0, 1.0, 1.0, 1.0]]]), np.r_[Y, 0.0]
+    for x, y in [(X, Y), (extra_x, extra_y)]:
+        n = y.size
+        run = sgd.dp_sgd(x, y, clip_norm=0.6, noise_multiplier=1.1, sampling_probability=0.25, epochs=1,
+                         learning_rate=0.4, rng=np.random.default_rng(21), initial_weights=W)
+        rng, w = np.random.default_rng(21), W.copy()
+        for _ in range(4):
+            batch = rng.random(n) < 0.25
+            noisy = sgd.noisy_clipped_sum(sgd.per_example_gradients(w, x[batch], y[batch]), 0.6, 1.1, rng=rng)
+            w = w - 0.4 * noisy / 1.0                    # the default public divisor, not 0.25 * n
+        assert np.allclose(run.weights, w, rtol=1e-12, atol=1e-12)
 
 
 def test_noise_scale_statistically():
@@ -179,7 +219,8 @@ def test_batch_sizes_replay_seed():
 def test_sigma_zero_q_one_large_c_is_plain_gradient_descent():
     lr, epochs = 0.8, 25
     run = sgd.dp_sgd(X, Y, clip_norm=1e6, noise_multiplier=0.0, sampling_probability=1.0, epochs=epochs,
-                     learning_rate=lr, rng=np.random.default_rng(1), initial_weights=W, delta=1e-5)
+                     learning_rate=lr, rng=np.random.default_rng(1), initial_weights=W, delta=1e-5,
+                     expected_batch_size=N)
     # independent full-batch gradient descent on the mean loss: grad = X~^T (p - y) / n
     xa = np.column_stack([X, np.ones(N)])
     w, losses = W.copy(), []
@@ -197,7 +238,7 @@ def test_small_clip_norm_changes_gradient_descent():
     # with C below the gradient norms, sigma = 0, q = 1 is GD on clipped gradients, not plain GD
     c, lr = 0.05, 0.5
     run = sgd.dp_sgd(X, Y, clip_norm=c, noise_multiplier=0.0, sampling_probability=1.0, epochs=1,
-                     learning_rate=lr, rng=np.random.default_rng(1), initial_weights=W)
+                     learning_rate=lr, rng=np.random.default_rng(1), initial_weights=W, expected_batch_size=N)
     g = sgd.per_example_gradients(W, X, Y)
     g_clipped = g * np.minimum(1, c / np.linalg.norm(g, axis=1))[:, None]
     assert np.allclose(run.weights, W - lr * g_clipped.mean(axis=0), rtol=1e-12)

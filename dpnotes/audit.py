@@ -81,9 +81,8 @@ def _confidence(confidence) -> float:
 
 def _real_array(name: str, value, *, allow_inf: bool = False) -> np.ndarray:
     """``value`` (a number or an array_like of numbers) as a float array; bool, None, strings and
-    nan are refused (numpy would turn them into 1.0, nan and 3.0), and infinities unless allowed."""
-    if value is None or isinstance(value, (str, bytes, bool, np.bool_)):
-        raise ValueError(f"{name} must be a number or an array of numbers, got {value!r}")
+    nan are refused (``np.asarray(x, dtype=float)`` would turn them into 1.0, nan and 3.0: here
+    their dtype, bool, object or str, says they are no numbers), and infinities unless allowed."""
     try:
         arr = np.asarray(value)
     except (ValueError, TypeError):

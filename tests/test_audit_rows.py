@@ -229,3 +229,57 @@ def test_huge_integers_are_told_apart_exactly():
     rows = np.array([[base], [base + 1], [base + 2], [base + 3], [base + 4]], dtype=np.int64)
     assert np.unique(disc.keys(rows)).size == 5
     assert float(base + 1) == float(base)        # what a float key would have merged
+
+
+# ----------------------------------------------------------------- fast paths against the reference
+def _reference_keys(disc, rows):
+    """The mixed-radix key from each column's own row-by-row codes, with no fast path."""
+    key = np.zeros(rows.shape[0])
+    for j, c in enumerate(disc.columns):
+        key += c.codes(rows[:, j]) * disc.radix[j]
+    return key
+
+
+@st.composite
+def pattern_fits(draw):
+    """Columns of small consecutive integers at offsets up to and beyond the fast paths' limit
+    (2**50), after an optional continuous column that makes their radix large."""
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    dtype = draw(st.sampled_from(["float64", "int64", "float32", "int8"]))
+    near = [2**50 - 70] * 4                       # the largest fast offsets: where sums round first
+    lo_pool = {"float64": [0, -5, *near, 2**50 - 2, 2**49, 2**51 + 1],
+               "int64": [0, -5, *near, 2**50 - 2, 2**49, 2**51 + 1, -(2**50) + 1],
+               "float32": [0, -5, 2**20], "int8": [-128, 0, 100]}[dtype]
+    lo = draw(st.sampled_from(lo_pool))
+    d = draw(st.integers(1, 8))
+    span = draw(st.integers(1, 4))
+    cols = [lo + rng.integers(0, span, 400) for _ in range(d)]
+    fit = np.column_stack(cols).astype(dtype)
+    if dtype.startswith("float") and draw(st.integers(0, 3)) == 0:
+        fit = np.column_stack([rng.standard_normal(400).astype(dtype), fit])      # radix grows
+    rows = fit[rng.integers(0, 400, 60)]
+    return fit, rows
+
+
+@settings(max_examples=profiles.size(fast=60, thorough=2000))
+@given(pattern_fits())
+def test_fast_paths_give_exactly_the_row_by_row_keys_and_scores(case):
+    """The batch sum of raw values and the score table are shortcuts; where they are taken they
+    must give bit for bit the keys and scores of the row-by-row codes (their exactness bounds
+    are what keeps them so near 2**53)."""
+    fit, rows = case
+    half = fit.shape[0] // 2
+    cell = audit._CellScore(fit[:half], fit[half:], 8)
+    if not cell.disc.ok:
+        return
+    np.testing.assert_array_equal(cell.disc.keys(rows), _reference_keys(cell.disc, rows))
+    np.testing.assert_array_equal(cell(rows), cell._search(rows))
+
+
+def test_an_integer_beyond_2_53_is_not_the_float_atom_it_rounds_to():
+    """Atoms fitted on float64 data; an int64 output 2**53 + 1 rounds to the atom 2**53 but is
+    another number, so it must not take that atom's code (2**53 itself does)."""
+    fit = np.array([[2.0**53], [1.0], [2.0]] * 100)
+    disc = audit._CellScore(fit[:150], fit[150:], 8).disc
+    k = disc.keys(np.array([[2**53], [2**53 + 1]], dtype=np.int64))
+    assert k[0] == disc.keys(np.array([[2.0**53]]))[0] and k[1] != k[0]

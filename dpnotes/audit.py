@@ -40,7 +40,7 @@ from ._validate import check_delta, check_in_range, check_integer, check_real, c
 
 try:        # optional: the logistic fit below runs on one BLAS thread when it is installed
     from threadpoolctl import threadpool_limits
-except ImportError:     # pragma: no cover - the same fit, only slower on a busy machine
+except ImportError:     # the same fit, only slower on a busy machine
     threadpool_limits = None
 
 __all__ = [
@@ -378,7 +378,33 @@ def count_errors(mechanism, x, x_prime, test, *, n_samples, rng, n_jobs=1) -> tu
     :math:`x'` (output in :math:`S`) and runs on ``x_prime`` that it calls :math:`x`.
     The runs are made in chunks (at most half a million numbers or 100 000 runs), each with its own child
     generator of ``rng`` (:meth:`numpy.random.Generator.spawn`), so the counts do not
-    depend on ``n_jobs``, the number of threads calling the mechanism at once.
+    depend on ``n_jobs``, the number of threads calling the mechanism at once. The counts are
+    binomial only if the test's verdict on each output depends on that output alone.
+
+    Parameters
+    ----------
+    mechanism : callable
+        ``mechanism(data, size, rng) -> array`` of shape ``(size,)`` or ``(size, d)``, ``d``
+        the same in every call.
+    x, x_prime
+        The two inputs.
+    test : callable
+        ``test(outputs) -> bool array``, one verdict per output (a :class:`ThresholdTest`).
+    n_samples : int
+        Runs per input, ``>= 1``.
+    rng : numpy.random.Generator
+    n_jobs : int
+        Threads calling ``mechanism`` at once, ``>= 1``.
+
+    Returns
+    -------
+    (int, int)
+
+    Raises
+    ------
+    ValueError
+        If an argument is out of range, the mechanism's output changes width or is not
+        numeric, or the test does not return one bool per output.
 
     Examples
     --------
@@ -922,8 +948,10 @@ def audit_pair(mechanism, x, x_prime, *, n_samples, rng, confidence=0.95, delta=
     2. **Count its errors** on the remaining runs, which the choice never saw, and return
        :func:`epsilon_lower_bound` of these counts.
 
-    Because the test is fixed before the counted runs are drawn, the counts are binomial
-    with the test's true error rates, and the bound exceeds the mechanism's true
+    Because the test is fixed before the counted runs are drawn, and its verdict on a run
+    depends on that run's output alone (not on the other runs counted with it, their number,
+    order or array type: every score keys an output by its exact values), the counts are
+    binomial with the test's true error rates, and the bound exceeds the mechanism's true
     :math:`\varepsilon` (at the given ``delta``) with probability at most ``1 - confidence``,
     whatever the mechanism and however the test was chosen.
 

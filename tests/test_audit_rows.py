@@ -57,8 +57,9 @@ def _column(rng, dtype, kind, n_x, n_xp):
         values = [lo + i for i in range(span)] if not is_float else [float(lo) + i for i in range(span)]
         px, pxp = rng.dirichlet(np.ones(span)), rng.dirichlet(np.ones(span))
         edges = [values[0] - 1, values[-1] + 1] if not (dtype in ("uint64", "bool") and lo == 0) else [values[-1] + 1]
-        if dtype == "int8":
-            edges = [e for e in edges if -128 <= e <= 127]
+        if dtype != "bool" and not is_float:  # edges the dtype cannot hold are no outputs
+            info = np.iinfo(dtype)
+            edges = [e for e in edges if int(info.min) <= e <= int(info.max)]
         if is_float:
             edges += [values[0] + 0.5]
         pick = lambda p, n: np.array(values, dtype=object)[rng.choice(span, n, p=p)]  # noqa: E731
@@ -89,7 +90,7 @@ def _cast(values, dtype):
     with np.errstate(over="ignore", invalid="ignore"):
         if dtype in ("float64", "float32"):
             return np.array([float(v) for v in values], dtype=np.float64).astype(dtype)
-        return np.array([int(v) for v in values], dtype=object).astype(dtype)
+        return np.array([int(v) for v in values], dtype=dtype)
 
 
 @st.composite

@@ -264,7 +264,7 @@ def expected_lower_bound(p, p_prime, n_samples, *, delta=0.0, confidence=0.95) -
     n = check_integer("n_samples", n_samples, low=1)
     delta = check_delta("delta", delta)
     alpha = (1.0 - _confidence(confidence)) / 2.0
-    with np.errstate(divide="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore"):       # an output neither law has: 0 below
         ratio = np.log(q) - np.log(p)
     ratio = np.where((p == 0) & (q == 0), 0.0, ratio)
     order = np.argsort(-ratio, kind="stable")

@@ -27,6 +27,7 @@ can never show that it is: it only ever sees the pairs and the tests it tried.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import numbers
 from concurrent.futures import ThreadPoolExecutor
@@ -35,7 +36,12 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import optimize, special, stats
 
-from ._validate import check_delta, check_in_range, check_integer, check_rng
+from ._validate import check_delta, check_in_range, check_integer, check_real, check_rng
+
+try:        # optional: the logistic fit below runs on one BLAS thread when it is installed
+    from threadpoolctl import threadpool_limits
+except ImportError:     # the same fit, only slower on a busy machine
+    threadpool_limits = None
 
 __all__ = [
     "clopper_pearson_upper",
@@ -73,6 +79,22 @@ def _confidence(confidence) -> float:
     return check_in_range("confidence", confidence, 0.0, 1.0, low_inclusive=False, high_inclusive=False)
 
 
+def _real_array(name: str, value, *, allow_inf: bool = False) -> np.ndarray:
+    """``value`` (a number or an array_like of numbers) as a float array; bool, None, strings and
+    nan are refused (``np.asarray(x, dtype=float)`` would turn them into 1.0, nan and 3.0: here
+    their dtype, bool, object or str, says they are no numbers), and infinities unless allowed."""
+    try:
+        arr = np.asarray(value)
+    except (ValueError, TypeError):
+        raise ValueError(f"{name} must be a number or an array of numbers, got {value!r}") from None
+    if arr.dtype.kind not in "iuf":
+        raise ValueError(f"{name} must be a number or an array of numbers, got {value!r}")
+    arr = arr.astype(float)
+    if np.any(np.isnan(arr)) or (not allow_inf and np.any(np.isinf(arr))):
+        raise ValueError(f"{name} must be {'a number (not nan)' if allow_inf else 'finite'}, got {value!r}")
+    return arr
+
+
 # --------------------------------------------------------------------------- Clopper-Pearson
 def clopper_pearson_upper(k, n, alpha):
     r"""One-sided Clopper--Pearson upper confidence bound of a binomial proportion.
@@ -94,6 +116,14 @@ def clopper_pearson_upper(k, n, alpha):
     Returns
     -------
     float or numpy.ndarray
+        The bound, in ``(0, 1]`` (in ``[k / n, 1]`` when ``alpha <= 1/2``); an array when ``k``
+        or ``n`` is one.
+
+    Raises
+    ------
+    ValueError
+        If ``k`` or ``n`` is not a finite number (or array of them; bool, None and strings
+        included), if ``0 <= k <= n`` and ``n >= 1`` fail, or ``alpha`` is not in ``(0, 1)``.
 
     Examples
     --------
@@ -103,12 +133,18 @@ def clopper_pearson_upper(k, n, alpha):
     1.0
     """
     alpha = check_in_range("alpha", alpha, 0.0, 1.0, low_inclusive=False, high_inclusive=False)
-    k_arr = np.asarray(k, dtype=float)
-    n_arr = np.asarray(n, dtype=float)
+    k_arr = _real_array("k", k)
+    n_arr = _real_array("n", n)
+    try:
+        k_arr, n_arr = np.broadcast_arrays(k_arr, n_arr)
+    except ValueError:
+        raise ValueError(f"k and n must have shapes that broadcast, got {k_arr.shape} and {n_arr.shape}") from None
     if np.any(n_arr < 1) or np.any(k_arr < 0) or np.any(k_arr > n_arr):
         raise ValueError(f"k and n must satisfy 0 <= k <= n and n >= 1, got k={k!r}, n={n!r}")
     full = k_arr >= n_arr
-    out = np.where(full, 1.0, stats.beta.ppf(1.0 - alpha, k_arr + 1.0, np.where(full, 1.0, n_arr - k_arr)))
+    # the upper quantile as isf(alpha), not ppf(1 - alpha): 1 - alpha rounds away alpha's low digits
+    # (at alpha = 1e-10 the bound came out 3e-9 too low, below the exact root)
+    out = np.where(full, 1.0, stats.beta.isf(alpha, k_arr + 1.0, np.where(full, 1.0, n_arr - k_arr)))
     return float(out) if out.ndim == 0 else out
 
 
@@ -218,16 +254,17 @@ def expected_lower_bound(p, p_prime, n_samples, *, delta=0.0, confidence=0.95) -
     >>> round(b, 2), S.tolist()
     (1.05, [False, True])
     """
-    p = np.asarray(p, dtype=float)
-    q = np.asarray(p_prime, dtype=float)
+    p = _real_array("p", p)
+    q = _real_array("p_prime", p_prime)
     if p.ndim != 1 or p.shape != q.shape or p.size == 0:
         raise ValueError(f"p and p_prime must be 1-D of the same length, got shapes {p.shape} and {q.shape}")
-    if np.any(p < 0) or np.any(q < 0) or abs(p.sum() - 1) > 1e-9 or abs(q.sum() - 1) > 1e-9:
-        raise ValueError("p and p_prime must be probability vectors")
+    for name, law in (("p", p), ("p_prime", q)):
+        if np.any(law < 0) or abs(law.sum() - 1) > 1e-9:
+            raise ValueError(f"{name} must be a probability vector (entries >= 0 summing to 1), got {law.tolist()}")
     n = check_integer("n_samples", n_samples, low=1)
     delta = check_delta("delta", delta)
     alpha = (1.0 - _confidence(confidence)) / 2.0
-    with np.errstate(divide="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore"):       # an output neither law has: 0 below
         ratio = np.log(q) - np.log(p)
     ratio = np.where((p == 0) & (q == 0), 0.0, ratio)
     order = np.argsort(-ratio, kind="stable")
@@ -263,6 +300,14 @@ class ThresholdTest:
     threshold: float
     description: str
     below: bool = False
+
+    def __post_init__(self):
+        if not callable(self.score):
+            raise ValueError(f"score must be callable, got {self.score!r}")
+        # nan would make S empty in both directions; +-inf are fine (S empty or everything)
+        object.__setattr__(self, "threshold", check_real("threshold", self.threshold, allow_inf=True))
+        if not isinstance(self.below, (bool, np.bool_)):
+            raise ValueError(f"below must be True or False, got {self.below!r}")
 
     def __call__(self, outputs) -> np.ndarray:
         s = np.asarray(self.score(_as_2d(outputs)))
@@ -333,7 +378,33 @@ def count_errors(mechanism, x, x_prime, test, *, n_samples, rng, n_jobs=1) -> tu
     :math:`x'` (output in :math:`S`) and runs on ``x_prime`` that it calls :math:`x`.
     The runs are made in chunks (at most half a million numbers or 100 000 runs), each with its own child
     generator of ``rng`` (:meth:`numpy.random.Generator.spawn`), so the counts do not
-    depend on ``n_jobs``, the number of threads calling the mechanism at once.
+    depend on ``n_jobs``, the number of threads calling the mechanism at once. The counts are
+    binomial only if the test's verdict on each output depends on that output alone.
+
+    Parameters
+    ----------
+    mechanism : callable
+        ``mechanism(data, size, rng) -> array`` of shape ``(size,)`` or ``(size, d)``, ``d``
+        the same in every call.
+    x, x_prime
+        The two inputs.
+    test : callable
+        ``test(outputs) -> bool array``, one verdict per output (a :class:`ThresholdTest`).
+    n_samples : int
+        Runs per input, ``>= 1``.
+    rng : numpy.random.Generator
+    n_jobs : int
+        Threads calling ``mechanism`` at once, ``>= 1``.
+
+    Returns
+    -------
+    (int, int)
+
+    Raises
+    ------
+    ValueError
+        If an argument is out of range, the mechanism's output changes width or is not
+        numeric, or the test does not return one bool per output.
 
     Examples
     --------
@@ -347,15 +418,23 @@ def count_errors(mechanism, x, x_prime, test, *, n_samples, rng, n_jobs=1) -> tu
     n = check_integer("n_samples", n_samples, low=1)
     rng = check_rng("rng", rng)
     n_jobs = check_integer("n_jobs", n_jobs, low=1)
-    first = _run(mechanism, x, 1, np.random.default_rng(0))      # learn the output width only
-    sizes = _chunks(n, first.shape[1])
+    width = _run(mechanism, x, 1, np.random.default_rng(0)).shape[1]    # learn the output width only
+    sizes = _chunks(n, width)
     rngs = rng.spawn(2 * len(sizes))
 
     def job(i):
-        data = x if i % 2 == 0 else x_prime
-        out = _run(mechanism, data, sizes[i // 2], rngs[i])
-        hits = int(np.count_nonzero(test(out)))
-        return hits if i % 2 == 0 else sizes[i // 2] - hits
+        data, size = (x if i % 2 == 0 else x_prime), sizes[i // 2]
+        out = _run(mechanism, data, size, rngs[i])
+        if out.shape[1] != width:
+            raise ValueError(f"mechanism must return outputs of the same width in every call, "
+                             f"got {width} and {out.shape[1]}")
+        # the test's verdict on each run, which must depend on that run's output only
+        verdict = np.asarray(test(out))
+        if verdict.shape != (size,) or verdict.dtype != bool:
+            raise ValueError(f"test must return one bool per output, shape ({size},), "
+                             f"got {verdict.dtype} of shape {verdict.shape}")
+        hits = int(np.count_nonzero(verdict))
+        return hits if i % 2 == 0 else size - hits
 
     if n_jobs == 1:
         counts = [job(i) for i in range(2 * len(sizes))]
@@ -397,73 +476,203 @@ _FEW_CELLS = 64           # vectors with at most this many distinct output cells
 _VECTOR_BINS = 8          # quantile bins per continuous column of a vector output
 
 
+# Integers of larger magnitude are not all float64 numbers; columns of small integers whose
+# magnitude stays below _FAST_MAX keep every sum of the fast paths below (value x radix,
+# summed over columns) exact, which the fit checks.
+_EXACT_INT = 2**53
+_FAST_MAX = 2.0**50
+
+
+def _exact_parts(col: np.ndarray):
+    r"""Each value of a column as ``hi + res`` exactly: ``hi`` the float64 nearest to it (nan and
+    +-inf kept), ``res`` the rest, a float64 that is 0 unless the value is an integer beyond
+    :math:`2^{53}` (int64, uint64). Returns ``(hi, res)``, ``res`` ``None`` when it is 0 everywhere.
+
+    The pair is a function of the value alone, whatever the dtype (5 as int8 and 5.0 as float32
+    give (5.0, 0.0); 2**53 + 1 as int64 gives (2**53, 1.0)), so keys built on it do not depend
+    on the other rows of a batch or on the array type they came in. The rest is Knuth's
+    TwoSum of the two 32-bit halves of the integer (each exact in float64)."""
+    if col.dtype.kind in "iu" and col.dtype.itemsize >= 8 and col.size:
+        big = col.max() > _EXACT_INT or (col.dtype.kind == "i" and col.min() < -_EXACT_INT)
+        if big:
+            x = (col >> 32).astype(np.float64) * 4294967296.0          # exact: |a| < 2**32
+            y = (col & 0xFFFFFFFF).astype(np.float64)                  # exact: < 2**32
+            s = x + y
+            bb = s - x
+            return s, (x - (s - bb)) + (y - bb)
+    return col.astype(np.float64), None
+
+
+def _as_complex(hi, res):
+    """The pairs (hi, res) as complex numbers: numpy sorts those by real, then imaginary part,
+    which is the order of the exact values hi + res."""
+    c = np.empty(hi.shape, dtype=complex)
+    c.real = hi
+    c.imag = 0.0 if res is None else res
+    return c
+
+
+class _Column:
+    """The code of one output column: an exact value (atom), a non-finite symbol, or a quantile
+    bin of the continuous rest. Codes are ``0 .. size - 1`` and depend on the value alone."""
+
+    def __init__(self, col: np.ndarray, n_bins: int):
+        n = col.shape[0]
+        hi, res = _exact_parts(col)
+        nan, pinf, ninf = np.isnan(hi), hi == np.inf, hi == -np.inf
+        finite = ~(nan | pinf | ninf)
+        if res is None or not np.any(res[finite]):
+            vals, counts = np.unique(hi[finite], return_counts=True)
+            vres = np.zeros(vals.size)
+        else:
+            u, counts = np.unique(_as_complex(hi[finite], res[finite]), return_counts=True)
+            vals, vres = u.real.copy(), u.imag.copy()
+        if vals.size > 64:
+            # values that repeat (a continuous law almost never does): the 256 most frequent
+            keep = np.flatnonzero(counts >= max(3, n // 20_000))
+            keep = np.sort(keep[np.argsort(-counts[keep], kind="stable")[:256]])
+            vals, vres = vals[keep], vres[keep]
+        self.atoms = vals
+        self.atoms_c = _as_complex(vals, vres) if np.any(vres) else None    # huge integers
+        self.specials = [m for m, seen in (("nan", nan), ("+inf", pinf), ("-inf", ninf)) if np.any(seen)]
+        _, hit = self._match(hi, res)
+        cont = hi[finite & ~hit]
+        edges = np.empty(0)
+        if cont.size:
+            qs = np.linspace(0, 1, n_bins + 1)[1:-1] if cont.size >= 2 * n_bins else [0.5]
+            with np.errstate(over="ignore", invalid="ignore"):
+                edges = np.quantile(cont, qs)
+            if not np.all(np.isfinite(edges)):      # interpolation overflowed (values near 1e308)
+                edges = np.quantile(cont, qs, method="lower")
+            edges = np.unique(edges)
+        self.edges = edges
+        self.fast = (not self.specials and not edges.size and self.atoms_c is None
+                     and 0 < vals.size <= 64 and bool(np.all(vals == np.rint(vals)))
+                     and vals[-1] - vals[0] == vals.size - 1 and max(-vals[0], vals[-1]) <= _FAST_MAX)
+
+    def widen(self, lo, hi):
+        """A fast column's atoms become all the integers lo .. hi (hi - lo < 64)."""
+        self.atoms = np.arange(lo, hi + 1.0)
+
+    @property
+    def size(self) -> int:
+        # atoms, seen symbols and the bins, and one spare code (as the radix always had)
+        return self.atoms.size + len(self.specials) + self.edges.size + 2
+
+    def _match(self, hi, res):
+        """(position, hit): the atom equal to each value, exactly."""
+        a = self.atoms.size
+        if a == 0:
+            return np.zeros(hi.shape, dtype=np.intp), np.zeros(hi.shape, dtype=bool)
+        if self.atoms_c is None:
+            pos = np.searchsorted(self.atoms, hi)
+            np.minimum(pos, a - 1, out=pos)
+            hit = self.atoms[pos] == hi
+            if res is not None:
+                hit &= res == 0              # an integer beyond 2**53 is no float atom
+        else:
+            c = _as_complex(hi, res)
+            pos = np.searchsorted(self.atoms_c, c)
+            np.minimum(pos, a - 1, out=pos)
+            hit = self.atoms_c[pos] == c
+        return pos, hit
+
+    def codes(self, col: np.ndarray) -> np.ndarray:
+        """Row by row: atom ``i`` -> i; seen symbol s -> atoms + s; else atoms + symbols + its bin
+        (nan and +-inf never seen in fitting fall in the end bins)."""
+        if self.fast:
+            # consecutive integers lo..hi: code = value - lo + 1, 0 below, span + 1 above, and
+            # 0 for what is not an integer (nan included); values this small are exact floats
+            f = col.astype(np.float64)
+            code = f - (self.atoms[0] - 1.0)
+            np.clip(code, 0.0, self.atoms.size + 1.0, out=code)
+            if col.dtype.kind == "f":
+                code[f != np.rint(f)] = 0.0
+            return code
+        hi, res = _exact_parts(col)
+        a, s = self.atoms.size, len(self.specials)
+        code = np.searchsorted(self.edges, hi, side="right")    # nan sorts last: the end bin
+        code += a + s
+        if a:
+            pos, hit = self._match(hi, res)
+            code = np.where(hit, pos, code)
+        for i, name in enumerate(self.specials):
+            code = np.where(np.isnan(hi) if name == "nan" else hi == (np.inf if name == "+inf" else -np.inf), a + i, code)
+        return code
+
+
 class _Discretizer:
-    """Maps each output row to one key (a float holding an integer below 2**53): exact values for
-    atoms (values that repeat, and non-finite values), quantile bins for the continuous rest of
-    each column. The key is the row's column codes in mixed radix, summed column by column."""
+    """Maps each output row to one key, an integer (held in a float64, below 2**53): the codes of
+    its columns (:class:`_Column`) in mixed radix. A row's key depends on that row alone, never
+    on the rows it is batched with: the fast paths below (one weighted sum for a whole batch of
+    small-integer patterns, a table of their scores) are taken only where they give exactly the
+    key that the row-by-row codes give, which the fit checks once."""
 
     def __init__(self, rows: np.ndarray, n_bins: int):
-        self.columns = []
-        radix = 1
-        n = rows.shape[0]
-        for j in range(rows.shape[1]):
-            col = rows[:, j].astype(float)
-            finite = np.isfinite(col)
-            vals, counts = np.unique(col[finite], return_counts=True)
-            if vals.size > 64:
-                # values that repeat (a continuous law almost never does): the 256 most frequent
-                keep = counts >= max(3, n // 20_000)
-                atoms = np.sort(vals[keep][np.argsort(-counts[keep], kind="stable")[:256]])
-            else:
-                atoms = vals
-            specials = [v for v in (np.nan, np.inf, -np.inf) if np.any(np.isnan(col) if np.isnan(v) else col == v)]
-            cont = col[finite & ~np.isin(col, atoms)]
-            if cont.size >= 2 * n_bins:
-                edges = np.unique(np.quantile(cont, np.linspace(0, 1, n_bins + 1)[1:-1]))
-            elif cont.size:
-                edges = np.unique(np.quantile(cont, [0.5]))
-            else:
-                edges = np.empty(0)
-            self.columns.append([atoms, specials, edges])
+        self.columns = [_Column(rows[:, j], n_bins) for j in range(rows.shape[1])]
         # columns of small consecutive integers (patterns of answers) share one range, so that
-        # one check of the whole array's minimum and maximum says all of them are in range
-        # (these columns get a fast path in keys())
-        self.fast = [j for j, (atoms, specials, edges) in enumerate(self.columns)
-                     if not specials and not edges.size and _small_int_range(atoms)]
+        # one check of the whole batch's minimum and maximum says all of them are in range
+        self.fast = [j for j, c in enumerate(self.columns) if c.fast]
         if self.fast:
-            lo = min(self.columns[j][0][0] for j in self.fast)
-            hi = max(self.columns[j][0][-1] for j in self.fast)
+            lo = min(self.columns[j].atoms[0] for j in self.fast)
+            hi = max(self.columns[j].atoms[-1] for j in self.fast)
             if hi - lo < 64:
                 for j in self.fast:
-                    self.columns[j][0] = np.arange(lo, hi + 1.0)
-        for c in self.columns:
-            c.append(radix)
-            radix *= c[0].size + len(c[1]) + c[2].size + 2
-        self.columns = [tuple(c) for c in self.columns]
+                    self.columns[j].widen(lo, hi)
+        radix = 1
+        self.radix = np.empty(len(self.columns))
+        for j, c in enumerate(self.columns):
+            self.radix[j] = radix
+            radix *= c.size
         self.ok = radix < 2**53
-        self.binned = any(c[2].size for c in self.columns)     # some column is continuous
-        self.radix = np.array([c[3] for c in self.columns], dtype=float)
-        self.lo = np.array([self.columns[j][0][0] for j in self.fast], dtype=float)
-        self.span = np.array([self.columns[j][0].size for j in self.fast], dtype=float)
+        self.binned = any(c.edges.size for c in self.columns)     # some column is continuous
+        self.lo = np.array([self.columns[j].atoms[0] for j in self.fast], dtype=float)
+        self.span = np.array([self.columns[j].atoms.size for j in self.fast], dtype=float)
         self.shared_range = bool(self.fast) and bool(np.all(self.lo == self.lo[0]) and np.all(self.span == self.span[0]))
+        # the weighted sum of a batch's raw values is exact (every partial sum an integer of
+        # magnitude below 2**53) when this bound holds; only then may it stand in for the codes
+        reach = sum((max(abs(float(lo)), abs(float(lo + span - 1))) + abs(1.0 - float(lo))) * float(r)
+                    for lo, span, r in zip(self.lo, self.span, self.radix[self.fast]))
+        self.batch_sum = bool(self.fast) and self.ok and reach < 2**53
         # all columns small integers of one range, few combinations: rows can be numbered
         # densely (code = sum of (value - lo) * span**j), and a score read from a table
         self.dense_radix = None
         if self.shared_range and len(self.fast) == rows.shape[1]:
             span, k = int(self.span[0]), rows.shape[1]
-            if span**k * k <= 4_000_000:
-                self.dense_radix = float(span) ** np.arange(k)
+            dense_radix = float(span) ** np.arange(k)
+            # exact codes: every partial sum of values x radix below 2**53 in magnitude
+            if span**k * k <= 4_000_000 and (abs(self.lo[0]) + span) * dense_radix.sum() < 2**52:
+                self.dense_radix = dense_radix
+
+    def _in_range(self, sub: np.ndarray, lo: np.ndarray, top: np.ndarray) -> bool:
+        """Whether every value of the batch is an integer in its column's range (two reductions)."""
+        if self.shared_range:
+            inside = bool(sub.min() >= lo[0] and sub.max() <= top[0])
+        else:
+            inside = bool(np.all(sub.min(axis=0) >= lo) and np.all(sub.max(axis=0) <= top))
+        return inside and (sub.dtype.kind != "f" or bool(np.all(sub == np.rint(sub))))
+
+    def _rows_in_range(self, sub: np.ndarray, lo, top) -> np.ndarray:
+        """Row by row: every value an integer in its column's range."""
+        ok = np.all((sub >= lo) & (sub <= top), axis=1)
+        if sub.dtype.kind == "f":
+            ok &= np.all(sub == np.rint(sub), axis=1)
+        return ok
 
     def dense(self, rows: np.ndarray):
-        """Dense row codes in ``[0, span**d)``, or ``None`` if a value is outside the fitted range."""
-        if self.dense_radix is None:
-            return None
-        lo, hi = self.lo[0], self.lo[0] + self.span[0] - 1
-        if not (rows.min() >= lo and rows.max() <= hi) or (rows.dtype.kind == "f" and not np.all(rows == np.rint(rows))):
-            return None
-        code = np.einsum("ij,j->i", rows, self.dense_radix)
+        """``(codes, inside)``: dense codes in ``[0, span**d)`` of the rows that have one (every
+        value an integer of the fitted range) and the mask of those rows (``None``: all)."""
+        lo = self.lo[0]
+        top = lo + self.span[0] - 1
+        if rows.size and self._in_range(rows, self.lo[:1], np.array([top])):
+            inside = None
+            sub = rows
+        else:
+            inside = self._rows_in_range(rows, lo, top)
+            sub = rows[inside]
+        code = np.einsum("ij,j->i", sub, self.dense_radix)    # exact: bounded in __init__
         code -= lo * self.dense_radix.sum()
-        return code.astype(np.intp)
+        return code.astype(np.intp), inside
 
     def dense_rows(self) -> np.ndarray:
         """Every row that :meth:`dense` numbers, in the order of its codes."""
@@ -473,46 +682,20 @@ class _Discretizer:
 
     def keys(self, rows: np.ndarray) -> np.ndarray:
         key = np.zeros(rows.shape[0])
-        if self.fast:
-            # code = offset from the smallest value seen when fitting, + 1; values never seen
-            # fall on 0 (below the range) or span + 1 (above it, or not an integer)
+        done = set()
+        if self.batch_sum:
             sub = rows if len(self.fast) == rows.shape[1] else rows[:, self.fast]
-            radix = self.radix[self.fast]
-            # inside the fitted range, which all these columns share? Two whole-array
-            # reductions (column by column, reductions along axis 0 cost more than the key)
-            if self.shared_range:
-                inside = sub.min() >= self.lo[0] and sub.max() <= self.lo[0] + self.span[0] - 1
-            else:
-                inside = (bool(np.all(sub.min(axis=0) >= self.lo))
-                          and bool(np.all(sub.max(axis=0) <= self.lo + self.span - 1)))
-            inside = inside and (sub.dtype.kind != "f" or bool(np.all(sub == np.rint(sub))))
-            if inside:                   # the usual case: a weighted sum of columns, no clipping
+            if rows.shape[0] and self._in_range(sub, self.lo, self.lo + self.span - 1):
+                # the usual case: one weighted sum of the raw values, equal (exact arithmetic,
+                # bounded in __init__) to the sum of the columns' codes computed row by row
+                radix = self.radix[self.fast]
                 key += np.einsum("ij,j->i", sub, radix)      # not BLAS: no threads of its own
                 key += (1.0 - self.lo) @ radix
-            else:
-                code = sub.astype(float) - (self.lo - 1.0)
-                np.clip(code, 0.0, self.span + 1.0, out=code)
-                if sub.dtype.kind == "f":
-                    code[sub != np.rint(sub)] = 0.0
-                key += code @ radix
-        for j, (atoms, specials, edges, radix) in enumerate(self.columns):
-            if j in self.fast:
-                continue
-            col = rows[:, j].astype(float)
-            code = atoms.size + len(specials) + np.searchsorted(edges, col, side="right")
-            if atoms.size:
-                pos = np.clip(np.searchsorted(atoms, col), 0, atoms.size - 1)
-                code = np.where(atoms[pos] == col, pos, code)
-            for s, v in enumerate(specials):
-                code = np.where(np.isnan(col) if np.isnan(v) else col == v, atoms.size + s, code)
-            key += code * radix
+                done = set(self.fast)
+        for j, c in enumerate(self.columns):
+            if j not in done:
+                key += c.codes(rows[:, j]) * self.radix[j]
         return key
-
-
-def _small_int_range(atoms) -> bool:
-    """Whether the sorted atoms are all the integers lo, lo + 1, ..., hi (hi - lo < 64)."""
-    return bool(0 < atoms.size <= 64 and np.all(atoms == np.rint(atoms))
-                and atoms[-1] - atoms[0] == atoms.size - 1)
 
 
 class _CellScore:
@@ -520,6 +703,9 @@ class _CellScore:
 
     def __init__(self, fx, fxp, n_bins):
         self.disc = _Discretizer(np.vstack([fx, fxp]), n_bins)
+        self.table = None
+        if not self.disc.ok:
+            return
         kx, kxp = self.disc.keys(fx), self.disc.keys(fxp)
         self.cells = np.unique(np.concatenate([kx, kxp]))
         cx = np.bincount(np.searchsorted(self.cells, kx), minlength=self.cells.size)
@@ -528,15 +714,21 @@ class _CellScore:
                        - np.log(cx + _SMOOTH) + np.log(kx.size + _SMOOTH))
         self.n_cells = self.cells.size
         # a table of the score of every row of a dense numbering, where there is one: a lookup
-        # in it costs a third of the binary search (whose branches random keys mispredict)
-        self.table = None if self.disc.dense_radix is None else self._search(self.disc.dense_rows())
+        # in it costs a third of the binary search (whose branches random keys mispredict).
+        # It holds the search's own scores, so a row gets the same score either way
+        if self.disc.dense_radix is not None:
+            self.table = self._search(self.disc.dense_rows())
 
     def __call__(self, rows):
-        if self.table is not None:
-            code = self.disc.dense(rows)
-            if code is not None:
-                return self.table.take(code)
-        return self._search(rows)
+        if self.table is None:
+            return self._search(rows)
+        code, inside = self.disc.dense(rows)
+        if inside is None:
+            return self.table.take(code)
+        out = np.empty(rows.shape[0])
+        out[inside] = self.table.take(code)
+        out[~inside] = self._search(rows[~inside])      # outside the table: each its own key
+        return out
 
     def _search(self, rows):
         k = self.disc.keys(rows)
@@ -555,6 +747,20 @@ class _ColumnScore:
         return np.nan_to_num(col, nan=0.0)
 
 
+def _location_scale(rest: np.ndarray) -> tuple[float, float, float]:
+    """``(scale, mu, sd)`` such that ``(value / scale - mu) / sd`` standardizes ``rest``: ``scale`` is
+    1 unless the plain mean or standard deviation overflows (values near 1e308)."""
+    if rest.size < 2:
+        return 1.0, 0.0, 1.0
+    with np.errstate(over="ignore", invalid="ignore"):
+        mu, sd = float(rest.mean()), float(rest.std())
+    scale = 1.0
+    if not (math.isfinite(mu) and math.isfinite(sd)):
+        scale = float(np.max(np.abs(rest)))
+        mu, sd = float(np.mean(rest / scale)), float(np.std(rest / scale))
+    return scale, mu, sd if sd > 0 else 1.0
+
+
 class _LogisticScore:
     """Linear score of a logistic regression on simple features of each column (indicators
     of frequent values and of non-finite symbols, the standardized value where it is not one
@@ -571,8 +777,7 @@ class _LogisticScore:
             vals, counts = np.unique(col[np.isfinite(col)], return_counts=True)
             atoms = vals[counts >= max(2, rows.shape[0] // 200)][:20]
             rest = col[np.isfinite(col) & ~np.isin(col, atoms)]
-            mu, sd = (float(rest.mean()), float(rest.std()) or 1.0) if rest.size > 1 else (0.0, 1.0)
-            self.spec.append((atoms, mu, sd, rest.size > 1))
+            self.spec.append((atoms, *_location_scale(rest), rest.size > 1))
         self.shared = np.unique(np.concatenate([a for a, *_ in self.spec]))[:10]
         m = min(fx.shape[0], 20_000)
         ix = rng.choice(fx.shape[0], m, replace=False) if fx.shape[0] > m else slice(None)
@@ -593,9 +798,14 @@ class _LogisticScore:
             g[1:] += 2 * lam * w[1:]
             return val, g
 
-        res = optimize.minimize(loss, np.zeros(X.shape[1]), jac=True, method="L-BFGS-B",
-                                options={"maxiter": 60})
-        self.w = res.x
+        # scipy's L-BFGS-B calls BLAS on vectors of a few hundred numbers; OpenBLAS threads
+        # that wake for each call cost four times the work on a busy 2-core machine (measured:
+        # the soundness fuzzer's audits took 19.6 s of CPU instead of 5.1 s), so one thread
+        with threadpool_limits(1, user_api="blas") if threadpool_limits else contextlib.nullcontext():
+            res = optimize.minimize(loss, np.zeros(X.shape[1]), jac=True, method="L-BFGS-B",
+                                    options={"maxiter": 60})
+        # a fit that failed scores every output alike (never nan, which no threshold orders)
+        self.w = res.x if np.all(np.isfinite(res.x)) else np.zeros(X.shape[1])
 
     def _columns(self, rows):
         """The features, one at a time: (index into the weight vector, values)."""
@@ -603,7 +813,7 @@ class _LogisticScore:
         n = rows.shape[0]
         counts = {key: np.zeros(n) for key in (*self.shared.tolist(), "nan", "+inf", "-inf")}
         zsum, z2sum = np.zeros(n), np.zeros(n)
-        for j, (atoms, mu, sd, has_rest) in enumerate(self.spec):
+        for j, (atoms, scale, mu, sd, has_rest) in enumerate(self.spec):
             col = rows[:, j].astype(float)
             is_atom = np.zeros(col.shape, dtype=bool)
             for a in atoms:
@@ -620,7 +830,8 @@ class _LogisticScore:
             for a in self.shared:
                 counts[float(a)] += col == a
             if has_rest:
-                z = np.where(is_atom, 0.0, (np.where(is_atom, mu, col) - mu) / sd)
+                with np.errstate(over="ignore", invalid="ignore"):     # huge values: clipped below
+                    z = np.where(is_atom, 0.0, (np.where(is_atom, mu, col if scale == 1.0 else col / scale) - mu) / sd)
                 np.clip(z, -50, 50, out=z)
                 zsum += z
                 z2sum += z * z
@@ -737,8 +948,10 @@ def audit_pair(mechanism, x, x_prime, *, n_samples, rng, confidence=0.95, delta=
     2. **Count its errors** on the remaining runs, which the choice never saw, and return
        :func:`epsilon_lower_bound` of these counts.
 
-    Because the test is fixed before the counted runs are drawn, the counts are binomial
-    with the test's true error rates, and the bound exceeds the mechanism's true
+    Because the test is fixed before the counted runs are drawn, and its verdict on a run
+    depends on that run's output alone (not on the other runs counted with it, their number,
+    order or array type: every score keys an output by its exact values), the counts are
+    binomial with the test's true error rates, and the bound exceeds the mechanism's true
     :math:`\varepsilon` (at the given ``delta``) with probability at most ``1 - confidence``,
     whatever the mechanism and however the test was chosen.
 
@@ -791,9 +1004,9 @@ def audit_pair(mechanism, x, x_prime, *, n_samples, rng, confidence=0.95, delta=
     n_select = check_integer("n_select", n_select, low=2, high=n - 1)
     sel_x = _run(mechanism, x, n_select, r_x)
     sel_xp = _run(mechanism, x_prime, n_select, r_xp)
-    if sel_x.shape[1] != sel_xp.shape[1]:
-        raise ValueError(f"mechanism must return outputs of the same width on both inputs, "
-                         f"got {sel_x.shape[1]} and {sel_xp.shape[1]}")
+    if not sel_x.shape[1] == sel_xp.shape[1] == probe.shape[1]:
+        raise ValueError(f"mechanism must return outputs of the same width on both inputs and in "
+                         f"every call, got {probe.shape[1]}, {sel_x.shape[1]} and {sel_xp.shape[1]}")
     n_count = n - n_select
     test, candidates = _select_test(sel_x, sel_xp, n_count, delta, alpha, rng_fit)
     del sel_x, sel_xp
@@ -816,6 +1029,30 @@ def one_run_p_value(n_canaries, n_guesses, n_correct, epsilon, delta=0.0) -> flo
     .. math:: \Pr[V \ge v] \le \Pr[W \ge v] + 2 m \delta \max_{1 \le i \le v} \frac{\Pr[v > W \ge v - i]}{i}.
 
     The binomial tail is exact (:func:`scipy.stats.binom.sf`), not a normal approximation.
+
+    Parameters
+    ----------
+    n_canaries : int
+        :math:`m`, ``>= 1``.
+    n_guesses : int
+        :math:`r`, in ``[0, n_canaries]``.
+    n_correct : int
+        :math:`v`, in ``[0, n_guesses]``.
+    epsilon : float
+        The :math:`\varepsilon` of the claim, finite and ``>= 0``.
+    delta : float
+        The :math:`\delta` of the claim, in ``[0, 1)``.
+
+    Returns
+    -------
+    float
+        The bound on :math:`\Pr[V \ge v]`, in ``[0, 1]``; non-decreasing in ``epsilon`` and
+        ``delta``, non-increasing in ``n_correct``.
+
+    Raises
+    ------
+    ValueError
+        If a count is not an integer in its range or ``epsilon``, ``delta`` are out of theirs.
 
     Examples
     --------
@@ -846,7 +1083,9 @@ def one_run_epsilon(n_canaries, n_guesses, n_correct, *, delta=0.0, confidence=0
     that level, so the bound exceeds the truth with probability at most ``1 - confidence``.
     The number of guesses must be fixed before the output is seen (for instance the
     ``k`` highest and ``k`` lowest scores); choosing it from the output voids the guarantee.
-    Found with :func:`scipy.optimize.brentq` (the p-value increases with :math:`\varepsilon`).
+    Found with :func:`scipy.optimize.brentq` (the p-value increases with :math:`\varepsilon`),
+    then moved down until its p-value is at most ``1 - confidence`` (the root finder's own
+    tolerance could leave it a hair above).
 
     Parameters
     ----------
@@ -865,6 +1104,11 @@ def one_run_epsilon(n_canaries, n_guesses, n_correct, *, delta=0.0, confidence=0
     -------
     float
         The lower bound, ``>= 0`` (``0`` when even :math:`\varepsilon = 0` is not rejected).
+
+    Raises
+    ------
+    ValueError
+        If a count is not an integer in its range, or ``delta`` or ``confidence`` is out of range.
 
     Examples
     --------
@@ -888,18 +1132,42 @@ def one_run_epsilon(n_canaries, n_guesses, n_correct, *, delta=0.0, confidence=0
     hi = 1.0
     while gap(hi) <= 0:                  # the p-value tends to 1 as epsilon grows: this ends
         hi *= 2.0
-    return float(optimize.brentq(gap, 0.0, hi, xtol=1e-12, rtol=1e-12))
+    e = float(optimize.brentq(gap, 0.0, hi, xtol=1e-12, rtol=1e-12))
+    step = 1e-12 * max(1.0, e)
+    while e > 0.0 and gap(e) > 0:        # a root a hair too high would reject the truth
+        e = max(0.0, e - step)
+        step *= 2.0
+    return e
 
 
 def one_run_guesses(scores, n_positive, n_negative) -> np.ndarray:
     r"""Guesses from per-canary scores: +1 for the ``n_positive`` highest, -1 for the ``n_negative`` lowest, 0 else.
+
+    Ties are broken by position (a stable sort), so the guesses are a function of the scores alone.
+
+    Parameters
+    ----------
+    scores : array_like
+        One real score per canary, 1-D; ``+-inf`` allowed, nan not (it has no rank).
+    n_positive, n_negative : int
+        Guesses of each kind, ``n_positive + n_negative <= len(scores)``.
+
+    Returns
+    -------
+    numpy.ndarray
+        int8 guesses in ``{-1, 0, 1}``.
+
+    Raises
+    ------
+    ValueError
+        If ``scores`` is not a 1-D array of numbers without nan, or a count is out of range.
 
     Examples
     --------
     >>> one_run_guesses([0.3, 2.0, -1.0, 0.1], 1, 1).tolist()
     [0, 1, -1, 0]
     """
-    s = np.asarray(scores, dtype=float)
+    s = _real_array("scores", scores, allow_inf=True)
     if s.ndim != 1:
         raise ValueError(f"scores must be 1-D, got shape {s.shape}")
     kp = check_integer("n_positive", n_positive, low=0, high=s.size)
@@ -936,6 +1204,29 @@ def one_run_audit(run, n_canaries, *, n_positive, n_negative, rng, delta=0.0, co
     ``n_negative`` lowest (numbers fixed in advance), and :func:`one_run_epsilon` turns the
     number of correct guesses into a bound.
 
+    Parameters
+    ----------
+    run : callable
+        ``run(included, rng) -> scores`` as above; its randomness from ``rng`` only.
+    n_canaries : int
+        ``>= 1``.
+    n_positive, n_negative : int
+        Guesses of each kind, fixed in advance, ``n_positive + n_negative <= n_canaries``.
+    rng : numpy.random.Generator
+    delta : float
+        The :math:`\delta` of the claim, in ``[0, 1)``.
+    confidence : float
+        In ``(0, 1)``.
+
+    Returns
+    -------
+    OneRunResult
+
+    Raises
+    ------
+    ValueError
+        If an argument is out of range, or ``run`` does not return one score (not nan) per canary.
+
     Examples
     --------
     Each canary released through its own Gaussian mechanism with :math:`\sigma = 0.5`:
@@ -955,6 +1246,8 @@ def one_run_audit(run, n_canaries, *, n_positive, n_negative, rng, delta=0.0, co
     scores = np.asarray(run(included, rng), dtype=float)
     if scores.shape != (m,):
         raise ValueError(f"run must return one score per canary, shape ({m},), got {scores.shape}")
+    if np.any(np.isnan(scores)):
+        raise ValueError(f"run must return scores that are not nan, got {int(np.isnan(scores).sum())} nan")
     guesses = one_run_guesses(scores, kp, kn)
     correct = int(np.count_nonzero((guesses == 1) & included) + np.count_nonzero((guesses == -1) & ~included))
     eps = one_run_epsilon(m, kp + kn, correct, delta=delta, confidence=confidence)

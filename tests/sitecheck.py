@@ -285,9 +285,18 @@ def is_outside(url: str, base: str) -> bool:
     return not url.startswith(base) and urlsplit(url).scheme in ("http", "https", "ws", "wss", "ftp")
 
 
+def _check_share(site: Path, pages: list[Path], chromium: str, axe: Path | None, timeout_ms: int):
+    """One worker's share of ``browser_check``: its results and its lesser axe-core findings."""
+    findings: dict = {}
+    return browser_check(site, pages, chromium=chromium, axe=axe, timeout_ms=timeout_ms, findings=findings), findings
+
+
 def browser_check(site: Path, pages: list[Path] | None = None, *, chromium: str, axe: Path | None = None,
-                  timeout_ms: int = 30_000, findings: dict | None = None) -> dict[str, list[str]]:
+                  timeout_ms: int = 30_000, findings: dict | None = None, workers: int = 1) -> dict[str, list[str]]:
     """Load every page in headless Chromium and return ``{page: [problems]}`` (empty lists when fine).
+
+    With ``workers`` > 1 the pages are shared (round robin, as long and short pages alternate)
+    among that many processes, each with its own server and browser.
 
     A page has a problem when it does not load with HTTP 200; when one of its own requests
     fails or returns an HTTP error; when it requests anything from another host (a CDN, fonts,
@@ -302,6 +311,19 @@ def browser_check(site: Path, pages: list[Path] | None = None, *, chromium: str,
     site = Path(site).resolve()
     pages = html_pages(site) if pages is None else pages
     results: dict[str, list[str]] = {}
+    if workers > 1 and len(pages) > 1:
+        import concurrent.futures
+        import multiprocessing
+
+        shares = [pages[i::workers] for i in range(min(workers, len(pages)))]
+        with concurrent.futures.ProcessPoolExecutor(len(shares), mp_context=multiprocessing.get_context("spawn")) as pool:
+            done = [pool.submit(_check_share, site, share, chromium, axe, timeout_ms) for share in shares]
+            for future in done:
+                part, lesser = future.result()
+                results.update(part)
+                if findings is not None:
+                    findings.update(lesser)
+        return {page: results[page] for page in sorted(results)}
     with offline_browser(site, chromium=chromium) as (base, context):
         for path in pages:
             rel = str(path.relative_to(site))

@@ -200,7 +200,7 @@ def test_redirect_stub_is_followed_statically(tmp_path):
     results = sitecheck.browser_check(tmp_path, chromium=chromium)
     assert results == {"index.html": ["redirect to missing page 'gone.html'"]}
     (tmp_path / "gone.html").write_text("<html><body><main><p>here</p></main></body></html>")
-    results = sitecheck.browser_check(tmp_path, chromium=chromium)
+    results = sitecheck.browser_check(tmp_path, chromium=chromium, workers=2)  # shared between two browsers
     assert results == {"gone.html": [], "index.html": []}
 
 

@@ -209,6 +209,28 @@ def test_live_code_is_configured(site):
         assert f'path: "./chapters/{chapter.split("/")[0]}"' in config.group(1), config.group(1)
 
 
+def test_launch_buttons_open_the_configured_repository(site):
+    """The Binder button of every chapter, and the repository and issue buttons, name the repository
+    and branch of _config.yml (the one setting, scripts/repository.py), and the Binder button opens
+    that very chapter as a notebook."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import repository
+
+    links = repository.links()
+    pages = sorted((site / "chapters").rglob("*.html"))
+    assert len(pages) >= 10
+    for page in pages:
+        html = page.read_text(encoding="utf-8")
+        rel = page.relative_to(site).with_suffix(".md")
+        if (ROOT / rel).exists() and "code-cell" in (ROOT / rel).read_text(encoding="utf-8"):
+            binder = f'href="{links["binder"]}?urlpath=lab/tree/{rel.as_posix()}"'
+            assert binder in html, f"{page.relative_to(site)}: no Binder button {binder}"
+        assert f'href="{links["repository"]}"' in html, f"{page.relative_to(site)}: no repository button"
+        assert f'href="{links["issues"]}/new?' in html, f"{page.relative_to(site)}: no issue button"
+        others = set(re.findall(r'href="https://(?:github\.com|mybinder\.org/v2/gh)/([^/"]+/[^/"?]+)', html))
+        assert others <= {f"{repository.setting()['owner']}/{repository.setting()['name']}"}, others
+
+
 def test_pages_work_offline_accessibly_and_at_phone_width(site, browser_tools, capsys):
     """Every page in a browser with no network: it loads, requests nothing from another host,
     its math is typeset, axe-core finds nothing serious or critical, and at 390 px nothing but

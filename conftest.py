@@ -111,6 +111,18 @@ def pytest_runtest_makereport(item, call):
         report.sections.append(("MyST source", f"the failing code cell starts at {shown}:{line}"))
 
 
+@pytest.fixture
+def raises_exactly():
+    """``with raises_exactly("epsilon must be > 0, got -1"): f(-1)``: the call raises a ``ValueError``
+    whose message is exactly that text (``pytest.raises(match=...)`` alone accepts any message that
+    merely contains a regex, so a message that lost its range or value would still pass)."""
+
+    def expect(message: str, exception: type[BaseException] = ValueError):
+        return pytest.raises(exception, match="^" + re.escape(message) + "$")
+
+    return expect
+
+
 def pytest_collection_modifyitems(config, items):
     """Under mutmut, ``mutants/dpnotes/`` holds a copy of a function for every one of its mutants,
     each with the function's docstring, so ``--doctest-modules`` collected each doctest once per

@@ -59,12 +59,12 @@ def main() -> int:
     import pdfbook
     import sitecheck
 
-    chromium, mathjax = sitecheck.find_chromium(), sitecheck.find_mathjax()
-    if chromium is None or mathjax is None:
-        print("make pdf needs headless Chromium and the local MathJax (python3 scripts/prereqs.py says how)")
+    chromium = sitecheck.find_chromium()
+    if chromium is None:
+        print("make pdf needs headless Chromium (python3 scripts/prereqs.py says how)")
         return 1
     pdf = build / "pdf" / "dpnotes.pdf"
-    pdfbook.print_pdf(build / "singlehtml", pdf, chromium=chromium, mathjax_dir=mathjax)
+    pdfbook.print_pdf(build / "singlehtml", pdf, chromium=chromium)
     problems = pdfbook.check_pdf(pdf, build / "html" if (build / "html").exists() else build / "singlehtml")
     if (build / "html").exists():
         shutil.copy2(pdf, build / "html" / "dpnotes.pdf")

@@ -2,7 +2,7 @@
 
     .venv/bin/python scripts/screenshot.py _build/html chapters/definition/definition.html out.png [--width 1200]
 
-MathJax is answered from the local copy that ``make test`` installs (.cache/mathjax).
+The site is served on 127.0.0.1 with no network (it serves its own MathJax).
 """
 
 from __future__ import annotations
@@ -24,9 +24,9 @@ def main() -> None:
     ap.add_argument("--height", type=int, default=900)
     ap.add_argument("--full", action="store_true", help="whole page, not just the first screen")
     args = ap.parse_args()
-    chromium, mathjax = sitecheck.find_chromium(), sitecheck.find_mathjax()
+    chromium = sitecheck.find_chromium()
     viewport = {"width": args.width, "height": args.height}
-    with sitecheck.offline_browser(args.site, chromium=chromium, mathjax_dir=mathjax, viewport=viewport) as (base, ctx):
+    with sitecheck.offline_browser(args.site, chromium=chromium, viewport=viewport) as (base, ctx):
         page = ctx.new_page()
         page.goto(base + args.page)
         page.evaluate("async () => { if (window.MathJax) await MathJax.startup.promise; }")

@@ -166,7 +166,7 @@ def book_meta(root: Path = ROOT) -> dict:
             "version": f"version {dpnotes.__version__}" + (f" ({commit})" if commit else "")}
 
 
-def print_pdf(singlehtml: Path, pdf: Path, *, chromium: str, mathjax_dir: Path, root: Path = ROOT) -> dict:
+def print_pdf(singlehtml: Path, pdf: Path, *, chromium: str, root: Path = ROOT) -> dict:
     """Print the single-page build ``singlehtml`` to ``pdf``.
 
     Returns (and writes beside the PDF as ``<name>.json``) the documents of ``_toc.yml`` it
@@ -174,7 +174,7 @@ def print_pdf(singlehtml: Path, pdf: Path, *, chromium: str, mathjax_dir: Path, 
     """
     pdf.parent.mkdir(parents=True, exist_ok=True)
     page_name = "intro.html" if (singlehtml / "intro.html").exists() else "index.html"
-    with sitecheck.offline_browser(singlehtml, chromium=chromium, mathjax_dir=mathjax_dir) as (base, ctx):
+    with sitecheck.offline_browser(singlehtml, chromium=chromium) as (base, ctx):
         page = ctx.new_page()
         page.goto(base + page_name, wait_until="load", timeout=120_000)
         page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise",

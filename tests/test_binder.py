@@ -101,11 +101,16 @@ def _copy_of_the_book() -> Path:
 def jupyter_lab(env: dict):
     port, token = _free_port(), secrets.token_hex(16)
     repo = _copy_of_the_book()
+    # a reader's Binder starts with no saved layout; one left by an earlier run (say, one stopped
+    # while a cell was running) would be restored here and could change what this run sees
+    shutil.rmtree(ENV / "config" / "lab" / "workspaces", ignore_errors=True)
     log = open(ENV / "jupyterlab.log", "w")
     proc = subprocess.Popen(
         [str(ENV / "venv" / "bin" / "jupyter"), "lab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
          f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={repo}", "--ServerApp.open_browser=False",
-         "--LabApp.news_url=None", "--allow-root", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"],
+         "--LabApp.news_url=None", "--allow-root", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+         # window.jupyterapp: the test drives JupyterLab by its command registry and reads its notebook model
+         "--LabApp.expose_app_in_browser=True"],
         cwd=repo, env=env, stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     try:
@@ -141,6 +146,77 @@ def test_postbuild_makes_markdown_open_as_notebooks(binder_env):
     assert settings["@jupyterlab/notebook-extension:tracker"]["autoStartDefaultKernel"] is True
 
 
+# JupyterLab is driven through its own objects (``window.jupyterapp``, exposed by
+# --LabApp.expose_app_in_browser), never through what it draws: JupyterLab 4 renders a long
+# notebook's cells only near the viewport, so counting execution prompts in the page missed
+# cells that had run, and a run that had finished looked unfinished until the timeout (seen
+# under load: "Run All Cells" never finished, with the screenshot showing every cell run).
+_NOTEBOOK_READY = """
+() => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;
+        const k = w && w.sessionContext && w.sessionContext.session && w.sessionContext.session.kernel;
+        return !!(w && w.content && w.content.model && w.context && w.context.isReady
+                  && w.sessionContext.isReady && k && k.status === 'idle'); }
+"""
+# every code cell of the model: its execution count and its error outputs; and the kernel's state
+_CELLS = """
+() => { const w = window.jupyterapp.shell.currentWidget, cells = w.content.model.cells, out = [];
+        for (let i = 0; i < cells.length; i++) {
+          const c = cells.get(i);
+          if (c.type !== 'code') continue;
+          const errors = [];
+          for (let j = 0; j < c.outputs.length; j++) {
+            const o = c.outputs.get(j).toJSON();
+            if (o.output_type === 'error') errors.push(`${o.ename}: ${o.evalue}\\n${(o.traceback || []).join('\\n')}`);
+          }
+          out.push({index: i, count: c.executionCount, errors: errors,
+                    source: c.sharedModel.getSource().split('\\n')[0].slice(0, 80)});
+        }
+        const k = w.sessionContext.session && w.sessionContext.session.kernel;
+        return {cells: out, kernel: k ? k.status : 'none',
+                rendered_prompts: document.querySelectorAll('.jp-NotebookPanel .jp-CodeCell .jp-InputPrompt').length}; }
+"""
+_RUN_ALL = """
+async () => { const app = window.jupyterapp, w = app.shell.currentWidget;
+              app.shell.activateById(w.id);
+              if (!app.commands.isEnabled('notebook:run-all-cells')) return 'notebook:run-all-cells is not enabled';
+              app.commands.execute('notebook:run-all-cells');  // not awaited: the test polls the model
+              return null; }
+"""
+# done: every code cell has run and the kernel is idle again, or a cell failed (Run All stops there)
+_DONE = """
+(n) => { const w = window.jupyterapp.shell.currentWidget, cells = w.content.model.cells;
+         let code = 0, ran = 0, failed = false;
+         for (let i = 0; i < cells.length; i++) {
+           const c = cells.get(i);
+           if (c.type !== 'code') continue;
+           code += 1;
+           if (c.executionCount !== null) ran += 1;
+           for (let j = 0; j < c.outputs.length; j++) if (c.outputs.get(j).type === 'error') failed = true;
+         }
+         const k = w.sessionContext.session && w.sessionContext.session.kernel;
+         return failed || (code === n && ran === n && k && k.status === 'idle'); }
+"""
+
+
+def _diagnosis(page, what: str) -> str:
+    """Which cells ran, the kernel's state and the end of JupyterLab's log, for a failure message."""
+    lines = [what]
+    try:
+        state = page.evaluate(_CELLS)
+        ran = [c for c in state["cells"] if c["count"] is not None]
+        lines.append(f"kernel {state['kernel']}; {len(ran)} of {len(state['cells'])} code cells ran "
+                     f"({state['rendered_prompts']} drawn on screen); cells (notebook index: count, first line):")
+        lines += [f"  [{c['index']}] {c['count']}: {c['source']}" + (" ERROR" if c["errors"] else "")
+                  for c in state["cells"]]
+    except Exception as exc:  # the page itself may be the problem
+        lines.append(f"(the notebook's state could not be read: {exc!r})"[:300])
+    page.screenshot(path=str(ENV / "failure.png"), full_page=True)
+    log = (ENV / "jupyterlab.log").read_text(errors="replace").splitlines()
+    lines += [f"screenshot: {ENV / 'failure.png'}", f"JupyterLab log ({ENV / 'jupyterlab.log'}), last 40 lines:"]
+    lines += log[-40:]
+    return "\n".join(lines)
+
+
 def test_a_chapter_runs_as_a_notebook_in_jupyterlab(binder_env):
     chromium = sitecheck.find_chromium()
     assert chromium, "this test needs headless Chromium (see make prereqs)"
@@ -154,38 +230,35 @@ def test_a_chapter_runs_as_a_notebook_in_jupyterlab(binder_env):
         ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
         ctx.route("**/*", lambda r: r.continue_() if r.request.url.startswith(base) else r.abort())
         page = ctx.new_page()
+        step, failure = "opening the chapter", None
         try:
             page.goto(f"{base}/lab/tree/{CHAPTER}?token={token}", timeout=180_000)
             # opened by the jupytext viewer as a notebook, not as a Markdown text file
             page.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=180_000)
+            step = "waiting for the notebook's kernel to start and be idle"
             # the kernel starts by itself (postBuild): a reader is not asked to pick one
-            page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=180_000)
+            page.wait_for_function(_NOTEBOOK_READY, timeout=180_000)
             assert page.query_selector(".jp-Dialog") is None, "JupyterLab asks the reader to select a kernel"
+            step = "looking at the Markdown cells"
             # MyST Markdown is rendered (jupyterlab-myst), not shown as raw directives
             page.wait_for_selector(".jp-MarkdownCell .jp-RenderedMarkdown, .jp-MarkdownCell .myst", timeout=60_000)
             raw = page.eval_on_selector_all(".jp-MarkdownCell", "els => els.map(e => e.innerText)"
                                             ".filter(t => t.includes(':::{admonition}'))")
             assert not raw, f"MyST directives shown as raw text in JupyterLab: {raw[0][:200]!r}"
-            page.click(".lm-MenuBar-itemLabel:text-is('Run')")
-            page.click(".lm-Menu-itemLabel:text-is('Run All Cells')")
-            # done when every code cell has an execution count: Run All stops at the first error
-            page.wait_for_function(
-                """(n) => { const p = [...document.querySelectorAll('.jp-NotebookPanel .jp-CodeCell .jp-InputPrompt')]
-                                 .map(e => e.textContent.trim());
-                            return p.length === n && p.every(t => /^\\[\\d+\\]:$/.test(t))
-                                   || [...document.querySelectorAll('.jp-OutputArea-output')]
-                                      .some(e => e.textContent.includes('Traceback')); }""",
-                arg=n_code_cells, timeout=300_000)
-            prompts = page.eval_on_selector_all(".jp-NotebookPanel .jp-CodeCell .jp-InputPrompt",
-                                                "els => els.map(e => e.textContent.trim())")
-            errors = page.eval_on_selector_all(
-                ".jp-OutputArea-output", "els => els.map(e => e.textContent).filter(t => t.includes('Traceback'))")
-        except Exception:
-            page.screenshot(path=str(ENV / "failure.png"), full_page=True)
-            raise
+            step = "running all cells (notebook:run-all-cells)"
+            refused = page.evaluate(_RUN_ALL)
+            assert refused is None, refused
+            page.wait_for_function(_DONE, arg=n_code_cells, timeout=300_000, polling=500)
+            state = page.evaluate(_CELLS)
+        except Exception as exc:
+            failure = _diagnosis(page, f"{step} failed: {exc}"[:2000])
         finally:
             browser.close()
+    if failure:
+        pytest.fail(failure, pytrace=False)
     assert (ROOT / CHAPTER).read_bytes() == before, "JupyterLab changed the book's own chapter file"
+    errors = [e for c in state["cells"] for e in c["errors"]]
     assert not errors, f"a cell of {CHAPTER} failed in the Binder environment:\n{errors[0][-3000:]}"
-    assert len(prompts) == n_code_cells, (len(prompts), n_code_cells)
-    assert all(p[1:-2].isdigit() for p in prompts), f"cells that did not run: {prompts}"
+    counts = [c["count"] for c in state["cells"]]
+    assert len(counts) == n_code_cells, (len(counts), n_code_cells)
+    assert counts == list(range(1, n_code_cells + 1)), f"cells that did not run in order: {counts}"

@@ -1,4 +1,5 @@
-"""The package keeps the conventions that CONTRIBUTING.md promises contributors.
+"""The package keeps the conventions that CONTRIBUTING.md promises contributors, and what
+contributors read (CONTRIBUTING's parts, the repository's links) agrees with the configuration.
 
 Every public module has its own test file and a line in the package docstring, and every
 public function has a docstring with an example (which then runs as a doctest). Whether a
@@ -8,6 +9,8 @@ docstring cites the right theorem is left to review.
 import importlib
 import inspect
 import pkgutil
+import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -52,3 +55,91 @@ def test_bibliography_parses_and_keeps_every_entry():
     starts = [line for line in text.splitlines() if line.startswith("@")]
     entries = parse_string(text, "bibtex").entries  # raises on an unbalanced entry
     assert len(entries) == len(starts), "an entry swallowed the next one (missing closing brace?)"
+
+
+# ---------------------------------------------------------------- what contributors read
+def toc_parts(root: Path = ROOT) -> list[tuple[str, str]]:
+    """``(caption, folder)`` of every part of ``_toc.yml``, in order: the folder under ``chapters/``
+    that holds the part's pages."""
+    import yaml
+
+    toc = yaml.safe_load((root / "_toc.yml").read_text(encoding="utf-8"))
+    parts = []
+    for part in toc["parts"]:
+        folders = {Path(c["file"]).parts[1] for c in part["chapters"]}
+        assert len(folders) == 1, f"part {part['caption']!r} spans several folders: {sorted(folders)}"
+        parts.append((part["caption"], folders.pop()))
+    return parts
+
+
+def contributing_parts(text: str) -> list[tuple[str, str]]:
+    """The rows ``| caption | `chapters/folder/` |`` of CONTRIBUTING's table of parts."""
+    return re.findall(r"^[ \t]*\|\s*([^|`]+?)\s*\|\s*`chapters/([\w-]+)/`\s*\|\s*$", text, re.M)
+
+
+def test_contributing_lists_the_parts_of_the_toc():
+    """CONTRIBUTING tells a new contributor where a page goes: its table of parts is _toc.yml's."""
+    listed = contributing_parts((ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8"))
+    want = toc_parts()
+    rows = "\n".join(f"| {caption} | `chapters/{folder}/` |" for caption, folder in want)
+    assert listed == want, f"CONTRIBUTING.md's table of parts differs from _toc.yml; it should read:\n{rows}"
+
+
+def test_the_parts_check_can_fail():
+    text = "| Why differential privacy | `chapters/why-dp/` |\n| Composition | `chapters/composition/` |\n"
+    assert contributing_parts(text) == [("Why differential privacy", "why-dp"), ("Composition", "composition")]
+    assert contributing_parts(text)[:1] != toc_parts()[:2]
+
+
+sys.path.insert(0, str(ROOT / "scripts"))
+import repository  # noqa: E402
+
+# Links that name a GitHub repository: the repository itself, Binder, Colab, GitHub Pages.
+_REPO_LINK = re.compile(
+    r"https?://(?:(?:www\.)?github\.com/|mybinder\.org/v2/gh/|colab\.research\.google\.com/github/)"
+    r"(?P<owner>[\w.-]+)/(?P<name>[\w.-]+)(?P<rest>[^\s)\]\"'`>;,]*)"
+    r"|https?://(?P<powner>[\w-]+)\.github\.io/(?P<pname>[\w.-]+)")
+
+
+def stale_repository_links(text: str, setting: dict) -> list[str]:
+    """Links to *this* project's repository (by its name, or the package's, ``dpnotes``) that do not
+    name the configured owner, name and branch: they would go stale when the setting changes."""
+    bad = []
+    for m in _REPO_LINK.finditer(text):
+        owner, name = (m["owner"], m["name"]) if m["owner"] else (m["powner"], m["pname"])
+        name = re.sub(r"(\.git)?\.*$", "", name)  # a clone URL, or a link at the end of a sentence
+        if name.lower() not in {setting["name"].lower(), "dpnotes"}:
+            continue  # another project's repository (a library, a paper's code)
+        if (owner.lower(), name.lower()) != (setting["owner"].lower(), setting["name"].lower()):
+            bad.append(m[0])
+        elif m[0].startswith("https://mybinder.org") and not (m["rest"] or "").startswith(f"/{setting['branch']}"):
+            bad.append(m[0])
+    return bad
+
+
+def test_every_link_to_the_repository_comes_from_the_one_setting():
+    """``repository.url`` and ``repository.branch`` in _config.yml make the launch buttons; the
+    README, CONTRIBUTING, the Binder files, the workflows and the chapters name the same repository."""
+    setting = repository.setting()
+    files = [ROOT / "README.md", ROOT / "CONTRIBUTING.md", ROOT / "intro.md", *sorted((ROOT / "binder").iterdir()),
+             *sorted((ROOT / ".github" / "workflows").glob("*.yml")), ROOT / ".ci" / "run",
+             *sorted((ROOT / "chapters").rglob("*.md")), *sorted((ROOT / "templates").iterdir())]
+    bad = {str(f.relative_to(ROOT)): stale_repository_links(f.read_text(encoding="utf-8"), setting) for f in files}
+    bad = {f: links for f, links in bad.items() if links}
+    assert not bad, f"links to a repository other than _config.yml's {setting['url']} ({setting['branch']}): {bad}"
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    links = repository.links()
+    for key in ("clone", "binder", "pages"):
+        assert links[key] in readme, f"README.md does not give the {key} link {links[key]}"
+
+
+def test_the_repository_check_can_fail(tmp_path):
+    setting = {"url": "https://github.com/alice/dpnotes", "owner": "alice", "name": "dpnotes", "branch": "main"}
+    text = ("git clone https://github.com/dpnotes/dpnotes.git; [b](https://mybinder.org/v2/gh/alice/dpnotes/dev?x=1) "
+            "https://alice.github.io/dpnotes/ https://github.com/alice/dpnotes/issues "
+            "https://github.com/google/differential-privacy https://mybinder.org/v2/gh/alice/dpnotes/main")
+    assert stale_repository_links(text, setting) == ["https://github.com/dpnotes/dpnotes.git",
+                                                     "https://mybinder.org/v2/gh/alice/dpnotes/dev?x=1"]
+    (tmp_path / "_config.yml").write_text("repository:\n  url: https://gitlab.com/x\n")
+    with pytest.raises(ValueError, match="repository.url must be https://github.com/OWNER/NAME"):
+        repository.setting(tmp_path)

@@ -101,12 +101,6 @@ def test_bad_inputs(call, match):
         call()
 
 
-def _exactly(message):
-    import re
-
-    return "^" + re.escape(message) + "$"
-
-
 @pytest.mark.parametrize(
     "call, message",
     [
@@ -122,8 +116,8 @@ def _exactly(message):
         (lambda: finite.pairs_at_distance(np.zeros(3), 1), "datasets must be a 2-D array (one data set per row), got shape (3,)"),
     ],
 )
-def test_bad_inputs_exact_messages(call, message):
-    with pytest.raises(ValueError, match=_exactly(message)):
+def test_bad_inputs_exact_messages(call, message, raises_exactly):
+    with raises_exactly(message):
         call()
 
 

@@ -63,8 +63,12 @@ def test_a_true_claim_passes(tmp_path):
     assert "1 passed" in result.stdout
 
 
-def _tiny_book(tmp_path: Path, page: str) -> Path:
-    (tmp_path / "_config.yml").write_text(textwrap.dedent("""\
+def _tiny_book(tmp_path: Path, page: str, *, own_mathjax: bool = True) -> Path:
+    """A one-page book; with ``own_mathjax`` it serves MathJax itself as the book does (the book's
+    extension and setting), else it keeps Sphinx's default, MathJax from a CDN."""
+    mathjax = sitecheck.find_mathjax()
+    assert mathjax, "the tiny book needs the local MathJax (make test installs it into .cache/mathjax)"
+    (tmp_path / "_config.yml").write_text(textwrap.dedent(f"""\
         title: tiny
         only_build_toc_files: true
         execute:
@@ -73,7 +77,13 @@ def _tiny_book(tmp_path: Path, page: str) -> Path:
           myst_enable_extensions: [amsmath, dollarmath, colon_fence]
         sphinx:
           extra_extensions: [sphinx_proof]
-        """))
+        """) + (textwrap.indent(textwrap.dedent(f"""\
+        local_extensions:
+          dpnotes_build: {ROOT / '_ext'}
+        config:
+          mathjax_path: mathjax/tex-mml-chtml.js
+          dpnotes_mathjax_dir: {mathjax}
+        """), "  ") if own_mathjax else ""))
     (tmp_path / "_toc.yml").write_text("format: jb-book\nroot: index\n")
     (tmp_path / "index.md").write_text(page)
     return tmp_path
@@ -99,13 +109,73 @@ def test_unparsed_math_passes_w_but_is_caught_in_the_browser(tmp_path):
     book = _tiny_book(tmp_path, page)
     result = _build(book)
     assert result.returncode == 0, result.stdout[-2000:]
-    chromium, mathjax = sitecheck.find_chromium(), sitecheck.find_mathjax()
-    assert chromium and mathjax, "the browser check needs chromium and a local MathJax (run make test)"
+    chromium = sitecheck.find_chromium()
+    assert chromium, "the browser check needs chromium (see make prereqs)"
     site = book / "_build" / "html"
-    results = sitecheck.browser_check(site, [site / "index.html"], chromium=chromium, mathjax_dir=mathjax)
+    results = sitecheck.browser_check(site, [site / "index.html"], chromium=chromium)
     problems = results["index.html"]
     assert any("stray '$'" in p for p in problems), problems
     assert not any("not typeset" in p for p in problems), problems  # the inline math did render
+    assert all("stray '$'" in p for p in problems), problems  # nothing else: MathJax came from the book itself
+
+
+@pytest.mark.site
+def test_a_page_that_loads_mathjax_from_a_cdn_fails_the_browser_check(tmp_path):
+    """What the book did before it served MathJax itself: offline the math stays raw LaTeX,
+    online every reader's page view goes to a third party. Both are reported."""
+    book = _tiny_book(tmp_path, "# Tiny\n\nInline $a^2$.\n", own_mathjax=False)
+    result = _build(book)
+    assert result.returncode == 0, result.stdout[-2000:]
+    site = book / "_build" / "html"
+    problems = sitecheck.browser_check(site, [site / "index.html"], chromium=sitecheck.find_chromium())["index.html"]
+    assert any(p.startswith("request to another host: https://cdn.jsdelivr.net/npm/mathjax@3") for p in problems), problems
+    assert "page has math but MathJax did not load" in problems, problems
+    assert not (site / "_static" / "mathjax").exists()
+
+
+@pytest.mark.site
+def test_accessibility_and_phone_width_problems_are_caught(tmp_path):
+    """axe-core's serious and critical findings fail a page and its lesser ones are only listed;
+    at 390 px a wide element fails a page unless it sits in a box that scrolls."""
+    chromium, axe = sitecheck.find_chromium(), sitecheck.find_axe()
+    assert chromium and axe, "needs chromium and axe-core (make test installs it into .cache/axe)"
+    good = ('<!DOCTYPE html><html lang="en"><head><title>t</title><meta name="viewport" '
+            'content="width=device-width, initial-scale=1"></head><body><main><h1>Fine</h1>'
+            '<div style="overflow-x: auto" tabindex="0"><pre>{}</pre></div>'
+            '<img src="data:image/gif;base64,R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==" alt="A one-pixel image, shown here to test alt text">'
+            '</main></body></html>').format("x" * 400)
+    bad = ('<!DOCTYPE html><html lang="en"><head><title>t</title><meta name="viewport" '
+           'content="width=device-width, initial-scale=1"></head><body><main><h1>Bad</h1>'
+           '<p style="color:#bbb;background:#fff">pale text</p><div style="width:900px">too wide</div>'
+           '<img src="data:image/gif;base64,R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw=="><h4>skipped heading levels</h4></main></body></html>')
+    (tmp_path / "good.html").write_text(good)
+    (tmp_path / "bad.html").write_text(bad)
+    findings: dict = {}
+    results = sitecheck.browser_check(tmp_path, chromium=chromium, axe=axe, findings=findings)
+    assert results["good.html"] == [], results["good.html"]
+    problems = "\n".join(results["bad.html"])
+    assert "accessibility (critical): image-alt" in problems, problems
+    assert "accessibility (serious): color-contrast" in problems, problems
+    assert "scrolls sideways at 390 px" in problems and "div" in problems and "too wide" in problems, problems
+    assert [v["id"] for v in findings["bad.html"]] == ["heading-order"], findings  # moderate: listed only
+    report = sitecheck.a11y_report(findings, 2)
+    assert "## heading-order (moderate)" in report and "bad.html" in report
+
+
+def test_alt_text_check_names_each_figure_without_a_description(tmp_path):
+    (tmp_path / "chapters").mkdir()
+    (tmp_path / "chapters" / "p.html").write_text(
+        '<header><img alt="Binder logo" src="logo_binder.svg"></header><article class="bd-article">'
+        '<figure id="fig-a"><img alt="../../_images/95314c5a0b1c2d3e4f5a6b7c.png" src="../../_images/95314c5a.png"></figure>'
+        '<figure id="fig-b"><img src="b.png"></figure><figure id="fig-c"><img alt="A plot" src="c.png"></figure>'
+        '<figure id="fig-d"><img alt="Three curves of delta against epsilon, falling from 1 to 0.02." src="d.png">'
+        '</figure><img alt="" src="e.png"></article>')
+    problems = sitecheck.check_alt_text(tmp_path)
+    assert len(problems) == 4, problems
+    assert problems[0].startswith("chapters/p.html: figure 'fig-a'") and "file name" in problems[0]
+    assert "figure 'fig-b'" in problems[1] and "no alt text" in problems[1]
+    assert "figure 'fig-c'" in problems[2] and "too short" in problems[2]
+    assert "image 5 (not in a figure)" in problems[3]
 
 
 def test_link_checker_reports_missing_files_and_fragments(tmp_path):
@@ -125,12 +195,12 @@ def test_redirect_stub_is_followed_statically(tmp_path):
     (tmp_path / "index.html").write_text('<html><head><meta http-equiv="Refresh" content="0; url=gone.html" />'
                                          '</head></html>')
     assert sitecheck.redirect_target(tmp_path / "index.html") == "gone.html"
-    chromium, mathjax = sitecheck.find_chromium(), sitecheck.find_mathjax()
-    assert chromium and mathjax, "the browser check needs chromium and a local MathJax (run make test)"
-    results = sitecheck.browser_check(tmp_path, chromium=chromium, mathjax_dir=mathjax)
+    chromium = sitecheck.find_chromium()
+    assert chromium, "the browser check needs chromium (see make prereqs)"
+    results = sitecheck.browser_check(tmp_path, chromium=chromium)
     assert results == {"index.html": ["redirect to missing page 'gone.html'"]}
     (tmp_path / "gone.html").write_text("<html><body><main><p>here</p></main></body></html>")
-    results = sitecheck.browser_check(tmp_path, chromium=chromium, mathjax_dir=mathjax)
+    results = sitecheck.browser_check(tmp_path, chromium=chromium, workers=2)  # shared between two browsers
     assert results == {"gone.html": [], "index.html": []}
 
 
@@ -240,3 +310,19 @@ def test_prerequisites_are_named_in_one_line_with_how_to_get_them(tmp_path):
     assert len(lines) == 1, lines
     assert "apt-get install chromium npm poppler-utils fonts-noto-cjk" in lines[0]
     assert "playwright install chromium" in lines[0]
+
+
+def test_sidebar_toggles_are_named_after_their_page():
+    """The theme's expand/collapse toggles hold only an icon; the book's extension names each one,
+    whether the theme hands over the navigation as HTML text or as a BeautifulSoup tree."""
+    sys.path.insert(0, str(ROOT / "_ext"))
+    import dpnotes_build
+    from bs4 import BeautifulSoup
+
+    nav = ('<li class="toctree-l1 has-children"><a class="reference internal" href="e.html">Errata &amp; more</a>'
+           '<details><summary><span class="toctree-toggle" role="presentation"><i></i></span></summary><ul></ul>'
+           '</details></li><li><a class="reference internal" href="x.html">Plain</a></li>')
+    text = dpnotes_build.label_toggles(nav)
+    assert '<summary aria-label="Sections of Errata &amp; more">' in text and text.count("aria-label") == 1
+    soup = dpnotes_build.label_toggles(BeautifulSoup(nav, "html.parser"))
+    assert [s["aria-label"] for s in soup.select("summary")] == ["Sections of Errata & more"]

@@ -276,12 +276,6 @@ def test_bad_inputs(call, match):
         call()
 
 
-def _exactly(message):
-    import re
-
-    return "^" + re.escape(message) + "$"
-
-
 @pytest.mark.parametrize(
     "call, message",
     [
@@ -306,8 +300,8 @@ def _exactly(message):
         (lambda: loss.tail_bound_from_dp(0.5, 0.1, 0.5), "epsilon_prime must be > 0.5, got 0.5"),
     ],
 )
-def test_bad_inputs_exact_messages(call, message):
-    with pytest.raises(ValueError, match=_exactly(message)):
+def test_bad_inputs_exact_messages(call, message, raises_exactly):
+    with raises_exactly(message):
         call()
 
 

@@ -407,13 +407,6 @@ def test_new_functions_bad_inputs(call, match):
 
 
 # ---------------------------------------------------------------- exact messages, edge cases, exact inputs
-def _exactly(message):
-    """A regex that matches the whole message and nothing else."""
-    import re
-
-    return "^" + re.escape(message) + "$"
-
-
 @pytest.mark.parametrize(
     "call, message",
     [
@@ -446,8 +439,8 @@ def _exactly(message):
         (lambda: mech.mahalanobis_sensitivity([[1.0, 0.0]], [[1.0, 2.0], [2.0, 1.0]]), "cov must be positive definite"),
     ],
 )
-def test_bad_inputs_exact_messages(call, message):
-    with pytest.raises(ValueError, match=_exactly(message)):
+def test_bad_inputs_exact_messages(call, message, raises_exactly):
+    with raises_exactly(message):
         call()
 
 

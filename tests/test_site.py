@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import os
 import re
 import shutil
 import subprocess
@@ -112,8 +113,7 @@ class PdfJob(threading.Thread):
         if self.build.returncode != 0:
             return
         code = ("import sys; from pathlib import Path; sys.path.insert(0, sys.argv[1]); import pdfbook, sitecheck; "
-                "pdfbook.print_pdf(Path(sys.argv[2]), Path(sys.argv[3]), chromium=sitecheck.find_chromium(), "
-                "mathjax_dir=sitecheck.find_mathjax())")
+                "pdfbook.print_pdf(Path(sys.argv[2]), Path(sys.argv[3]), chromium=sitecheck.find_chromium())")
         self.printed = subprocess.run(
             [sys.executable, "-c", code, str(ROOT / "tests"), str(OUT_PDF / "_build" / "singlehtml"), str(self.pdf)],
             capture_output=True, text=True, timeout=3600)
@@ -142,15 +142,15 @@ def site() -> Path:
 @pytest.fixture(scope="session")
 def browser_tools():
     chromium = sitecheck.find_chromium()
-    mathjax = sitecheck.find_mathjax()
+    axe = sitecheck.find_axe()
     missing = []
     if chromium is None:
         missing.append("headless Chromium (Debian: apt-get install chromium; or set DPNOTES_CHROMIUM)")
-    if mathjax is None:
-        missing.append("a local MathJax 3 (make test installs it into .cache/mathjax; or set DPNOTES_MATHJAX_DIR)")
+    if axe is None:
+        missing.append("axe-core (make test installs it into .cache/axe; or set DPNOTES_AXE to its axe.min.js)")
     if missing:
         pytest.fail("the browser check needs " + " and ".join(missing), pytrace=False)
-    return chromium, mathjax
+    return chromium, axe
 
 
 @pytest.fixture(scope="session")
@@ -209,19 +209,103 @@ def test_live_code_is_configured(site):
         assert f'path: "./chapters/{chapter.split("/")[0]}"' in config.group(1), config.group(1)
 
 
-def test_pages_load_and_math_renders_in_browser(site, browser_tools):
-    chromium, mathjax = browser_tools
-    results = sitecheck.browser_check(site, chromium=chromium, mathjax_dir=mathjax)
+def test_launch_buttons_open_the_configured_repository(site):
+    """The Binder button of every chapter, and the repository and issue buttons, name the repository
+    and branch of _config.yml (the one setting, scripts/repository.py), and the Binder button opens
+    that very chapter as a notebook."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import repository
+
+    links = repository.links()
+    pages = sorted((site / "chapters").rglob("*.html"))
+    assert len(pages) >= 10
+    for page in pages:
+        html = page.read_text(encoding="utf-8")
+        rel = page.relative_to(site).with_suffix(".md")
+        if (ROOT / rel).exists() and "code-cell" in (ROOT / rel).read_text(encoding="utf-8"):
+            binder = f'href="{links["binder"]}?urlpath=lab/tree/{rel.as_posix()}"'
+            assert binder in html, f"{page.relative_to(site)}: no Binder button {binder}"
+        assert f'href="{links["repository"]}"' in html, f"{page.relative_to(site)}: no repository button"
+        assert f'href="{links["issues"]}/new?' in html, f"{page.relative_to(site)}: no issue button"
+        others = set(re.findall(r'href="https://(?:github\.com|mybinder\.org/v2/gh)/([^/"]+/[^/"?]+)', html))
+        assert others <= {f"{repository.setting()['owner']}/{repository.setting()['name']}"}, others
+
+
+def test_pages_work_offline_accessibly_and_at_phone_width(site, browser_tools, capsys):
+    """Every page in a browser with no network: it loads, requests nothing from another host,
+    its math is typeset, axe-core finds nothing serious or critical, and at 390 px nothing but
+    a table, code or a formula in its own scrolling box is wider than the screen. axe-core's
+    lesser findings are written to _build/test-site/a11y-report.md."""
+    chromium, axe = browser_tools
+    findings: dict = {}
+    # one browser per core (up to 4): axe-core makes this the longest check of the site
+    results = sitecheck.browser_check(site, chromium=chromium, axe=axe, findings=findings,
+                                      workers=min(4, os.cpu_count() or 1))
     assert len(results) >= 5
+    report = OUT / "a11y-report.md"
+    report.write_text(sitecheck.a11y_report(findings, len(results)))
+    with capsys.disabled():
+        rules = sorted({v["id"] for vs in findings.values() for v in vs})
+        print(f"\naccessibility: {len(results)} pages, no serious or critical violation allowed; "
+              f"{sum(map(len, findings.values()))} lesser finding(s) ({', '.join(rules) or 'none'}) in {report}")
     bad = {page: probs for page, probs in results.items() if probs}
     assert not bad, "pages with problems:\n" + "\n".join(f"{p}: {'; '.join(v)}" for p, v in bad.items())
 
 
+def test_the_site_serves_its_own_mathjax(site):
+    """No page names a script, stylesheet or image on another host; MathJax is the site's own copy."""
+    outside = set()
+    for page in sitecheck.html_pages(site):
+        for kind, url in sitecheck._parse(page).refs:
+            if kind != "a.href" and not sitecheck.is_internal(url):
+                outside.add(f"{page.relative_to(site)}: {kind} {url}")
+    assert not outside, "\n".join(sorted(outside)[:20])
+    page = (site / "chapters" / "definition" / "definition.html").read_text()
+    assert re.search(r'<script defer="defer" src="\.\./\.\./_static/mathjax/tex-mml-chtml\.js(\?v=\w+)?"', page)
+    mathjax = site / "_static" / "mathjax"
+    assert (mathjax / "output" / "chtml" / "fonts" / "woff-v2").is_dir() and (mathjax / "LICENSE").is_file()
+    assert not (mathjax / "latest.js").exists()  # it would load MathJax from a CDN
+    # each page loads MathJax once, not every component the folder holds
+    assert len(re.findall(r"<script[^>]+_static/mathjax/", page)) == 1
+
+
+def test_a_page_opened_from_disk_works_offline(site, browser_tools):
+    """The built site also works opened as files (file://, no server, no network): MathJax, its
+    fonts included, load from the site's folder and every formula is typeset."""
+    from playwright.sync_api import sync_playwright
+
+    chromium, _ = browser_tools
+    page_file = site / "chapters" / "definition" / "definition.html"
+    outside: list[str] = []
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium, headless=True, args=sitecheck.CHROMIUM_FLAGS)
+        try:
+            ctx = browser.new_context()
+            ctx.route("**/*", lambda r: r.continue_() if r.request.url.startswith("file://")
+                      else (outside.append(r.request.url), r.abort()))
+            page = ctx.new_page()
+            page.goto(page_file.as_uri(), wait_until="load")
+            info = page.evaluate(sitecheck._PAGE_PROBE)
+            fonts = page.evaluate("() => [...document.fonts].filter(f => f.family.startsWith('MJX') "
+                                  "&& f.status === 'loaded').length")
+        finally:
+            browser.close()
+    assert not outside, outside
+    assert info["mathjax"] and info["math"] >= 20 and info["typeset"] == info["math"] and not info["merror"], info
+    assert fonts >= 1, "MathJax's fonts did not load from the site's folder"
+
+
+def test_every_figure_has_alt_text(site):
+    """A screen reader reads a figure's alt text: a sentence saying what it shows, not a file name."""
+    problems = sitecheck.check_alt_text(site)
+    assert not problems, f"{len(problems)} figure(s) without alt text:\n" + "\n".join(problems)
+
+
 def test_chapter_math_is_typeset(site, browser_tools):
     """The definition chapter has math, and MathJax typesets every piece of it (guards the probe itself)."""
-    chromium, mathjax = browser_tools
+    chromium, _ = browser_tools
     page = site / "chapters" / "definition" / "definition.html"
-    with sitecheck.offline_browser(site, chromium=chromium, mathjax_dir=mathjax) as (base, ctx):
+    with sitecheck.offline_browser(site, chromium=chromium) as (base, ctx):
         p = ctx.new_page()
         p.goto(base + str(page.relative_to(site)))
         info = p.evaluate(sitecheck._PAGE_PROBE)

@@ -144,12 +144,6 @@ def test_bad_inputs(call, match):
         call()
 
 
-def _exactly(message):
-    import re
-
-    return "^" + re.escape(message) + "$"
-
-
 @pytest.mark.parametrize(
     "call, message",
     [
@@ -162,8 +156,8 @@ def _exactly(message):
         (lambda: tradeoff.in_privacy_region([0.1, 0.2], [0.1], 1.0), "alpha and beta must have the same shape, got (2,) and (1,)"),
     ],
 )
-def test_bad_inputs_exact_messages(call, message):
-    with pytest.raises(ValueError, match=_exactly(message)):
+def test_bad_inputs_exact_messages(call, message, raises_exactly):
+    with raises_exactly(message):
         call()
 
 

@@ -139,7 +139,10 @@ def amplify_poisson_replace_one(epsilon, sampling_probability) -> float:
     """
     epsilon = check_in_range("epsilon", epsilon, 0.0)
     q = _q(sampling_probability)
-    return float(math.log1p(q * math.expm1(epsilon)) - math.log1p(q * math.expm1(-epsilon)))
+    x = q * math.expm1(-epsilon)                     # log(1 - q + q e^-eps): log1p loses digits near x = -1
+    down = math.log1p(x) if x > -0.5 else float(np.logaddexp(math.log1p(-q) if q < 1 else -np.inf,
+                                                             math.log(q) - epsilon))
+    return float(math.log1p(q * math.expm1(epsilon)) - down)
 
 
 def amplify_without_replacement(epsilon, sample_size, population_size, delta=0.0) -> tuple[float, float]:
@@ -478,7 +481,7 @@ _GL8 = np.polynomial.legendre.leggauss(8)
 _GL4 = np.polynomial.legendre.leggauss(4)
 _GL2 = np.polynomial.legendre.leggauss(2)
 _TARGET = 2.5e-5         # predicted relative discretization error aimed at (the bound promised is 1e-4)
-_MAX_FFT = 1 << 22       # largest FFT; beyond it the mesh is coarsened (still an upper bound, less tight)
+_MAX_FFT = 1 << 23       # largest FFT; beyond it the mesh is coarsened (still an upper bound, less tight)
 _MAX_CELLS = 1 << 21     # largest one-step grid
 
 
@@ -548,9 +551,18 @@ class _Pair:
         return (1 - qq) * ndtr(sgn * z) + qq * ndtr(sgn * (z - shift / self.s))
 
     def truncation(self, tail: float) -> tuple[float, float]:
-        """y_lo, y_hi with every component's tail beyond them below ``tail``."""
-        z = -_ndtri_log(math.log(tail))
-        return -1.0 - z * self.s, 1.0 + z * self.s
+        """y_lo, y_hi such that each law's mass beyond them is below ``tail``: each mixture
+        component's normal tail, weighted by the component's weight, at most ``tail`` / 2.
+        (What lies beyond goes to the infinite losses, so ``tail`` times the steps is what
+        the truncation can add to delta.)"""
+        def z(weight):
+            return -_ndtri_log(math.log(tail / 2) - math.log(weight)) if weight > 0 else -math.inf
+
+        hi = max(self.s * z(1 - self.q) if self.q < 1 else -math.inf, 1.0 + self.s * z(self.q),
+                 -1.0 + self.s * z(self.qb) if self.qb > 0 else -math.inf)
+        lo = min(-self.s * z(1 - self.q) if self.q < 1 else math.inf, 1.0 - self.s * z(self.q),
+                 -1.0 - self.s * z(self.qb) if self.qb > 0 else math.inf)
+        return lo, hi
 
 
 def _ndtri_log(logp: float) -> float:
@@ -675,25 +687,31 @@ class _Composed:
         wt = np.exp(logw + lam * loss - k_lam)         # the tilted one-step law (sums to 1)
         mean = steps * float(np.dot(wt, loss))
         sd = math.sqrt(max(steps * float(np.dot(wt, (loss - mean / steps) ** 2)), (h * h)))
-        # the window. Bottom: all but 1e-16 of the tilted composed law is above it (Chernoff);
-        # mass below folds onto the top, scaled down by the untilting. Top: the tilted law's
-        # 1e-16 point, or, if a heavy right tail makes that far, the point above which the
-        # untilted law has less than ``top_tail`` (Chernoff; added to delta). The FFT then has
-        # twice that length, so that what folds back from above lands below the window's middle.
+        # the window [lo, top]. Bottom: all but 1e-16 of the tilted composed law is above it
+        # (Chernoff); mass below folds onto the top, scaled down by the untilting. Top: above the
+        # tilted law's 1e-16 point, or, if a heavy right tail makes that far, above the point
+        # where the untilted law has less than ``top_tail`` left (Chernoff; added to delta); and
+        # so high that the untilted mass which folds back from above onto the window's useful part,
+        # losses >= e_min, is below ``top_tail`` although untilting multiplies it by e^{lam (top - lo)}:
+        # P(L_T >= e_min + top - lo) e^{lam (top - lo)} <= e^{T K(th) - th e_min + (lam - th)(top - lo)}.
         th = np.geomspace(1e-3, 1e4, 36) / sd
-        log_tail = math.log(1e-16)
+        log_tail, log_tt = math.log(1e-16), math.log(top_tail)
         k_g = float(k_plan(lam)[0])
         hi = np.min((steps * (k_plan(lam + th) - k_g) - log_tail) / th)
         lo = np.max(-(steps * (k_plan(lam - th) - k_g) - log_tail) / th)
         th0 = np.concatenate([lam + th, th])
-        hi_untilted = np.min((steps * k_plan(th0) - math.log(top_tail)) / th0)
+        hi_untilted = np.min((steps * k_plan(th0) - log_tt) / th0)
         hi = min(hi, max(hi_untilted, mean + 12 * sd))
-        lo, hi = min(lo, mean - 14 * sd), max(hi, mean + 14 * sd)     # the discrete law's own spread
+        lo, hi = min(lo, mean - 10 * sd), max(hi, mean + 10 * sd)     # the discrete law's own spread
         lo, hi = max(lo, steps * loss[0]), min(hi, steps * loss[-1])
         hi = max(hi, lo + 8 * h)
-        if (steps * loss[-1] - lo) / h < max(1 << 16, 2 * (hi - lo) / h):
+        self.e_min = max(lo, mean - 8 * sd)
+        if (steps * loss[-1] - lo) / h < max(1 << 16, (hi - lo) / h):
             hi = steps * loss[-1]                      # cheap to hold every composed loss: no Chernoff term
-        need = 2 * int(math.ceil((hi - lo) / h)) + 2
+        else:
+            fold = lo + np.min((steps * k_plan(lam + th) - (lam + th) * self.e_min - log_tt) / th)
+            hi = min(max(hi, fold), steps * loss[-1])
+        need = int(math.ceil((hi - lo) / h)) + 2
         if need > _MAX_FFT:
             raise _TooFine
         n = fft.next_fast_len(need, real=True)
@@ -714,8 +732,12 @@ class _Composed:
         self.loss = (start + np.arange(j_lo, n)) * h
         with np.errstate(divide="ignore", over="ignore"):
             self.c = np.exp(np.log(comp[j_lo:]) + steps * k_lam - lam * self.loss)
+        # the composed law's mass may not exceed 1 beyond the FFT's round-off (rel of the tilted
+        # peak, as large after untilting as it is): the guard against masses that sum to more than one
+        with np.errstate(over="ignore"):
+            noise = float(np.sum(rel * comp[peak] * np.exp(steps * k_lam - lam * self.loss)))
         total = float(self.c.sum())
-        assert total <= 1 + 1e-6, f"composed mass {total!r} exceeds 1"
+        assert total <= 1 + 1e-9 + noise, f"composed mass {total!r} exceeds 1"
         self.h, self.lam = h, lam
         # what the window misses: an infinite loss in some step, and a finite loss above it
         top_loss = (start + n) * h
@@ -733,8 +755,8 @@ class _Composed:
 
     def delta(self, eps: float) -> float:
         j = int(math.floor((eps - self.loss[0]) / self.h + 1e-9))
-        if j < 0:
-            raise _Retilt(self.loss[0])
+        if j < 0 or eps < self.e_min:
+            raise _Retilt(max(self.loss[0], self.e_min))
         if j >= self.loss.size:
             return self.extra
         return float(self.d[j] - self.e[j] * math.expm1(eps - self.loss[j]) + self.extra)
@@ -753,6 +775,8 @@ class _Composed:
         eps = min(max(eps, self.loss[j]), self.loss[j + 1])
         if eps <= 0.0:
             return 0.0
+        if eps < self.e_min:
+            raise _Retilt(self.e_min)
         while self.delta(eps) > delta:                # guard the upper-bound side against round-off
             eps += 1e-12 * max(abs(eps), 1e-300) + 1e-300
         return float(eps)
@@ -922,7 +946,7 @@ def _account(q: float, sigma: float, steps: int, relation: str, delta=None, epsi
     pair = _Pair(q, sigma, relation)
     signs = (1,) if relation == "replace_one" else (1, -1)
     d_ref = delta if delta is not None else 1e-12
-    y_lo, y_hi = pair.truncation(1e-9 * d_ref / steps)
+    y_lo, y_hi = pair.truncation(1e-7 * d_ref / steps)
     guides = {s: _Guide(pair, y_lo, y_hi, s) for s in signs}
     if delta is not None:
         guess = {s: subsampled_gaussian_rdp_epsilon(q, sigma, steps, delta) for s in signs}
@@ -940,7 +964,8 @@ def _account(q: float, sigma: float, steps: int, relation: str, delta=None, epsi
     for s in signs:
         lam0 = _tilt_for(guides[s].loss, np.exp(guides[s].logw), steps, guess[s])
         h_c = mesh(s, 1e-2 * max(guess[s], 1e-300), 1.0 + lam0, guess[s])
-        h_c = max(h_c, _span(guides[s]) * steps**0.5 / 30000.0)
+        sd1 = _span(guides[s])                    # at least two cells per standard deviation of one step
+        h_c = max(min(h_c, sd1 / 2), sd1 * steps**0.5 / 30000.0)
         while True:
             try:
                 disc = _discretize(pair, h_c, y_lo, y_hi)
@@ -963,16 +988,30 @@ def _account(q: float, sigma: float, steps: int, relation: str, delta=None, epsi
         if delta is not None and coarse[s] == 0.0:   # an upper bound of 0 is exact
             best = max(best, 0.0)
             continue
-        h = mesh(s, _TARGET * max(est[s], 1e-300), rho[s], est[s]) if delta is not None \
-            else mesh(s, _TARGET, rho[s], epsilon)
-        while True:
-            try:
-                disc = _discretize(pair, h, y_lo, y_hi)
-                best = max(best, _solve(disc, h, steps, s, guides[s], est[s], delta, epsilon, 1e-10 * d_ref)[0])
+        # the mesh from the estimate; if the fine value moves the estimate by more than 5 %,
+        # the error model is re-read at the new value (at most twice more)
+        e_s, r_s, h_prev, result = est[s], rho[s], math.inf, coarse[s]
+        for _ in range(3):
+            h = mesh(s, _TARGET * max(e_s, 1e-300), r_s, e_s) if delta is not None else mesh(s, _TARGET, r_s, epsilon)
+            if h >= h_prev:
                 break
-            except _TooFine:
-                h *= 2.0
+            while True:
+                try:
+                    disc = _discretize(pair, h, y_lo, y_hi)
+                    value, comp = _solve(disc, h, steps, s, guides[s], e_s, delta, epsilon, 1e-10 * d_ref)
+                    break
+                except _TooFine:
+                    h *= 2.0
+            h_prev, result = h, value
+            _LAST.update(h=h, n=comp.loss.size, cells=disc[1].size)
+            if delta is None or value <= 0 or abs(value - e_s) <= 0.05 * value:
+                break
+            e_s, r_s = value, _density_ratio(comp, value)
+        best = max(best, result)
     return best
+
+
+_LAST: dict = {}     # the last fine pass's mesh and sizes (read by benchmarks/bench_subsampling.py)
 
 
 def _span(guide: "_Guide") -> float:

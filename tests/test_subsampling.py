@@ -306,7 +306,7 @@ def _disc_profile(idx, w, w_inf, h, eps):
 
 
 @pytest.mark.parametrize("relation, sign", [("add_remove", 1), ("add_remove", -1), ("replace_one", 1)])
-@pytest.mark.parametrize("q, sigma, h", [(0.2, 0.7, 0.01), (0.003, 1.3, 1e-4)])
+@pytest.mark.parametrize("q, sigma, h", [(0.2, 0.7, 0.01), (0.003, 1.3, 4e-4)])
 def test_connect_the_dots_matches_the_profile_on_the_grid_and_dominates_between(relation, sign, q, sigma, h):
     pair = sub._Pair(q, sigma, relation)
     y_lo, y_hi = pair.truncation(1e-30)
@@ -424,3 +424,84 @@ def test_pld_relative_accuracy_certified_by_an_independent_lower_bound(q, sigma,
     low = _rounded_down_epsilon(q, sigma, steps, delta, 2e-5)
     ours = sub.subsampled_gaussian_epsilon(q, sigma, steps, delta)
     assert low <= ours <= low * (1 + 1e-4)
+
+
+# ---------------------------------------------------------------- replace-one
+def _mixture(y, q, sigma, mean):
+    return (1 - q) * stats.norm.pdf(y, 0, sigma) + q * stats.norm.pdf(y, mean, sigma)
+
+
+@pytest.mark.parametrize("q, sigma, eps", [(0.2, 0.8, 0.5), (0.05, 1.3, -0.2), (0.6, 2.0, 0.05), (0.01, 0.5, 2.5)])
+def test_replace_one_profile_matches_quadrature(q, sigma, eps):
+    # int (A - e^eps B)_+ for A = (1-q)N(0) + qN(1), B = (1-q)N(0) + qN(-1), by adaptive quadrature
+    # split at the crossing (no half-line argument used)
+    g = lambda y: _mixture(y, q, sigma, 1.0) - math.exp(eps) * _mixture(y, q, sigma, -1.0)   # noqa: E731
+
+    def log_ratio(y):      # log A - log B - eps, in logs so that it has a sign far out
+        la = np.logaddexp(math.log1p(-q) + stats.norm.logpdf(y, 0, sigma), math.log(q) + stats.norm.logpdf(y, 1, sigma))
+        lb = np.logaddexp(math.log1p(-q) + stats.norm.logpdf(y, 0, sigma), math.log(q) + stats.norm.logpdf(y, -1, sigma))
+        return la - lb - eps
+
+    cross = optimize.brentq(log_ratio, -40 * sigma - 10, 40 * sigma + 10, xtol=1e-14)
+    want = integrate.quad(g, cross, 40 * sigma + 2, epsabs=1e-16, epsrel=1e-12, limit=400)[0]
+    got = sub.subsampled_gaussian_profile(q, sigma, eps, relation="replace_one")
+    assert got == pytest.approx(want, rel=1e-8, abs=1e-15)
+
+
+def _hockey_2d(q, sigma, a, b, eps, n=2001):
+    """H_{e^eps}((1-q)N(0,s^2 I) + qN(a, s^2 I) || same with b), a, b in the plane: a Riemann sum on a
+    uniform grid of [-R, R]^2, R = 1 + 12 sigma (error ~ the mesh squared along the kink, the same
+    for every pair on the grid, so pairs are compared on one grid)."""
+    r = 1 + 12 * sigma
+    x = np.linspace(-r, r, n)
+    dx = x[1] - x[0]
+
+    def dens(m):
+        return (1 - q) * np.outer(stats.norm.pdf(x, 0, sigma), stats.norm.pdf(x, 0, sigma)) \
+            + q * np.outer(stats.norm.pdf(x, m[0], sigma), stats.norm.pdf(x, m[1], sigma))
+
+    return float(np.sum(np.maximum(dens(a) - math.exp(eps) * dens(b), 0.0)) * dx * dx)
+
+
+@pytest.mark.parametrize("q, sigma, eps", [(0.3, 0.8, 0.3), (0.05, 0.6, 1.5), (0.6, 1.5, 0.0)])
+def test_replace_one_pair_dominates_every_other_replacement(q, sigma, eps):
+    # soundness of relation="replace_one": a record's clipped gradient a replaced by b, |a|, |b| <= 1,
+    # gives the pair ((1-q)N(0) + qN(a), (1-q)N(0) + qN(b)) in the plane of a and b. The implemented
+    # pair (a, b) = (1, -1) must be at least as distinguishable as any other: checked on a grid of
+    # a, b in [-1, 1] (one dimension, which includes b = 0: the add/remove pair) and in two
+    # dimensions at angles and lengths below the antipodal pair.
+    worst = sub.subsampled_gaussian_profile(q, sigma, eps, relation="replace_one")
+    ys = np.linspace(-1 - 14 * sigma, 1 + 14 * sigma, 40001)
+    dy = ys[1] - ys[0]
+    for a in np.linspace(-1, 1, 9):
+        for b in np.linspace(-1, 1, 9):
+            h = float(np.sum(np.maximum(_mixture(ys, q, sigma, a) - math.exp(eps) * _mixture(ys, q, sigma, b), 0)) * dy)
+            assert h <= worst * (1 + 1e-6) + 1e-12, (a, b)
+    antipodal = _hockey_2d(q, sigma, (1.0, 0.0), (-1.0, 0.0), eps)
+    assert antipodal == pytest.approx(worst, rel=1e-3)                   # the grid's own accuracy
+    for angle, rb, ra in ((0.5, 1.0, 1.0), (1.5, 1.0, 1.0), (2.5, 1.0, 1.0), (3.0, 0.6, 1.0), (2.0, 0.8, 0.5)):
+        b = (rb * math.cos(angle), rb * math.sin(angle))
+        assert _hockey_2d(q, sigma, (ra, 0.0), b, eps) <= antipodal * (1 + 1e-9), (angle, rb, ra)
+
+
+@pytest.mark.parametrize("q, sigma, steps, delta", [(0.3, 0.8, 2, 1e-4), (0.05, 0.6, 2, 1e-5)])
+def test_replace_one_two_steps_against_direct_computation(q, sigma, steps, delta):
+    # delta_2(eps) = E_{y ~ A}[delta_1(eps - L(y))] by composite Gauss-Legendre in y
+    edges = np.linspace(-1 - 12 * sigma, 1 + 12 * sigma, 801)
+    mid, half = (edges[1:] + edges[:-1]) / 2, (edges[1:] - edges[:-1]) / 2
+    y = (mid[:, None] + half[:, None] * _GL_X[None, :]).ravel()
+    w = (half[:, None] * _GL_W[None, :]).ravel()
+    dens = _mixture(y, q, sigma, 1.0)
+    loss = np.log(dens) - np.log(_mixture(y, q, sigma, -1.0))
+
+    def direct(e):
+        return float(np.sum(w * dens * sub.subsampled_gaussian_profile(q, sigma, e - loss, relation="replace_one")))
+
+    ours = sub.subsampled_gaussian_epsilon(q, sigma, steps, delta, relation="replace_one")
+    assert direct(ours) <= delta < direct(ours / (1 + 1e-4))
+
+
+def test_replace_one_q1_is_the_gaussian_with_sensitivity_two():
+    for sigma, steps in [(1.0, 1), (3.0, 50)]:
+        exact = gaussian_epsilon(1e-6, 2 * math.sqrt(steps) / sigma)
+        assert exact <= sub.subsampled_gaussian_epsilon(1.0, sigma, steps, 1e-6, relation="replace_one") <= exact * (1 + 1e-12)

@@ -11,15 +11,19 @@ mechanism, the privacy core of DP-SGD:
   the moments accountant, a valid but loose upper bound;
 - the privacy loss distribution composed by FFT
   (:func:`subsampled_gaussian_delta`, :func:`subsampled_gaussian_epsilon`):
-  a rigorous upper bound that is tight to a relative ``1e-4``;
+  an upper bound (up to floating-point round-off) within a relative ``1e-4`` of the true value on the
+  box q in [1e-6, 1], sigma in [0.4, 100], T <= 1e6, delta in [1e-12, 0.1] (measured against
+  Google's dp-accounting and finer meshes in the tests and ``make bench``);
 - the Gaussian-DP central limit (:func:`clt_gdp_mu`, :func:`clt_gdp_epsilon`):
   an *approximation*, neither an upper nor a lower bound.
 
 Neighbouring relation. The subsampled-Gaussian accountants use the add/remove
-relation (the record is present or absent), the one for which DP-SGD is usually
-accounted, and report the worse of the two directions. The package's own
-convention is replace-one; :func:`amplify_poisson_replace_one` and
-:func:`amplify_without_replacement` state what changes under it.
+relation by default (the record is present or absent), the one for which DP-SGD is usually
+accounted, and report the worse of the two directions; ``relation="replace_one"`` accounts
+for one record's gradient replaced by another (the gradient flipped, +1 against -1, the
+worst replacement). The package's own convention is replace-one;
+:func:`amplify_poisson_replace_one` and :func:`amplify_without_replacement` state what
+changes under it for the generic theorems.
 
 The mechanism. With sampling probability :math:`q` and noise multiplier
 :math:`\sigma` (sensitivity 1), one step releases a draw from
@@ -122,14 +126,32 @@ def amplify_poisson_replace_one(epsilon, sampling_probability) -> float:
 
     .. math:: \varepsilon' = \log\frac{1 + q(e^{\varepsilon}-1)}{1 + q(e^{-\varepsilon}-1)},
 
-    about twice the add/remove value :func:`amplify_poisson` for small :math:`q`
-    (both are :math:`\approx q(e^{\varepsilon}-1)` and :math:`q(e^{\varepsilon}-e^{-\varepsilon})`),
-    and never more than the :math:`2\varepsilon'` of composing a removal and an addition.
+    at least the add/remove value :func:`amplify_poisson` and never more than twice it (the
+    :math:`2\varepsilon'` of composing a removal and an addition). As :math:`q \to 0` both are linear
+    in :math:`q`, :math:`q(e^{\varepsilon}-1)` and :math:`q(e^{\varepsilon}-e^{-\varepsilon})`, so their
+    ratio tends to :math:`1 + e^{-\varepsilon}`: close to 2 only for small :math:`\varepsilon`.
     Randomized response on "is the record's value in the sample" attains it.
     If the base mechanism is only DP under replace-one (it may reveal the sample
     size, for example), Poisson sampling gives **no** amplification for pure DP in
     the worst case; fixed-size sampling without replacement does
     (:func:`amplify_without_replacement`).
+
+    Parameters
+    ----------
+    epsilon : float
+        ``>= 0``, the base mechanism's epsilon under add/remove.
+    sampling_probability : float
+        :math:`q` in ``(0, 1]``.
+
+    Returns
+    -------
+    float
+        :math:`\varepsilon'` under replace-one.
+
+    Raises
+    ------
+    ValueError
+        If an argument is outside its range.
 
     Examples
     --------
@@ -715,6 +737,7 @@ class _Composed:
         if need > _MAX_FFT:
             raise _TooFine
         n = fft.next_fast_len(need, real=True)
+        self.n = n
         start = math.floor(lo / h)
         buf = np.bincount(idx % n, weights=wt, minlength=n)      # loss index k at k mod n
         spec = fft.rfft(buf, workers=2)
@@ -995,6 +1018,7 @@ def _account(q: float, sigma: float, steps: int, relation: str, delta=None, epsi
             h = mesh(s, _TARGET * max(e_s, 1e-300), r_s, e_s) if delta is not None else mesh(s, _TARGET, r_s, epsilon)
             if h >= h_prev:
                 break
+            coarsened = False
             while True:
                 try:
                     disc = _discretize(pair, h, y_lo, y_hi)
@@ -1002,8 +1026,9 @@ def _account(q: float, sigma: float, steps: int, relation: str, delta=None, epsi
                     break
                 except _TooFine:
                     h *= 2.0
+                    coarsened = True
             h_prev, result = h, value
-            _LAST.update(h=h, n=comp.loss.size, cells=disc[1].size)
+            _LAST.update(h=h, n=comp.n, cells=disc[1].size, coarsened=coarsened)
             if delta is None or value <= 0 or abs(value - e_s) <= 0.05 * value:
                 break
             e_s, r_s = value, _density_ratio(comp, value)

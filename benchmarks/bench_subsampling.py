@@ -52,7 +52,8 @@ def main() -> None:
     for relation, q, sigma, steps, delta in itertools.product(sub.RELATIONS, QS, SIGMAS, STEPS, DELTAS):
         sub._LAST.clear()
         eps, sec = _timed(lambda: sub.subsampled_gaussian_epsilon(q, sigma, steps, delta, relation=relation))
-        note = f"h={sub._LAST.get('h', float('nan')):.2g} fft={sub._LAST.get('n', 0)}"
+        note = f"h={sub._LAST.get('h', float('nan')):.2g} fft={sub._LAST.get('n', 0)}" \
+            + (" COARSENED by the FFT cap" if sub._LAST.get("coarsened") else "")
         if q == 1.0 or steps == 1:
             err, ref_note = 0.0, "exact"
         else:

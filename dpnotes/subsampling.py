@@ -768,7 +768,7 @@ class _Composed:
         # (Chernoff, rigorous: the discrete law's exact log-mgf at the three best exponents of the plan)
         th_up = np.concatenate([[0.0], lam + th, th])
         best = th_up[np.argsort(steps * k_plan(th_up) - th_up * top_loss)[:3]]
-        best = np.concatenate([best, lam + np.geomspace(1e-2, 1e2, 9) / sd])
+        best = np.concatenate([best, [lam + 1.0 / sd]])
         chern = float(np.min(steps * _log_mgf(logw, loss, best) - best * top_loss))
         if top_loss > steps * loss[-1]:
             chern = -math.inf                          # the window holds every finite composed loss
@@ -1205,6 +1205,11 @@ def subsampled_gaussian_epsilon(sampling_probability, noise_multiplier, steps, d
         return float(eps)
     if steps == 1:
         return _one_step_epsilon(q, sigma, relation, delta)
+    # epsilon = 0 exactly when delta(0), the total variation of the composed pair, is <= delta;
+    # it is at most 1 - (1 - TV_1)^T (couple the steps one by one), TV_1 the one-step profile at 0
+    tv1 = _one_step_profiles(q, sigma, relation, 0.0)
+    if -math.expm1(steps * math.log1p(-tv1)) <= delta:
+        return 0.0
     return float(_account(q, sigma, steps, relation, delta=delta))
 
 

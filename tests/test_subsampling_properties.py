@@ -177,6 +177,16 @@ def test_clt_mu_and_epsilon(q, sigma, steps, delta):
     assert e >= 0 and (e == 0 or float(gaussian_delta(e, mu)) == pytest.approx(delta, rel=1e-6))
 
 
+# ---------------------------------------------------------------- shuffled batches (a lower bound)
+@settings(max_examples=size(fast=15, thorough=300))
+@given(batches=st.integers(1, 10_000), sigma=SIGMA, epochs=st.integers(1, 30), delta=DELTA)
+def test_shuffle_lower_bound_is_below_no_sampling(batches, sigma, epochs, delta):
+    # a lower bound on the shuffled epsilon; the mechanism is no worse than releasing the
+    # target's spike (2 against 1) in the clear every epoch: the Gaussian with mu = sqrt(epochs) / sigma
+    lb = sub.shuffle_epsilon_lower_bound(batches, sigma, epochs, delta)
+    assert 0.0 <= lb <= gaussian_epsilon(delta, math.sqrt(epochs) / sigma) * (1 + 1e-9) + 1e-12
+
+
 # ---------------------------------------------------------------- the PLD accountant
 @pld
 @given(q=Q_SUB, sigma=SIGMA, steps=STEPS, delta=DELTA, relation=RELATION)

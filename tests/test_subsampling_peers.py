@@ -100,10 +100,10 @@ def test_the_peers_failure_at_a_fine_mesh_is_pinned():
     # 2.5e-6 (measured here: 9.326418565550334, 5 minutes). The finer mesh must only move it
     # down; the jump is the peer's, not the mechanism's: ours stays within 1e-4 of the
     # converged 0.45894, and so does the peer at the coarser meshes.
+    # (ours at the same point: test_training_scale_within_1e_4_of_the_converged_pld)
     measured = 9.326418565550334 if not THOROUGH else _measured(5e-5, 0.7, 1_000_000, 1e-5, 2.5e-6)
     conv, _ = _richardson(0.4591782646421313, 0.4589967110585405)
     assert measured > 20 * conv                       # the peer's value is wrong by a factor 20
-    assert sub.subsampled_gaussian_epsilon(5e-5, 0.7, 1_000_000, 1e-5) <= conv * (1 + 1e-4)
 
 
 # ---------------------------------------------------------------- Renyi DP

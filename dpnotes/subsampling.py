@@ -1108,10 +1108,14 @@ def subsampled_gaussian_delta(sampling_probability, noise_multiplier, steps, eps
     """
     q, sigma, steps, relation = _validate_pld(sampling_probability, noise_multiplier, steps, relation)
     epsilon = check_real("epsilon", epsilon)
-    if q == 1.0 and epsilon >= 0:
+    if q == 1.0:
         from .loss import gaussian_delta
 
-        return float(gaussian_delta(epsilon, _exact_gaussian(q, sigma, steps, relation)))
+        mu = _exact_gaussian(q, sigma, steps, relation)
+        if epsilon >= 0:
+            return float(gaussian_delta(epsilon, mu))
+        # the Gaussian pair is its own dual: H_t = 1 - t + t H_{1/t}
+        return float(-math.expm1(epsilon) + math.exp(epsilon) * gaussian_delta(-epsilon, mu))
     if steps == 1:
         return _one_step_profiles(q, sigma, relation, epsilon)
     return float(_account(q, sigma, steps, relation, epsilon=epsilon))

@@ -694,7 +694,8 @@ class _Composed:
     infinite loss or a loss above the window.
     """
 
-    def __init__(self, idx, w, w_inf, steps: int, h: float, lam: float, guide: "_Guide", top_tail: float = 1e-24):
+    def __init__(self, idx, w, w_inf, steps: int, h: float, lam: float, guide: "_Guide", top_tail: float = 1e-24,
+                 cover=None):
         from scipy import fft
         from scipy.special import logsumexp
 
@@ -726,9 +727,13 @@ class _Composed:
         hi_untilted = np.min((steps * k_plan(th0) - log_tt) / th0)
         hi = min(hi, max(hi_untilted, mean + 12 * sd))
         lo, hi = min(lo, mean - 10 * sd), max(hi, mean + 10 * sd)     # the discrete law's own spread
+        if cover is not None:                          # a loss the window must hold (delta's epsilon)
+            lo = min(lo, cover - 4 * h)
         lo, hi = max(lo, steps * loss[0]), min(hi, steps * loss[-1])
         hi = max(hi, lo + 8 * h)
-        self.e_min = max(lo, mean - 8 * sd)
+        # answers below e_min would need mass that untilting amplifies (folded or round-off);
+        # without a tilt nothing is amplified and the whole window is usable
+        self.e_min = max(lo, mean - 8 * sd) if lam > 0 else lo
         if (steps * loss[-1] - lo) / h < max(1 << 16, (hi - lo) / h):
             hi = steps * loss[-1]                      # cheap to hold every composed loss: no Chernoff term
         else:
@@ -952,7 +957,7 @@ def _solve(disc, h, steps, sign, guide, eps_guess, delta, epsilon, top_tail=1e-2
     idx, w, w_inf = _direction(disc, h, sign)
     lam = _tilt_for(guide.loss, np.exp(guide.logw), steps, eps_guess)
     for _ in range(8):
-        comp = _Composed(idx, w, w_inf, steps, h, lam, guide, top_tail)
+        comp = _Composed(idx, w, w_inf, steps, h, lam, guide, top_tail, cover=epsilon)
         try:
             value = comp.epsilon(delta) if delta is not None else comp.delta(epsilon)
             return value, comp

@@ -245,6 +245,20 @@ def test_pld_round_trip_epsilon_delta(q, sigma, steps, delta, relation):
         assert sub.subsampled_gaussian_delta(q, sigma, steps, e * (1 - 2 * ACC) - 1e-12, relation=relation) >= delta
 
 
+@pld
+@given(q=Q, sigma=SIGMA, steps=st.integers(1, 50), e1=st.floats(-2.0, 10.0), e2=st.floats(-2.0, 10.0),
+       relation=RELATION)
+def test_pld_delta_is_a_privacy_profile(q, sigma, steps, e1, e2, relation):
+    # delta(eps) of T steps, negative eps included: at least 1 - e^eps, non-increasing (up to the
+    # accountant's accuracy in delta, 1e-3 here), and at least the one-step value
+    lo, hi = sorted((e1, e2))
+    d_lo = sub.subsampled_gaussian_delta(q, sigma, steps, lo, relation=relation)
+    d_hi = sub.subsampled_gaussian_delta(q, sigma, steps, hi, relation=relation)
+    assert d_lo >= -math.expm1(lo) - 1e-12
+    assert d_hi <= d_lo * (1 + 1e-3) + 1e-15
+    assert d_lo >= sub.subsampled_gaussian_delta(q, sigma, 1, lo, relation=relation) * (1 - 1e-9) - 1e-15
+
+
 @cheap
 @given(sigma=SIGMA, steps=STEPS, delta=DELTA, relation=RELATION)
 def test_pld_q1_is_the_gaussian_mechanism(sigma, steps, delta, relation):

@@ -993,11 +993,12 @@ def _account(q: float, sigma: float, steps: int, relation: str, delta=None, epsi
 
     # coarse pass
     est, rho, coarse = {}, {}, {}
+    span1 = float(pair.loss(y_hi) - pair.loss(y_lo))
     for s in signs:
         lam0 = _tilt_for(guides[s].loss, np.exp(guides[s].logw), steps, guess[s])
         h_c = mesh(s, 1e-2 * max(guess[s], 1e-300), 1.0 + lam0, guess[s])
-        sd1 = _span(guides[s])                    # at least two cells per standard deviation of one step
-        h_c = max(min(h_c, sd1 / 2), sd1 * steps**0.5 / 30000.0)
+        sd1 = _span(guides[s])                    # at least two cells per standard deviation of one step,
+        h_c = max(min(h_c, sd1 / 2), sd1 * steps**0.5 / 30000.0, span1 / 2**15)   # at most 2^15 cells
         while True:
             try:
                 disc = _discretize(pair, h_c, y_lo, y_hi)

@@ -492,10 +492,12 @@ def clt_gdp_epsilon(sampling_probability, noise_multiplier, steps, delta) -> flo
 # 4. Rigorous truncation: mass outside the FFT window either folds back onto the window (adds
 #    mass: pessimistic) or lies above it, and that mass is bounded by a Chernoff bound and added
 #    to delta, together with the probability that some step has an infinite loss.
-# 5. ``_choose_mesh``: the mesh h from the predicted discretization error. Connect-the-dots adds
+# 5. ``_account``: the mesh h from the predicted discretization error. Connect-the-dots adds
 #    to each step's loss a split noise xi with E[e^-xi] = 1, of variance V1(h) = E[x(h-x)]
-#    (x = loss mod h); T steps shift epsilon by about T V1(h) (1 + lam) / 2, lam the tilt at
-#    epsilon (saddle point). V1 is computed under the tilted one-step law by quadrature.
+#    (x = loss mod h); T steps shift epsilon by about T V1(h) rho / 2, rho the composed density
+#    at epsilon over E[e^{eps - L}; L > eps], read off a coarse first pass (``_density_ratio``).
+#    V1 is computed under the tilted one-step law by quadrature (``_Guide``, ``_v1``). Before any
+#    of this, epsilon = 0 is decided exactly from the total variation (``subsampled_gaussian_epsilon``).
 
 RELATIONS = ("add_remove", "replace_one")
 
@@ -697,7 +699,6 @@ class _Composed:
     def __init__(self, idx, w, w_inf, steps: int, h: float, lam: float, guide: "_Guide", top_tail: float = 1e-24,
                  cover=None):
         from scipy import fft
-        from scipy.special import logsumexp
 
         keep = w > 0
         idx, w = idx[keep], w[keep]
@@ -868,21 +869,6 @@ class _Guide:
         means = np.array([steps * float(self.tilted(t) @ self.loss) for t in lams])
         ok = np.nonzero(means >= eps)[0]
         return float(lams[ok[0]]) if ok.size else float(lams[-1])
-
-    def saddle(self, steps: int, delta: float) -> tuple[float, float]:
-        """(epsilon, lam): the saddle-point estimate of epsilon at ``delta`` and its tilt."""
-        from scipy.special import logsumexp
-
-        lams = np.geomspace(1e-6, 1e12, 433)
-        lw = self.logw[None, :] + lams[:, None] * self.loss[None, :]
-        k = logsumexp(lw, axis=1)
-        p = np.exp(lw - k[:, None])
-        k1 = p @ self.loss
-        k2 = np.maximum(p @ self.loss**2 - k1**2, 1e-300)
-        g = steps * (k - lams * k1) - np.log(lams * (lams + 1)) - 0.5 * np.log(2 * math.pi * steps * k2)
-        ok = np.nonzero(g <= math.log(delta))[0]
-        i = int(ok[0]) if ok.size else lams.size - 1
-        return max(float(steps * k1[i]), 0.0), float(lams[i])
 
 
 def _v1(p: np.ndarray, loss: np.ndarray, hs: np.ndarray) -> np.ndarray:

@@ -735,8 +735,8 @@ class _Composed:
         # answers below e_min would need mass that untilting amplifies (folded or round-off);
         # without a tilt nothing is amplified and the whole window is usable
         self.e_min = max(lo, mean - 8 * sd) if lam > 0 else lo
-        if (steps * loss[-1] - lo) / h < max(1 << 16, (hi - lo) / h):
-            hi = steps * loss[-1]                      # cheap to hold every composed loss: no Chernoff term
+        if (steps * loss[-1] - lo) / h < max(1 << 20, 2 * (hi - lo) / h):
+            hi = steps * loss[-1]                      # cheap to hold every composed loss: nothing folds
         else:
             fold = lo + np.min((steps * k_plan(lam + th) - (lam + th) * self.e_min - log_tt) / th)
             hi = min(max(hi, fold), steps * loss[-1])

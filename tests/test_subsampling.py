@@ -365,12 +365,12 @@ def test_composition_keeps_infinite_and_out_of_window_mass():
     comp = sub._Composed(idx, w, p, steps, h, 0.0, _FlatGuide(idx, w, h))
     for eps in (0.0, 2.0, 30.0):
         assert comp.delta(eps) == pytest.approx(-math.expm1(steps * math.log1p(-p)), rel=1e-12)
-    # losses 0 or 1 (probability 0.3) on a mesh of 1e-3: the composed loss is binomial, its support
-    # (0 to 400) far wider than the window the accountant keeps (a few hundred thousand points
-    # around the bulk); what the window misses must come back through the Chernoff term, so
-    # delta above the window is that bound: positive, at least the exact (tiny) value
-    h = 1e-3
-    idx, w = np.array([0, 1000]), np.array([0.7, 0.3])
+    # losses 0 or 1 (probability 0.3) on a mesh of 1e-4: the composed loss is binomial, its support
+    # (0 to 400, 4e6 points) far wider than the window the accountant keeps around the bulk; what
+    # the window misses must come back through the Chernoff term, so delta above the window is
+    # that bound: positive, at least the exact (tiny) value
+    h = 1e-4
+    idx, w = np.array([0, 10_000]), np.array([0.7, 0.3])
     steps = 400
     comp = sub._Composed(idx, w, 0.0, steps, h, 0.0, _FlatGuide(idx, w, h))
     assert comp.loss[-1] < 300                          # the window does not hold the support

@@ -1,80 +1,80 @@
-"""Timing of dpnotes.subsampling.subsampled_gaussian_epsilon (``name<TAB>seconds[<TAB>note]`` lines).
+"""Time and accuracy of dpnotes.subsampling's PLD accountant over its box (``name<TAB>seconds[<TAB>note]`` lines).
 
-Run from the book root:  .venv/bin/python benchmarks/bench_subsampling.py
+Run from the book root:  .venv/bin/python benchmarks/bench_subsampling.py [--full]
 
-If Google's ``dp-accounting`` package is importable (it is *not* a requirement of
-the book: it pins an old ``attrs``), its PLD accountant is timed on the same input
-at equal accuracy: its ``value_discretization_interval`` is halved until its
-epsilon is within a relative 1e-4 of ours, and the time of that run is reported
-with the ratio. A separate interpreter that has it can be named with
-``DP_ACCOUNTING_PYTHON=/path/to/python``; otherwise the line is skipped.
+The box of issue 22: q in [1e-6, 1], sigma in [0.4, 100], T up to 1e6, delta in [1e-12, 0.1]
+(both neighbouring relations). A grid of its corners and middles is run; for each point the
+time of one call (best of two; the first call of the process is a warm-up) and the relative
+difference from a reference: the exact value where one exists (q = 1: the Gaussian; T = 1:
+the one-step profile), else the same accountant with a 25 times smaller error target (a mesh
+5 times finer) when that finer run is not coarsened by the FFT size cap. The report ends with
+the worst time and the worst error over the box, and the points over 1 s or over 1e-4.
+Speed targets are for a quiet 2-core machine: the load average is printed with the results, and
+the CPU time of the process (the FFT's two threads included), which a loaded machine does not inflate.
 """
 
-import json
+import itertools
 import os
-import subprocess
 import sys
 import time
 
-from dpnotes.subsampling import subsampled_gaussian_epsilon
+from dpnotes import subsampling as sub
 
-CASES = [(0.01, 1.0, 10_000, 1e-5), (0.001, 0.8, 10_000, 1e-5), (0.004, 1.1, 10_000, 1e-6)]
-
-_DPACC = r"""
-import json, sys, time
-from dp_accounting import dp_event
-from dp_accounting.pld import pld_privacy_accountant
-q, sigma, steps, delta, target = json.loads(sys.argv[1])
-h = 1e-2
-while True:
-    t0 = time.perf_counter()
-    acc = pld_privacy_accountant.PLDAccountant(value_discretization_interval=h)
-    acc.compose(dp_event.PoissonSampledDpEvent(q, dp_event.GaussianDpEvent(sigma)), steps)
-    eps = acc.get_epsilon(delta)
-    dt = time.perf_counter() - t0
-    if abs(eps - target) <= 1e-4 * target or h < 1e-6:
-        print(json.dumps([eps, dt, h]))
-        break
-    h /= 2
-"""
+FULL = "--full" in sys.argv       # make bench runs the corners and middles; --full a finer grid
+QS = [1e-6, 1e-4, 1e-2, 0.3, 1.0] if FULL else [1e-6, 1e-3, 0.3]
+SIGMAS = [0.4, 1.0, 10.0, 100.0] if FULL else [0.4, 3.0, 100.0]
+STEPS = [1, 10, 1000, 100_000, 1_000_000] if FULL else [2, 1000, 1_000_000]
+DELTAS = [1e-12, 1e-5, 0.1]
 
 
-def _best(fn, repeat=3):
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
+def _timed(fn):
+    """(value, wall seconds, CPU seconds of this process, all threads), best of two."""
+    best, cpu, value = float("inf"), float("inf"), None
+    for _ in range(2):
+        t0, c0 = time.perf_counter(), time.process_time()
         value = fn()
-        times.append(time.perf_counter() - t0)
-    return value, min(times)
+        best, cpu = min(best, time.perf_counter() - t0), min(cpu, time.process_time() - c0)
+    return value, best, cpu
 
 
-def _dp_accounting(args):
+def _reference(q, sigma, steps, delta, relation):
+    target = sub._TARGET
+    sub._TARGET = target / 25
     try:
-        import dp_accounting  # noqa: F401
-        python = sys.executable
-    except ImportError:
-        python = os.environ.get("DP_ACCOUNTING_PYTHON")
-        if not python:
-            return None
-    out = subprocess.run([python, "-c", _DPACC, json.dumps(args)], capture_output=True, text=True, timeout=600)
-    if out.returncode != 0:
-        return None
-    return json.loads(out.stdout.strip().splitlines()[-1])
+        value = sub.subsampled_gaussian_epsilon(q, sigma, steps, delta, relation=relation)
+        coarsened = sub._LAST.get("coarsened", False)
+    finally:
+        sub._TARGET = target
+    return value, coarsened
 
 
 def main() -> None:
-    subsampled_gaussian_epsilon(0.01, 1.0, 100, 1e-5)     # warm-up (imports)
-    for q, sigma, steps, delta in CASES:
-        name = f"subsampled_gaussian_epsilon({q}, {sigma}, {steps}, {delta})"
-        eps, sec = _best(lambda: subsampled_gaussian_epsilon(q, sigma, steps, delta))
-        print(f"{name}\t{sec:.3e}\tepsilon={eps:.6f}")
-        theirs = _dp_accounting([q, sigma, steps, delta, eps])
-        if theirs is None:
-            print(f"dp_accounting PLD {name[len('subsampled_gaussian_epsilon'):]}\tskipped\tdp-accounting not importable")
+    sub.subsampled_gaussian_epsilon(0.01, 1.0, 100, 1e-5)        # warm-up (imports)
+    rows = []
+    for relation, q, sigma, steps, delta in itertools.product(sub.RELATIONS, QS, SIGMAS, STEPS, DELTAS):
+        sub._LAST.clear()
+        eps, sec, cpu = _timed(lambda: sub.subsampled_gaussian_epsilon(q, sigma, steps, delta, relation=relation))
+        note = f"h={sub._LAST.get('h', float('nan')):.2g} fft={sub._LAST.get('n', 0)}" \
+            + (" COARSENED by the FFT cap" if sub._LAST.get("coarsened") else "")
+        if q == 1.0 or steps == 1:
+            err, ref_note = 0.0, "exact"
         else:
-            e2, s2, h = theirs
-            print(f"dp_accounting PLD {name[len('subsampled_gaussian_epsilon'):]}\t{s2:.3e}\t"
-                  f"epsilon={e2:.6f} at interval {h:.2e}; ratio theirs/ours = {s2 / sec:.1f}")
+            ref, coarsened = _reference(q, sigma, steps, delta, relation)
+            err = (eps / ref - 1) if ref > 0 else (0.0 if eps == 0 else float("inf"))
+            ref_note = "reference coarsened by the FFT cap" if coarsened else "reference: mesh 5x finer"
+        name = f"subsampled_gaussian_epsilon({q:g}, {sigma:g}, {steps}, {delta:g}, {relation})"
+        print(f"{name}\t{sec:.3e}\tcpu={cpu:.3g}s epsilon={eps:.7g} rel.diff={err:+.1e} ({ref_note}) {note}",
+              flush=True)
+        rows.append((sec, err, name, cpu))
+    worst_t = max(rows)
+    worst_c = max(rows, key=lambda r: r[3])
+    worst_e = max(rows, key=lambda r: abs(r[1]))
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"worst time over the box: {worst_t[2]}\t{worst_t[0]:.3e}\tload average {load:.1f}")
+    print(f"worst CPU time over the box (a quiet machine's wall time, about): {worst_c[2]}\t{worst_c[3]:.3e}")
+    print(f"worst relative difference over the box: {worst_e[2]}\t{worst_e[0]:.3e}\trel.diff={worst_e[1]:+.1e}")
+    print(f"points over 1 s: {sum(r[0] > 1 for r in rows)} of {len(rows)}\t{sum(r[0] for r in rows):.3e}\t"
+          f"points over 1e-4: {sum(abs(r[1]) > 1e-4 for r in rows)}")
 
 
 if __name__ == "__main__":

@@ -194,10 +194,22 @@ def test_pld_delta_is_an_upper_bound_close_to_direct():
 
 
 @pytest.mark.parametrize("q, sigma, steps", [(0.01, 1.0, 2000), (0.1, 2.0, 300), (0.004, 0.7, 5000), (0.3, 5.0, 40)])
-def test_pld_is_below_rdp_and_near_the_clt(q, sigma, steps):
+def test_pld_is_positive_and_below_rdp(q, sigma, steps):
+    # both are upper bounds on the same epsilon; the PLD one is the tight one (the moments
+    # accountant's conversion loses at least a few per cent here)
     pld = sub.subsampled_gaussian_epsilon(q, sigma, steps, 1e-5)
-    assert pld < sub.subsampled_gaussian_rdp_epsilon(q, sigma, steps, 1e-5)
-    assert pld > 0
+    assert 0 < pld < 0.99 * sub.subsampled_gaussian_rdp_epsilon(q, sigma, steps, 1e-5)
+
+
+def test_pld_approaches_the_clt_as_steps_grow_with_q_sqrt_t_fixed():
+    # the central limit theorem of Gaussian DP: with q sqrt(T) = 1 fixed, T steps tend to
+    # mu-GDP; the gap to the tight value must shrink as T grows (and stay on one side here)
+    gaps = []
+    for q in (0.1, 0.02, 0.004):
+        t = round(1 / q**2)
+        gaps.append(sub.subsampled_gaussian_epsilon(q, 1.5, t, 1e-5) - sub.clt_gdp_epsilon(q, 1.5, t, 1e-5))
+    assert gaps[0] > gaps[1] > gaps[2] > 0
+    assert gaps[2] < 0.25 * gaps[0]
 
 
 def test_pld_is_monotone_in_each_argument():
@@ -244,6 +256,14 @@ def test_clt_is_an_approximation_not_a_bound():
         (lambda: sub.subsampled_gaussian_delta(0.1, -1.0, 10, 1.0), "noise_multiplier must be > 0, got -1"),
         (lambda: sub.clt_gdp_mu(0.1, 1.0, 2.5), "steps must be an integer >= 1"),
         (lambda: sub.clt_gdp_epsilon(0.1, 1.0, 10, 1.0), r"delta must be in \(0, 1\)"),
+        (lambda: sub.subsampled_gaussian_epsilon(0.1, 1.0, 10, 1e-5, relation="replace"),
+         "relation must be one of 'add_remove', 'replace_one', got 'replace'"),
+        (lambda: sub.subsampled_gaussian_delta(0.1, 1.0, 10, 1.0, relation="add"), "relation must be one of"),
+        (lambda: sub.subsampled_gaussian_profile(0.1, 1.0, 0.5, relation="swap"), "relation must be one of"),
+        (lambda: sub.subsampled_gaussian_delta(0.1, 1.0, 10, math.nan), "epsilon must be"),
+        (lambda: sub.subsampled_gaussian_epsilon(0.1, 1.0, 10, 1.0), r"delta must be in \(0, 1\), got 1"),
+        (lambda: sub.subsampled_gaussian_epsilon(0.1, 1.0, 2.5, 1e-5), "steps must be an integer >= 1"),
+        (lambda: sub.subsampled_gaussian_epsilon(1.0001, 1.0, 10, 1e-5), r"sampling_probability must be in \(0, 1\]"),
     ],
 )
 def test_bad_inputs(call, match):
@@ -280,50 +300,103 @@ def test_shuffle_lower_bound_exceeds_the_poisson_accountant():
 
 
 # ---------------------------------------------------------------- internals of the PLD accountant
-@pytest.mark.parametrize("direction", ["remove", "add"])
-def test_connect_the_dots_matches_the_profile_on_the_grid_and_dominates_between(direction):
-    q, sigma, h = 0.2, 0.7, 0.01
-    i0, hh, w, w_inf = sub._ctd(q, sigma, direction, -1.5, 2.5, h)
-    grid = (i0 + np.arange(w.size)) * hh
-    assert np.all(w >= 0) and abs(w.sum() + w_inf - 1) < 1e-12          # a probability distribution
+def _disc_profile(idx, w, w_inf, h, eps):
+    above = idx * h > eps
+    return float(np.sum(w[above] * -np.expm1(eps - idx[above] * h)) + w_inf)
 
-    def disc_delta(e):
-        above = grid > e
-        return float(np.sum(w[above] * -np.expm1(e - grid[above])) + w_inf)
 
-    for j in (0, 5, w.size // 2, w.size - 2, w.size - 1):
-        exact = sub.subsampled_gaussian_profile(q, sigma, grid[j], direction)
-        assert disc_delta(grid[j]) == pytest.approx(exact, rel=1e-9, abs=1e-16)
-    mids = grid[:-1] + 0.37 * hh
-    exact_mid = sub.subsampled_gaussian_profile(q, sigma, mids, direction)
-    assert all(disc_delta(m) >= e - 1e-15 for m, e in zip(mids[::7], exact_mid[::7]))   # pessimistic
+@pytest.mark.parametrize("relation, sign", [("add_remove", 1), ("add_remove", -1), ("replace_one", 1)])
+@pytest.mark.parametrize("q, sigma, h", [(0.2, 0.7, 0.01), (0.003, 1.3, 4e-4)])
+def test_connect_the_dots_matches_the_profile_on_the_grid_and_dominates_between(relation, sign, q, sigma, h):
+    pair = sub._Pair(q, sigma, relation)
+    y_lo, y_hi = pair.truncation(1e-30)
+    disc = sub._discretize(pair, h, y_lo, y_hi)
+    idx, w, w_inf = sub._direction(disc, h, sign)
+    # masses: non-negative, and with the infinite atom a probability distribution
+    assert np.all(w >= 0) and abs(w.sum() + w_inf - 1) < 1e-12
+    direction = "remove" if sign > 0 else "add"
+    prof = lambda e: sub.subsampled_gaussian_profile(q, sigma, e, direction, relation=relation)   # noqa: E731
+    for j in (3, w.size // 3, w.size // 2, w.size - 5):
+        exact = prof(idx[j] * h)
+        assert _disc_profile(idx, w, w_inf, h, idx[j] * h) == pytest.approx(exact, rel=1e-9, abs=1e-15)
+    mids = (idx[1:-1:7] + 0.37) * h
+    assert all(_disc_profile(idx, w, w_inf, h, m) >= prof(m) - 1e-15 for m in mids)     # pessimistic between
+
+
+def test_the_add_direction_is_the_exact_dual_of_the_remove_discretization():
+    # H_t(P||Q) = 1 - t + t H_{1/t}(Q||P) holds for the two discrete directions at every eps
+    q, sigma, h = 0.05, 0.9, 2e-3
+    pair = sub._Pair(q, sigma, "add_remove")
+    disc = sub._discretize(pair, h, *pair.truncation(1e-30))
+    rem, add = sub._direction(disc, h, 1), sub._direction(disc, h, -1)
+    for eps in (-0.3, 0.0, 0.0123, 0.2):
+        lhs = _disc_profile(*add, h, eps)
+        rhs = 1 - math.exp(eps) + math.exp(eps) * _disc_profile(*rem, h, -eps)
+        assert lhs == pytest.approx(rhs, rel=1e-10, abs=1e-15)
 
 
 def test_both_directions_are_accurate_and_remove_is_the_worse():
     q, sigma, eps = 0.3, 0.8, 0.4
-    for direction in ("remove", "add"):
+    for direction, sign in (("remove", 1), ("add", -1)):
         direct = _delta_two_steps(q, sigma, eps, direction)
-        got = sub._PLD.build(q, sigma, 2, direction, 1e-12, eps).delta(eps)
+        pair = sub._Pair(q, sigma, "add_remove")
+        y_lo, y_hi = pair.truncation(1e-25)
+        guide = sub._Guide(pair, y_lo, y_hi, sign)
+        got, _ = sub._solve(sub._discretize(pair, 1e-3, y_lo, y_hi), 1e-3, 2, sign, guide, eps, None, eps)
         assert direct <= got <= direct * (1 + 1e-3) + 1e-15
     eps_grid = np.linspace(0.0, 3.0, 31)
     assert np.all(sub.subsampled_gaussian_profile(q, sigma, eps_grid, "remove")
                   >= sub.subsampled_gaussian_profile(q, sigma, eps_grid, "add") - 1e-15)
 
 
-def test_pld_composition_keeps_infinite_and_out_of_window_mass():
+class _FlatGuide:
+    """A stand-in for sub._Guide: the law itself (the composition only uses it to place its window)."""
+
+    def __init__(self, idx, w, h):
+        keep = w > 0
+        self.loss, self.logw = idx[keep] * h, np.log(w[keep])
+
+
+def test_composition_keeps_infinite_and_out_of_window_mass():
     # a step that leaks everything with probability p (loss +inf), else nothing (loss 0):
     # T steps leak with probability 1 - (1-p)^T, which is delta at every epsilon >= 0
-    p, steps = 0.01, 25
-    leak = (0, 0.01, np.array([1 - p]), p)
-    pld = sub._PLD(leak, steps, -1.0, 1.0, leak)
+    p, steps, h = 0.01, 25, 0.01
+    idx, w = np.array([0]), np.array([1 - p])
+    comp = sub._Composed(idx, w, p, steps, h, 0.0, _FlatGuide(idx, w, h))
     for eps in (0.0, 2.0, 30.0):
-        assert pld.delta(eps) == pytest.approx(-math.expm1(steps * math.log1p(-p)), rel=1e-12)
-    # a step with loss exactly 1: ten steps have loss 10, far above a window [0, 3]; the
-    # Chernoff term must keep delta at least the true 1 - e^(eps - 10)
-    sure = (100, 0.01, np.array([1.0]), 0.0)
-    pld = sub._PLD(sure, 10, 0.0, 3.0, sure)
-    for eps in (0.5, 2.0, 8.0):
-        assert pld.delta(eps) >= -math.expm1(eps - 10.0)
+        assert comp.delta(eps) == pytest.approx(-math.expm1(steps * math.log1p(-p)), rel=1e-12)
+    # losses 0 or 1 (probability 0.3) on a mesh of 1e-4: the composed loss is binomial, its support
+    # (0 to 400, 4e6 points) far wider than the window the accountant keeps around the bulk; what
+    # the window misses must come back through the Chernoff term, so delta above the window is
+    # that bound: positive, at least the exact (tiny) value
+    h = 1e-4
+    idx, w = np.array([0, 10_000]), np.array([0.7, 0.3])
+    steps = 400
+    comp = sub._Composed(idx, w, 0.0, steps, h, 0.0, _FlatGuide(idx, w, h))
+    assert comp.loss[-1] < 300                          # the window does not hold the support
+    k = np.arange(steps + 1)
+    pmf = stats.binom.pmf(k, steps, 0.3)
+    for eps in (100.0, 130.0, 150.0, comp.loss[-1] + 5, comp.loss[-1] + 30):
+        exact = float(np.sum(pmf[k > eps] * -np.expm1(eps - k[k > eps])))
+        assert exact > 0
+        got = comp.delta(eps)
+        assert exact <= got <= exact * (1 + 1e-9) + 1e-13 or (eps > comp.loss[-1] and exact <= got < 1e-20)
+
+
+def test_composed_mass_above_one_is_refused():
+    # the composed law's mass is asserted, so a one-step law that sums to more than 1 (the
+    # failure of the old second-difference masses) cannot pass silently
+    idx, w, h = np.array([0, 1, 2]), np.array([0.3, 0.4, 0.31]), 0.01
+    with pytest.raises(AssertionError, match="composed mass"):
+        sub._Composed(idx, w, 0.0, 1000, h, 0.0, _FlatGuide(idx, w, h))
+
+
+def test_discounted_tail_sums_against_the_definition():
+    rng = np.random.default_rng(3)
+    for n, h in [(1, 0.1), (50, 0.7), (3000, 2e-3), (400, 40.0)]:
+        c = rng.random(n)
+        want = np.array([np.sum(c[j + 1:] * np.exp(-(np.arange(j + 1, n) - j) * h)) for j in range(n)])
+        assert np.allclose(sub._discounted_tail_sums(c, h), want, rtol=1e-12, atol=1e-300)
 
 
 def _rounded_down_epsilon(q, sigma, steps, delta, h):
@@ -351,8 +424,90 @@ def _rounded_down_epsilon(q, sigma, steps, delta, h):
     return optimize.brentq(lambda e: dlt(e) - delta, 0.0, loss[-1], xtol=1e-12)
 
 
-def test_pld_relative_accuracy_certified_by_an_independent_lower_bound():
+@pytest.mark.parametrize("q, sigma, steps, delta", [(0.3, 1.1, 6, 1e-5), (0.05, 0.7, 12, 1e-7)])
+def test_pld_relative_accuracy_certified_by_an_independent_lower_bound(q, sigma, steps, delta):
     # epsilon_low <= true epsilon <= ours, so ours / epsilon_low - 1 bounds our relative error
-    low = _rounded_down_epsilon(0.3, 1.1, 6, 1e-5, 2e-5)
-    ours = sub.subsampled_gaussian_epsilon(0.3, 1.1, 6, 1e-5)
+    low = _rounded_down_epsilon(q, sigma, steps, delta, 2e-5)
+    ours = sub.subsampled_gaussian_epsilon(q, sigma, steps, delta)
     assert low <= ours <= low * (1 + 1e-4)
+
+
+# ---------------------------------------------------------------- replace-one
+def _mixture(y, q, sigma, mean):
+    return (1 - q) * stats.norm.pdf(y, 0, sigma) + q * stats.norm.pdf(y, mean, sigma)
+
+
+@pytest.mark.parametrize("q, sigma, eps", [(0.2, 0.8, 0.5), (0.05, 1.3, -0.2), (0.6, 2.0, 0.05), (0.01, 0.5, 2.5)])
+def test_replace_one_profile_matches_quadrature(q, sigma, eps):
+    # int (A - e^eps B)_+ for A = (1-q)N(0) + qN(1), B = (1-q)N(0) + qN(-1), by adaptive quadrature
+    # split at the crossing (no half-line argument used)
+    g = lambda y: _mixture(y, q, sigma, 1.0) - math.exp(eps) * _mixture(y, q, sigma, -1.0)   # noqa: E731
+
+    def log_ratio(y):      # log A - log B - eps, in logs so that it has a sign far out
+        la = np.logaddexp(math.log1p(-q) + stats.norm.logpdf(y, 0, sigma), math.log(q) + stats.norm.logpdf(y, 1, sigma))
+        lb = np.logaddexp(math.log1p(-q) + stats.norm.logpdf(y, 0, sigma), math.log(q) + stats.norm.logpdf(y, -1, sigma))
+        return la - lb - eps
+
+    cross = optimize.brentq(log_ratio, -40 * sigma - 10, 40 * sigma + 10, xtol=1e-14)
+    want = integrate.quad(g, cross, 40 * sigma + 2, epsabs=1e-16, epsrel=1e-12, limit=400)[0]
+    got = sub.subsampled_gaussian_profile(q, sigma, eps, relation="replace_one")
+    assert got == pytest.approx(want, rel=1e-8, abs=1e-15)
+
+
+def _hockey_2d(q, sigma, a, b, eps, n=2001):
+    """H_{e^eps}((1-q)N(0,s^2 I) + qN(a, s^2 I) || same with b), a, b in the plane: a Riemann sum on a
+    uniform grid of [-R, R]^2, R = 1 + 12 sigma (error ~ the mesh squared along the kink, the same
+    for every pair on the grid, so pairs are compared on one grid)."""
+    r = 1 + 12 * sigma
+    x = np.linspace(-r, r, n)
+    dx = x[1] - x[0]
+
+    def dens(m):
+        return (1 - q) * np.outer(stats.norm.pdf(x, 0, sigma), stats.norm.pdf(x, 0, sigma)) \
+            + q * np.outer(stats.norm.pdf(x, m[0], sigma), stats.norm.pdf(x, m[1], sigma))
+
+    return float(np.sum(np.maximum(dens(a) - math.exp(eps) * dens(b), 0.0)) * dx * dx)
+
+
+@pytest.mark.parametrize("q, sigma, eps", [(0.3, 0.8, 0.3), (0.05, 0.6, 1.5), (0.6, 1.5, 0.0)])
+def test_replace_one_pair_dominates_every_other_replacement(q, sigma, eps):
+    # soundness of relation="replace_one": a record's clipped gradient a replaced by b, |a|, |b| <= 1,
+    # gives the pair ((1-q)N(0) + qN(a), (1-q)N(0) + qN(b)) in the plane of a and b. The implemented
+    # pair (a, b) = (1, -1) must be at least as distinguishable as any other: checked on a grid of
+    # a, b in [-1, 1] (one dimension, which includes b = 0: the add/remove pair) and in two
+    # dimensions at angles and lengths below the antipodal pair.
+    worst = sub.subsampled_gaussian_profile(q, sigma, eps, relation="replace_one")
+    ys = np.linspace(-1 - 14 * sigma, 1 + 14 * sigma, 40001)
+    dy = ys[1] - ys[0]
+    for a in np.linspace(-1, 1, 9):
+        for b in np.linspace(-1, 1, 9):
+            h = float(np.sum(np.maximum(_mixture(ys, q, sigma, a) - math.exp(eps) * _mixture(ys, q, sigma, b), 0)) * dy)
+            assert h <= worst * (1 + 1e-6) + 1e-12, (a, b)
+    antipodal = _hockey_2d(q, sigma, (1.0, 0.0), (-1.0, 0.0), eps)
+    assert antipodal == pytest.approx(worst, rel=1e-3)                   # the grid's own accuracy
+    for angle, rb, ra in ((0.5, 1.0, 1.0), (1.5, 1.0, 1.0), (2.5, 1.0, 1.0), (3.0, 0.6, 1.0), (2.0, 0.8, 0.5)):
+        b = (rb * math.cos(angle), rb * math.sin(angle))
+        assert _hockey_2d(q, sigma, (ra, 0.0), b, eps) <= antipodal * (1 + 1e-9), (angle, rb, ra)
+
+
+@pytest.mark.parametrize("q, sigma, steps, delta", [(0.3, 0.8, 2, 1e-4), (0.05, 0.6, 2, 1e-5)])
+def test_replace_one_two_steps_against_direct_computation(q, sigma, steps, delta):
+    # delta_2(eps) = E_{y ~ A}[delta_1(eps - L(y))] by composite Gauss-Legendre in y
+    edges = np.linspace(-1 - 12 * sigma, 1 + 12 * sigma, 801)
+    mid, half = (edges[1:] + edges[:-1]) / 2, (edges[1:] - edges[:-1]) / 2
+    y = (mid[:, None] + half[:, None] * _GL_X[None, :]).ravel()
+    w = (half[:, None] * _GL_W[None, :]).ravel()
+    dens = _mixture(y, q, sigma, 1.0)
+    loss = np.log(dens) - np.log(_mixture(y, q, sigma, -1.0))
+
+    def direct(e):
+        return float(np.sum(w * dens * sub.subsampled_gaussian_profile(q, sigma, e - loss, relation="replace_one")))
+
+    ours = sub.subsampled_gaussian_epsilon(q, sigma, steps, delta, relation="replace_one")
+    assert direct(ours) <= delta < direct(ours / (1 + 1e-4))
+
+
+def test_replace_one_q1_is_the_gaussian_with_sensitivity_two():
+    for sigma, steps in [(1.0, 1), (3.0, 50)]:
+        exact = gaussian_epsilon(1e-6, 2 * math.sqrt(steps) / sigma)
+        assert exact <= sub.subsampled_gaussian_epsilon(1.0, sigma, steps, 1e-6, relation="replace_one") <= exact * (1 + 1e-12)

@@ -30,6 +30,7 @@ from __future__ import annotations
 import contextlib
 import math
 import numbers
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -736,6 +737,65 @@ class _CellScore:
         return np.where(self.cells[pos] == k, self.values[pos], 0.0)
 
 
+class _BitsScore:
+    r"""Log-ratio of smoothed frequencies (x' over x) of cells of a floating-point output's bits: its
+    sign and exponent (the top 12 bits of the float64 it equals) and its ``k`` lowest mantissa
+    bits; unseen cells score 0.
+
+    A mechanism computed in floating point releases a double, and which doubles it can release
+    may depend on the input below any resolution a continuous test sees: the textbook Laplace
+    sampler, for one, reaches doubles whose last bits are distributed differently from one input
+    to the next (:cite:`mironov2012significance`). The key is a function of the value alone (of
+    the float64 that the value equals, whatever the array's dtype), so the per-row property of
+    every score holds. Only for one-column outputs of a float dtype."""
+
+    def __init__(self, fx, fxp, k):
+        self.k = int(k)
+        kx, kxp = self.keys(fx), self.keys(fxp)
+        self.cells = np.unique(np.concatenate([kx, kxp]))
+        cx = np.bincount(np.searchsorted(self.cells, kx), minlength=self.cells.size)
+        cxp = np.bincount(np.searchsorted(self.cells, kxp), minlength=self.cells.size)
+        self.values = (np.log(cxp + _SMOOTH) - np.log(kxp.size + _SMOOTH)
+                       - np.log(cx + _SMOOTH) + np.log(kx.size + _SMOOTH))
+        self.n_cells = self.cells.size
+
+    def keys(self, rows):
+        # the bits of the float64 each value equals (a fresh contiguous copy: view needs one)
+        bits = np.ascontiguousarray(rows[:, 0], dtype=np.float64).view(np.uint64)
+        top = bits >> np.uint64(52)
+        low = bits & np.uint64((1 << self.k) - 1)
+        return (top << np.uint64(self.k)) | low
+
+    def __call__(self, rows):
+        key = self.keys(rows)
+        pos = np.clip(np.searchsorted(self.cells, key), 0, self.cells.size - 1)
+        return np.where(self.cells[pos] == key, self.values[pos], 0.0)
+
+
+_BITS = (1, 4, 8)          # low mantissa bits kept by the floating-point scores
+
+
+class _AboveMedianScore:
+    """How many columns of an output lie above their median (fitted on the runs of both inputs).
+
+    When every column carries a small, equal part of the evidence (many independent noisy copies
+    of one answer, say), this count is close to the likelihood ratio, and it needs no weights:
+    a fitted linear score would need far more runs than the evidence per column allows. The
+    count is a sum of per-column comparisons, exact and the same for a row alone or in a batch."""
+
+    def __init__(self, fx, fxp):
+        rows = np.vstack([fx, fxp]).astype(np.float64)
+        with np.errstate(invalid="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)      # an all-nan column: median nan
+            self.medians = np.nanmedian(rows, axis=0)
+
+    def __call__(self, rows):
+        out = np.zeros(rows.shape[0])
+        for j, m in enumerate(self.medians):
+            out += rows[:, j].astype(np.float64) > m        # nan compares False
+        return out
+
+
 class _ColumnScore:
     """The value of one column (thresholds on a single number)."""
 
@@ -905,6 +965,13 @@ def _select_test(sel_x, sel_xp, n_count, delta, alpha, rng):
     cell = _CellScore(fx, fxp, n_bins)
     if cell.disc.ok:
         scores.append((cell, f"likelihood ratio of {cell.n_cells} output cells"))
+    if d == 1 and sel_x.dtype.kind == "f":
+        # floating-point outputs: the sign, the exponent and the last bits of the double
+        for k in _BITS:
+            bits = _BitsScore(fx, fxp, k)
+            scores.append((bits, f"likelihood ratio of {bits.n_cells} cells of exponent and last {k} bits"))
+    if d > 1 and (not cell.disc.ok or cell.disc.binned):
+        scores.append((_AboveMedianScore(fx, fxp), "number of columns above their median"))
     if d > 1 and (not cell.disc.ok or cell.disc.binned or cell.n_cells > _FEW_CELLS):
         # a few exact cells (patterns) are already ordered by their estimated ratios as well
         # as any score could; continuous parts or many cells need a learned score

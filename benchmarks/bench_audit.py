@@ -61,7 +61,8 @@ def run_row(case, n_samples=None) -> dict:
     n = case.n_samples if n_samples is None else n_samples
     n_select = None if case.n_select is None or n_samples is not None else case.n_select
     res = audit.audit_pair(case.mechanism, case.x, case.x_prime, n_samples=n, n_select=n_select,
-                           rng=np.random.default_rng(SEED), confidence=CONFIDENCE, n_jobs=N_JOBS)
+                           rng=np.random.default_rng(SEED), confidence=CONFIDENCE, n_jobs=N_JOBS,
+                           float_bits=True)
     true = case.true_epsilon
     return {
         "key": case.key, "name": case.name, "claimed": case.claimed,

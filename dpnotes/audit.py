@@ -953,7 +953,7 @@ def _best_threshold(sx, sxp, n_count, delta, alpha):
     return best[1], best[0], best[2]
 
 
-def _select_test(sel_x, sel_xp, n_count, delta, alpha, rng):
+def _select_test(sel_x, sel_xp, n_count, delta, alpha, rng, float_bits=False):
     half = sel_x.shape[0] // 2
     fx, vx = sel_x[:half], sel_x[half:]
     fxp, vxp = sel_xp[:half], sel_xp[half:]
@@ -965,7 +965,7 @@ def _select_test(sel_x, sel_xp, n_count, delta, alpha, rng):
     cell = _CellScore(fx, fxp, n_bins)
     if cell.disc.ok:
         scores.append((cell, f"likelihood ratio of {cell.n_cells} output cells"))
-    if d == 1 and sel_x.dtype.kind == "f":
+    if float_bits and d == 1 and sel_x.dtype.kind == "f":
         # floating-point outputs: the sign, the exponent and the last bits of the double
         for k in _BITS:
             bits = _BitsScore(fx, fxp, k)
@@ -993,7 +993,8 @@ def _n_select(n: int, d: int) -> int:
     return int(min(n // 2, max(n // 10, 100_000), max(min(2_000_000, 10_000_000 // max(d, 1)), 2)))
 
 
-def audit_pair(mechanism, x, x_prime, *, n_samples, rng, confidence=0.95, delta=0.0, n_select=None, n_jobs=1) -> AuditResult:
+def audit_pair(mechanism, x, x_prime, *, n_samples, rng, confidence=0.95, delta=0.0, n_select=None, n_jobs=1,
+               float_bits=False) -> AuditResult:
     r"""Black-box audit of ``mechanism`` on the inputs ``x`` and ``x_prime``: a lower bound on its :math:`\varepsilon`.
 
     ``mechanism(data, size, rng)`` must return ``size`` independent outputs on ``data`` as an
@@ -1040,6 +1041,14 @@ def audit_pair(mechanism, x, x_prime, *, n_samples, rng, confidence=0.95, delta=
         Runs per input spent on choosing the test, ``2 <= n_select < n_samples``.
     n_jobs : int
         Threads that call ``mechanism`` at once when counting (the result does not depend on it).
+    float_bits : bool
+        Also try, for one-number outputs of a float dtype, scores of the released double's
+        sign, exponent and last 1, 4 or 8 mantissa bits (:class:`_BitsScore`), chosen on the
+        selection runs like every other score. They find the floating-point leak of a sampler
+        computed in floating point without being told where it is (numpy's Laplace sampler, and
+        every mechanism that adds such noise to a number, is caught this way: see the
+        floating-point chapter). Off by default: the book audits its algorithms elsewhere, not
+        their floating-point arithmetic.
 
     Returns
     -------
@@ -1075,7 +1084,9 @@ def audit_pair(mechanism, x, x_prime, *, n_samples, rng, confidence=0.95, delta=
         raise ValueError(f"mechanism must return outputs of the same width on both inputs and in "
                          f"every call, got {probe.shape[1]}, {sel_x.shape[1]} and {sel_xp.shape[1]}")
     n_count = n - n_select
-    test, candidates = _select_test(sel_x, sel_xp, n_count, delta, alpha, rng_fit)
+    if not isinstance(float_bits, (bool, np.bool_)):
+        raise ValueError(f"float_bits must be True or False, got {float_bits!r}")
+    test, candidates = _select_test(sel_x, sel_xp, n_count, delta, alpha, rng_fit, float_bits)
     del sel_x, sel_xp
     fp, fn = count_errors(mechanism, x, x_prime, test, n_samples=n_count, rng=rng_count, n_jobs=n_jobs)
     eps = epsilon_lower_bound(fp, n_count, fn, n_count, delta=delta, confidence=confidence)

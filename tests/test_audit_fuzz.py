@@ -368,7 +368,8 @@ def test_audit_pair_is_sound_on_random_mechanisms(confidence, delta_share, trial
         n = int(rng.integers(1000, hi))
         mech, a, b, name = random_mechanism(seed + (0 if confidence == 0.95 else 10**6), n)
         delta = float(10.0 ** rng.uniform(-4, -1)) if rng.random() < delta_share else 0.0
-        res = audit.audit_pair(mech, 0, 1, n_samples=n, rng=rng, confidence=confidence, delta=delta)
+        res = audit.audit_pair(mech, 0, 1, n_samples=n, rng=rng, confidence=confidence, delta=delta,
+                               float_bits=bool(seed % 2))      # half the audits with the floating-point scores
         strict = audit.epsilon_lower_bound(res.false_positives, res.n_negatives, res.false_negatives,
                                            res.n_positives, delta=delta, confidence=tally.strict)
         tally.add(res.epsilon, strict, exact_epsilon(a, b, delta), f"seed {seed}: {name}, n={n}, delta={delta:.2g}")

@@ -1,12 +1,18 @@
-"""Timings of dpnotes.audit: the runner's throughput and each row of the DP-Sniper comparison.
+"""Timings of dpnotes.audit: the runner's throughput and every row of the auditing benchmark.
 
 Run from the book root: ``.venv/bin/python benchmarks/bench_audit.py``. Prints one
-``name<TAB>seconds<TAB>note`` line per measurement (wall-clock seconds; the note gives the
-CPU seconds and the load average, since the machine may be shared).
+``name<TAB>seconds<TAB>note`` line per measurement (wall-clock seconds with two threads; the
+note gives the CPU seconds and the load average, since the machine may be shared).
 
-``--write-cache`` also writes the audited bounds of the comparison to
-``chapters/auditing/dpsniper-table.json``, which the chapter reads (the audits take longer
-than a page may) and ``tests/test_flawed.py`` recomputes, so ``make test`` runs them.
+``--write-cache`` also writes the audited rows of DP-Sniper's benchmark (twenty mechanisms and
+the floating-point experiment, ``dpnotes.benchmark``) at full size to
+``chapters/auditing/benchmark-table.json``, which the page "The auditing benchmark" reads (the
+audits take longer than a page may), and the same rows at a reduced size (``SMALL``) to
+``benchmark-table-small.json``, which ``tests/test_benchmark.py`` recomputes exactly, so that
+``make test`` runs every row. ``make bench`` runs this script with ``--write-cache``: every
+full-size row is recomputed there. When ``DPSNIPER_REPO`` names a clone of DP-Sniper's
+repository, the published bounds are also checked against its logs
+(``scripts/published_bounds.py``); otherwise the script says that they were not.
 """
 
 from __future__ import annotations
@@ -14,18 +20,22 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import subprocess
+import sys
 import time
-import timeit
 from pathlib import Path
 
 import numpy as np
 
-from dpnotes import audit, flawed, mechanisms
+from dpnotes import audit, benchmark, mechanisms
 
 ROOT = Path(__file__).resolve().parents[1]
-CACHE = ROOT / "chapters" / "auditing" / "dpsniper-table.json"
+CACHE = ROOT / "chapters" / "auditing" / "benchmark-table.json"
+CACHE_SMALL = ROOT / "chapters" / "auditing" / "benchmark-table-small.json"
 CONFIDENCE = 0.95
+SEED = 2021
 N_JOBS = 2
+SMALL = 1 / 50          # the reduced size of make test: a fiftieth of the runs of each row
 
 
 def timed(fn):
@@ -38,14 +48,27 @@ def note(cpu):
     return f"cpu {cpu:.1f}s, load {os.getloadavg()[0]:.1f}"
 
 
-def run_case(case):
-    """Audit one reference case as the chapter reports it (seeded, two threads)."""
-    res = audit.audit_pair(case.mechanism, case.x, case.x_prime, n_samples=case.n_samples,
-                           rng=np.random.default_rng(2021), confidence=CONFIDENCE, n_jobs=N_JOBS)
+def cases():
+    return benchmark.benchmark_cases() + benchmark.floating_point_cases()
+
+
+def small_size(case) -> int:
+    return max(20_000, int(case.n_samples * SMALL))
+
+
+def run_row(case, n_samples=None) -> dict:
+    """Audit one row as the page reports it (seeded, two threads): the deterministic fields."""
+    n = case.n_samples if n_samples is None else n_samples
+    n_select = None if case.n_select is None or n_samples is not None else case.n_select
+    res = audit.audit_pair(case.mechanism, case.x, case.x_prime, n_samples=n, n_select=n_select,
+                           rng=np.random.default_rng(SEED), confidence=CONFIDENCE, n_jobs=N_JOBS,
+                           float_bits=True)
+    true = case.true_epsilon
     return {
-        "name": case.name, "claimed": case.claimed, "dpsniper": case.dpsniper,
-        "true_epsilon": None if np.isinf(case.true_epsilon) else case.true_epsilon,
-        "x": case.x.tolist(), "x_prime": case.x_prime.tolist(), "n_samples": case.n_samples,
+        "key": case.key, "name": case.name, "claimed": case.claimed,
+        "true_epsilon": None if not np.isfinite(true) else float(true),
+        "true_kind": "finite" if np.isfinite(true) else ("unbounded" if np.isinf(true) else "not computed"),
+        "x": case.x.tolist(), "x_prime": case.x_prime.tolist(), "n_samples": n,
         "epsilon": res.epsilon, "confidence": res.confidence, "n_select": res.n_select,
         "false_positives": res.false_positives, "false_negatives": res.false_negatives,
         "n_counted": res.n_negatives, "test": res.test.description,
@@ -53,45 +76,56 @@ def run_case(case):
     }
 
 
+def check_published() -> None:
+    repo = os.environ.get("DPSNIPER_REPO")
+    if not repo:
+        print("published_bounds\t-\tNOT CHECKED: set DPSNIPER_REPO to a clone of eth-sri/dp-sniper to check "
+              "chapters/auditing/published-bounds.json against its logs", flush=True)
+        return
+    res = subprocess.run([sys.executable, str(ROOT / "scripts" / "published_bounds.py"), "--repo", repo],
+                         capture_output=True, text=True)
+    print(f"published_bounds\t-\t{'ok' if res.returncode == 0 else 'MISMATCH'}: {res.stdout.strip()}", flush=True)
+    if res.returncode:
+        raise SystemExit(1)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--write-cache", action="store_true", help="write chapters/auditing/dpsniper-table.json")
+    ap.add_argument("--write-cache", action="store_true", help="write the two benchmark tables")
     ap.add_argument("--skip-table", action="store_true", help="throughput only")
+    ap.add_argument("--only", default="", help="comma-separated keys of the rows to run (no cache written)")
     args = ap.parse_args()
+    check_published()
 
-    # throughput: Laplace mechanism, counting a fixed test (mechanism runs per second)
-    lap = lambda v, size, rng: mechanisms.laplace_mechanism(np.full(size, float(v)), 0.5, rng)  # noqa: E731
-    test = audit.ThresholdTest(lambda y: y[:, 0], 1.0, "y > 1")
-    n = 4_000_000
-    _, wall, cpu = timed(lambda: audit.count_errors(lap, 0.0, 1.0, test, n_samples=n, rng=np.random.default_rng(0)))
-    print(f"count_errors_laplace_runs_per_second\t{wall:.3f}\t{2 * n / wall:.3g} runs/s; {note(cpu)}")
-    _, wall, cpu = timed(lambda: audit.audit_pair(lap, 0.0, 1.0, n_samples=n, rng=np.random.default_rng(0)))
-    print(f"audit_pair_laplace_runs_per_second\t{wall:.3f}\t{2 * n / wall:.3g} runs/s; {note(cpu)}")
-    rr10 = lambda b, size, rng: mechanisms.randomized_response(np.full((size, 10), b), 0.3, rng)  # noqa: E731
-    n = 1_000_000
-    _, wall, cpu = timed(lambda: audit.audit_pair(rr10, 0, 1, n_samples=n, rng=np.random.default_rng(0)))
-    print(f"audit_pair_10_bit_patterns_runs_per_second\t{wall:.3f}\t{2 * n / wall:.3g} runs/s; {note(cpu)}")
-    # the chosen tests alone: each DP-Sniper row's test (chosen on 200 000 selection runs)
-    # applied to 100 000 fresh outputs, best of 7 (the discretizer's and scores' share of a row,
-    # without the mechanism's; the minimum is what a loaded machine disturbs least)
-    for case in flawed.dpsniper_cases():
-        rng = np.random.default_rng(2021)
-        sel_x = audit._run(case.mechanism, case.x, 200_000, rng)
-        sel_xp = audit._run(case.mechanism, case.x_prime, 200_000, rng)
-        chunk = audit._run(case.mechanism, case.x, 100_000, rng)
-        test, _ = audit._select_test(sel_x, sel_xp, case.n_samples, 0.0, (1 - CONFIDENCE) / 2, rng)
-        best = min(timeit.repeat(lambda: test(chunk), number=5, repeat=7)) / 5
-        print(f"test_apply {case.name}\t{best:.5f}\t{1e5 / best:.3g} outputs/s; {test.description}", flush=True)
+    if not args.only:
+        # throughput: Laplace mechanism, counting a fixed test (mechanism runs per second)
+        lap = lambda v, size, rng: mechanisms.laplace_mechanism(np.full(size, float(v)), 0.5, rng)  # noqa: E731
+        test = audit.ThresholdTest(lambda y: y[:, 0], 1.0, "y > 1")
+        n = 4_000_000
+        _, wall, cpu = timed(lambda: audit.count_errors(lap, 0.0, 1.0, test, n_samples=n, rng=np.random.default_rng(0)))
+        print(f"count_errors_laplace_runs_per_second\t{wall:.3f}\t{2 * n / wall:.3g} runs/s; {note(cpu)}")
+        _, wall, cpu = timed(lambda: audit.audit_pair(lap, 0.0, 1.0, n_samples=n, rng=np.random.default_rng(0)))
+        print(f"audit_pair_laplace_runs_per_second\t{wall:.3f}\t{2 * n / wall:.3g} runs/s; {note(cpu)}")
     if args.skip_table:
         return
-    rows = []
-    for case in flawed.dpsniper_cases():
-        row, wall, cpu = timed(lambda case=case: run_case(case))
+    keys = set(filter(None, args.only.split(",")))
+    rows, small_rows = [], []
+    for case in cases():
+        if keys and case.key not in keys:
+            continue
+        row, wall, cpu = timed(lambda case=case: run_row(case))
+        row["seconds"], row["cpu_seconds"], row["load"] = round(wall, 2), round(cpu, 2), round(os.getloadavg()[0], 2)
         rows.append(row)
-        print(f"dpsniper_row {case.name}\t{wall:.3f}\tbound {row['epsilon']:.4f} vs DP-Sniper "
-              f"{case.dpsniper:.4f}, n={case.n_samples:.2g}; {note(cpu)}", flush=True)
-    if args.write_cache:
-        CACHE.write_text(json.dumps({"confidence": CONFIDENCE, "seed": 2021, "rows": rows}, indent=1) + "\n")
+        print(f"benchmark_row {case.key}\t{wall:.3f}\tbound {row['epsilon']:.4f} (true {case.true_epsilon:.4f}), "
+              f"n={case.n_samples:.2g}, {row['test'][:50]}; {note(cpu)}", flush=True)
+        if args.write_cache:
+            small, wall, cpu = timed(lambda case=case: run_row(case, small_size(case)))
+            small_rows.append(small)
+            print(f"benchmark_row_small {case.key}\t{wall:.3f}\tbound {small['epsilon']:.4f}; {note(cpu)}", flush=True)
+    if args.write_cache and not keys:
+        meta = {"confidence": CONFIDENCE, "seed": SEED, "n_jobs": N_JOBS}
+        CACHE.write_text(json.dumps({**meta, "rows": rows}, indent=1) + "\n")
+        CACHE_SMALL.write_text(json.dumps({**meta, "small": SMALL, "rows": small_rows}, indent=1) + "\n")
 
 
 if __name__ == "__main__":

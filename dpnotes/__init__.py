@@ -47,6 +47,7 @@ Modules
 ``functional``    kernels, Gaussian processes, RKHS norms, private kernel density estimation
 ``audit``         lower bounds on epsilon from error counts, black-box audits, one-run auditing
 ``flawed``        published mechanisms whose privacy claims are false, kept as test subjects
+``benchmark``     the auditing benchmark of DP-Sniper and StatDP: twenty mechanisms and floating point
 ``subsampling``   amplification by subsampling; subsampled-Gaussian RDP, tight PLD (FFT) and GDP accounting
 ``census``        the 2020 Census in miniature: TopDown's measurements and post-processing, exact accounting
 ``plotting``      the book's single figure style

@@ -30,6 +30,7 @@ from __future__ import annotations
 import contextlib
 import math
 import numbers
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -736,6 +737,65 @@ class _CellScore:
         return np.where(self.cells[pos] == k, self.values[pos], 0.0)
 
 
+class _BitsScore:
+    r"""Log-ratio of smoothed frequencies (x' over x) of cells of a floating-point output's bits: its
+    sign and exponent (the top 12 bits of the float64 it equals) and its ``k`` lowest mantissa
+    bits; unseen cells score 0.
+
+    A mechanism computed in floating point releases a double, and which doubles it can release
+    may depend on the input below any resolution a continuous test sees: the textbook Laplace
+    sampler, for one, reaches doubles whose last bits are distributed differently from one input
+    to the next (:cite:`mironov2012significance`). The key is a function of the value alone (of
+    the float64 that the value equals, whatever the array's dtype), so the per-row property of
+    every score holds. Only for one-column outputs of a float dtype."""
+
+    def __init__(self, fx, fxp, k):
+        self.k = int(k)
+        kx, kxp = self.keys(fx), self.keys(fxp)
+        self.cells = np.unique(np.concatenate([kx, kxp]))
+        cx = np.bincount(np.searchsorted(self.cells, kx), minlength=self.cells.size)
+        cxp = np.bincount(np.searchsorted(self.cells, kxp), minlength=self.cells.size)
+        self.values = (np.log(cxp + _SMOOTH) - np.log(kxp.size + _SMOOTH)
+                       - np.log(cx + _SMOOTH) + np.log(kx.size + _SMOOTH))
+        self.n_cells = self.cells.size
+
+    def keys(self, rows):
+        # the bits of the float64 each value equals (a fresh contiguous copy: view needs one)
+        bits = np.ascontiguousarray(rows[:, 0], dtype=np.float64).view(np.uint64)
+        top = bits >> np.uint64(52)
+        low = bits & np.uint64((1 << self.k) - 1)
+        return (top << np.uint64(self.k)) | low
+
+    def __call__(self, rows):
+        key = self.keys(rows)
+        pos = np.clip(np.searchsorted(self.cells, key), 0, self.cells.size - 1)
+        return np.where(self.cells[pos] == key, self.values[pos], 0.0)
+
+
+_BITS = (1, 4, 8)          # low mantissa bits kept by the floating-point scores
+
+
+class _AboveMedianScore:
+    """How many columns of an output lie above their median (fitted on the runs of both inputs).
+
+    When every column carries a small, equal part of the evidence (many independent noisy copies
+    of one answer, say), this count is close to the likelihood ratio, and it needs no weights:
+    a fitted linear score would need far more runs than the evidence per column allows. The
+    count is a sum of per-column comparisons, exact and the same for a row alone or in a batch."""
+
+    def __init__(self, fx, fxp):
+        rows = np.vstack([fx, fxp]).astype(np.float64)
+        with np.errstate(invalid="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)      # an all-nan column: median nan
+            self.medians = np.nanmedian(rows, axis=0)
+
+    def __call__(self, rows):
+        out = np.zeros(rows.shape[0])
+        for j, m in enumerate(self.medians):
+            out += rows[:, j].astype(np.float64) > m        # nan compares False
+        return out
+
+
 class _ColumnScore:
     """The value of one column (thresholds on a single number)."""
 
@@ -893,7 +953,7 @@ def _best_threshold(sx, sxp, n_count, delta, alpha):
     return best[1], best[0], best[2]
 
 
-def _select_test(sel_x, sel_xp, n_count, delta, alpha, rng):
+def _select_test(sel_x, sel_xp, n_count, delta, alpha, rng, float_bits=False):
     half = sel_x.shape[0] // 2
     fx, vx = sel_x[:half], sel_x[half:]
     fxp, vxp = sel_xp[:half], sel_xp[half:]
@@ -905,6 +965,13 @@ def _select_test(sel_x, sel_xp, n_count, delta, alpha, rng):
     cell = _CellScore(fx, fxp, n_bins)
     if cell.disc.ok:
         scores.append((cell, f"likelihood ratio of {cell.n_cells} output cells"))
+    if float_bits and d == 1 and sel_x.dtype.kind == "f":
+        # floating-point outputs: the sign, the exponent and the last bits of the double
+        for k in _BITS:
+            bits = _BitsScore(fx, fxp, k)
+            scores.append((bits, f"likelihood ratio of {bits.n_cells} cells of exponent and last {k} bits"))
+    if d > 1 and (not cell.disc.ok or cell.disc.binned):
+        scores.append((_AboveMedianScore(fx, fxp), "number of columns above their median"))
     if d > 1 and (not cell.disc.ok or cell.disc.binned or cell.n_cells > _FEW_CELLS):
         # a few exact cells (patterns) are already ordered by their estimated ratios as well
         # as any score could; continuous parts or many cells need a learned score
@@ -926,7 +993,8 @@ def _n_select(n: int, d: int) -> int:
     return int(min(n // 2, max(n // 10, 100_000), max(min(2_000_000, 10_000_000 // max(d, 1)), 2)))
 
 
-def audit_pair(mechanism, x, x_prime, *, n_samples, rng, confidence=0.95, delta=0.0, n_select=None, n_jobs=1) -> AuditResult:
+def audit_pair(mechanism, x, x_prime, *, n_samples, rng, confidence=0.95, delta=0.0, n_select=None, n_jobs=1,
+               float_bits=False) -> AuditResult:
     r"""Black-box audit of ``mechanism`` on the inputs ``x`` and ``x_prime``: a lower bound on its :math:`\varepsilon`.
 
     ``mechanism(data, size, rng)`` must return ``size`` independent outputs on ``data`` as an
@@ -973,6 +1041,14 @@ def audit_pair(mechanism, x, x_prime, *, n_samples, rng, confidence=0.95, delta=
         Runs per input spent on choosing the test, ``2 <= n_select < n_samples``.
     n_jobs : int
         Threads that call ``mechanism`` at once when counting (the result does not depend on it).
+    float_bits : bool
+        Also try, for one-number outputs of a float dtype, scores of the released double's
+        sign, exponent and last 1, 4 or 8 mantissa bits (:class:`_BitsScore`), chosen on the
+        selection runs like every other score. They find the floating-point leak of a sampler
+        computed in floating point without being told where it is (numpy's Laplace sampler, and
+        every mechanism that adds such noise to a number, is caught this way: see the
+        floating-point chapter). Off by default: the book audits its algorithms elsewhere, not
+        their floating-point arithmetic.
 
     Returns
     -------
@@ -1008,7 +1084,9 @@ def audit_pair(mechanism, x, x_prime, *, n_samples, rng, confidence=0.95, delta=
         raise ValueError(f"mechanism must return outputs of the same width on both inputs and in "
                          f"every call, got {probe.shape[1]}, {sel_x.shape[1]} and {sel_xp.shape[1]}")
     n_count = n - n_select
-    test, candidates = _select_test(sel_x, sel_xp, n_count, delta, alpha, rng_fit)
+    if not isinstance(float_bits, (bool, np.bool_)):
+        raise ValueError(f"float_bits must be True or False, got {float_bits!r}")
+    test, candidates = _select_test(sel_x, sel_xp, n_count, delta, alpha, rng_fit, float_bits)
     del sel_x, sel_xp
     fp, fn = count_errors(mechanism, x, x_prime, test, n_samples=n_count, rng=rng_count, n_jobs=n_jobs)
     eps = epsilon_lower_bound(fp, n_count, fn, n_count, delta=delta, confidence=confidence)

@@ -239,11 +239,40 @@ def _extra_column(rng, dtype, kind):
     return lambda idx, r: r.integers(lo, hi, idx.size, dtype=dtype, endpoint=True)
 
 
+def _lattice_encoding(rng, k):
+    """A single float64 whose bits carry the output: the index in the lowest mantissa bits (or in
+    the last bits above a random shift, or as a choice among K neighbouring doubles), the other
+    mantissa bits and the binade random and independent of the input. Only the auditor's
+    floating-point scores can read such outputs; the encoding is injective, so the laws' epsilon
+    is the mechanism's."""
+    width = int(np.ceil(np.log2(max(k, 2))))
+    shift = int(rng.choice([0, 0, 3, 20]))
+    exps = rng.choice(np.arange(1000, 1050), int(rng.integers(1, 4)), replace=False).astype(np.uint64)
+    style = rng.random()
+
+    def encode(idx, r):
+        idx = idx.astype(np.uint64)
+        exp = exps[r.integers(0, exps.size, idx.size)]
+        if style < 0.3:                                  # K neighbouring doubles above a random one
+            start = r.integers(0, 2**51, idx.size, dtype=np.uint64)
+            mant = start + idx
+        else:
+            noise = r.integers(0, 2**52, idx.size, dtype=np.uint64)
+            field = np.uint64(((1 << width) - 1) << shift)
+            mant = (noise & ~field) | (idx << np.uint64(shift))
+        return ((exp << np.uint64(52)) | mant).view(np.float64)
+
+    return encode, f"lattice width={width} shift={shift}"
+
+
 def random_encoding(rng, k):
-    """A function (index array, rng) -> output array, from one of four families: a value beside
+    """A function (index array, rng) -> output array, from one of five families: a value beside
     IDs and timestamps; a code (symbols, huge magnitudes) with a few extras; a pattern (digits,
-    one-hot); a wide row of 10 to 30 columns. Columns permuted, one dtype for the array."""
-    family = str(rng.choice(["id", "code", "pattern", "wide"], p=[0.3, 0.3, 0.3, 0.1]))   # wide ones cost most
+    one-hot); a wide row of 10 to 30 columns; a lattice of doubles (the index in a double's last
+    bits). Columns permuted, one dtype for the array."""
+    family = str(rng.choice(["id", "code", "pattern", "wide", "lattice"], p=[0.25, 0.25, 0.25, 0.1, 0.15]))
+    if family == "lattice":
+        return _lattice_encoding(rng, k)
     if family == "id":
         dtype = str(rng.choice(["float64", "float64", "int64", "uint64"]))
         columns = _value_columns(rng, dtype, k, "consecutive")
@@ -339,7 +368,8 @@ def test_audit_pair_is_sound_on_random_mechanisms(confidence, delta_share, trial
         n = int(rng.integers(1000, hi))
         mech, a, b, name = random_mechanism(seed + (0 if confidence == 0.95 else 10**6), n)
         delta = float(10.0 ** rng.uniform(-4, -1)) if rng.random() < delta_share else 0.0
-        res = audit.audit_pair(mech, 0, 1, n_samples=n, rng=rng, confidence=confidence, delta=delta)
+        res = audit.audit_pair(mech, 0, 1, n_samples=n, rng=rng, confidence=confidence, delta=delta,
+                               float_bits=bool(seed % 2))      # half the audits with the floating-point scores
         strict = audit.epsilon_lower_bound(res.false_positives, res.n_negatives, res.false_negatives,
                                            res.n_positives, delta=delta, confidence=tally.strict)
         tally.add(res.epsilon, strict, exact_epsilon(a, b, delta), f"seed {seed}: {name}, n={n}, delta={delta:.2g}")

@@ -1,0 +1,481 @@
+r"""The auditing benchmark of DP-Sniper and StatDP: twenty mechanisms and a floating-point experiment.
+
+Bichsel et al. (:cite:`bichsel2021dpsniper`) evaluated their auditor DP-Sniper, and StatDP
+(:cite:`ding2018detecting`) through a wrapper, on twenty mechanisms, each run at the
+configuration of their evaluation script (``dpsniper/experiments/exp_default.py`` of their
+repository; the mechanisms' classes in ``dpsniper/mechanisms``). This module holds the book's own
+vectorized versions of all twenty, each as ``mechanism(data, size, rng)`` (what
+:func:`dpnotes.audit.audit_pair` runs), with the input pair the book audits it on and the
+exact :math:`\varepsilon` of that pair where the book can compute it
+(:func:`benchmark_cases`), and the two mechanisms of their floating-point experiment
+(:func:`floating_point_cases`).
+
+Continuous outputs of the twenty are rounded to multiples of :math:`2^{-20}`: rounding is
+post-processing, so it cannot raise the :math:`\varepsilon` of the real-valued algorithm, and it
+erases the low-order bits of the floating-point result, where the floating-point leak of the
+twenty-first experiment lives (without it, the book's auditor would catch every Laplace row
+through that leak and not through the algorithm). The floating-point experiment releases
+numpy's Laplace sample unrounded.
+
+The broken mechanisms reuse :mod:`dpnotes.flawed` (Lyu et al.'s sparse-vector variants, report
+noisy max); the others are written here, since the book's correct versions elsewhere use other
+configurations (RAPPOR's Bloom filter, the truncated geometric sampler of Balcer and Vadhan,
+NumericalSVT's noise split). Nothing here should be used to protect data.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from functools import partial
+from typing import NamedTuple
+
+import numpy as np
+from scipy import integrate, stats
+
+from . import flawed
+from ._validate import check_in_range, check_integer, check_positive, check_real, check_rng
+
+__all__ = [
+    "GRID",
+    "murmur3_32",
+    "rappor_bits",
+    "rappor_bit_probabilities",
+    "rappor_pair_epsilon",
+    "geometric_sample_cdf",
+    "geometric_sample_law",
+    "noisy_max_index_law",
+    "BenchmarkCase",
+    "benchmark_cases",
+    "floating_point_cases",
+]
+
+#: Continuous outputs are rounded to multiples of this (see the module docstring).
+GRID = 2.0**-20
+
+
+def _snap(y: np.ndarray) -> np.ndarray:
+    """Round to the nearest multiple of GRID (exact: scaling by a power of two is exact)."""
+    return np.ldexp(np.rint(np.ldexp(y, 20)), -20)
+
+
+# --------------------------------------------------------------------------- RAPPOR
+def murmur3_32(data: bytes, seed: int = 0) -> int:
+    r"""MurmurHash3's 32-bit x86 hash of ``data`` as a signed integer (Appleby's reference algorithm).
+
+    RAPPOR's Bloom filter in DP-Sniper's benchmark places a value's bits with this hash of its
+    decimal string (the ``mmh3`` package, which returns the signed value). Written here (a few
+    lines of integer arithmetic) so the book needs no hashing package; the tests check it on
+    the reference vectors of the algorithm.
+
+    Examples
+    --------
+    >>> hex(murmur3_32(b"The quick brown fox jumps over the lazy dog", 0x9747B28C) & 0xFFFFFFFF)
+    '0x2fa826cd'
+    """
+    if not isinstance(data, (bytes, bytearray)):
+        raise ValueError(f"data must be bytes, got {type(data).__name__}")
+    seed = check_integer("seed", seed, low=0, high=2**32 - 1)
+    c1, c2, mask = 0xCC9E2D51, 0x1B873593, 0xFFFFFFFF
+    h = seed
+    n = len(data)
+
+    def mix(k):
+        k = (k * c1) & mask
+        k = ((k << 15) | (k >> 17)) & mask
+        return (k * c2) & mask
+
+    for i in range(0, n - n % 4, 4):
+        h ^= mix(int.from_bytes(data[i:i + 4], "little"))
+        h = ((h << 13) | (h >> 19)) & mask
+        h = (h * 5 + 0xE6546B64) & mask
+    tail = data[n - n % 4:]
+    if tail:
+        h ^= mix(int.from_bytes(tail, "little"))
+    h ^= n
+    h ^= h >> 16
+    h = (h * 0x85EBCA6B) & mask
+    h ^= h >> 13
+    h = (h * 0xC2B2AE35) & mask
+    h ^= h >> 16
+    return h - 2**32 if h >= 2**31 else h
+
+
+def rappor_bits(value: int, *, n_hashes: int = 4, filter_size: int = 20) -> np.ndarray:
+    r"""The Bloom filter of ``value``: bit :math:`h_i(v) \bmod m` set for each of the ``n_hashes`` hashes.
+
+    :math:`h_i` is :func:`murmur3_32` of the decimal string of ``value`` with seed :math:`i`, and
+    the remainder is Python's (non-negative), as in DP-Sniper's benchmark. Hashes may collide, so
+    a value can set fewer than ``n_hashes`` bits.
+
+    Examples
+    --------
+    >>> np.flatnonzero(rappor_bits(0)).tolist(), np.flatnonzero(rappor_bits(1)).tolist()
+    ([0, 11, 18], [3, 10, 13])
+    """
+    value = check_integer("value", value)
+    n_hashes = check_integer("n_hashes", n_hashes, low=1)
+    filter_size = check_integer("filter_size", filter_size, low=1)
+    bits = np.zeros(filter_size, dtype=bool)
+    for i in range(n_hashes):
+        bits[murmur3_32(str(value).encode(), i) % filter_size] = True
+    return bits
+
+
+def rappor_bit_probabilities(f, p=None, q=None) -> tuple[float, float]:
+    r"""Probability that a reported bit is 1 when the true Bloom bit is 1, and when it is 0.
+
+    The permanent randomized response keeps a bit with probability :math:`1 - f` and otherwise
+    sets it to 1 or 0 with probability 1/2 each; the instantaneous one reports 1 with
+    probability ``q`` for a permanent 1 and ``p`` for a permanent 0
+    (:cite:`erlingsson2014rappor`). So :math:`q^* = (1 - f/2) q + (f/2) p` and
+    :math:`p^* = (f/2) q + (1 - f/2) p`; without the instantaneous step (one-time RAPPOR,
+    ``p = q = None``) they are :math:`1 - f/2` and :math:`f/2`.
+
+    Examples
+    --------
+    >>> rappor_bit_probabilities(0.75, 0.45, 0.55)
+    (0.5125, 0.4875)
+    """
+    f = check_in_range("f", f, 0.0, 1.0)
+    if (p is None) != (q is None):
+        raise ValueError(f"p and q must both be given or both be None, got p={p!r}, q={q!r}")
+    if p is None:
+        return 1.0 - f / 2, f / 2
+    p = check_in_range("p", p, 0.0, 1.0)
+    q = check_in_range("q", q, 0.0, 1.0)
+    return round((1 - f / 2) * q + f / 2 * p, 15), round(f / 2 * q + (1 - f / 2) * p, 15)
+
+
+def rappor_pair_epsilon(value, value_prime, f, p=None, q=None, *, n_hashes=4, filter_size=20) -> float:
+    r"""The exact :math:`\varepsilon` of one RAPPOR report on two values.
+
+    The reported bits are independent given the value, and only the :math:`m` bits where the
+    two Bloom filters differ have different laws (:func:`rappor_bit_probabilities`), so the
+    log-ratio of a report is a sum over these bits: a bit set for one value only adds
+    :math:`\log(q^*/p^*)` when reported 1 and :math:`-\log((1-p^*)/(1-q^*))` when reported 0.
+    The largest sum is reached by the report that shows every such bit as one value's filter has
+    it.
+
+    Examples
+    --------
+    >>> round(rappor_pair_epsilon(0, 1, 0.95), 4)       # one-time RAPPOR: 6 differing bits
+    0.6005
+    """
+    qs, ps = rappor_bit_probabilities(f, p, q)
+    a = rappor_bits(value, n_hashes=n_hashes, filter_size=filter_size)
+    b = rappor_bits(value_prime, n_hashes=n_hashes, filter_size=filter_size)
+    only_a, only_b = int(np.count_nonzero(a & ~b)), int(np.count_nonzero(b & ~a))
+    if only_a + only_b == 0:
+        return 0.0
+    if ps == 0.0 or qs == 1.0:
+        return math.inf
+    up, down = math.log(qs / ps), math.log((1 - ps) / (1 - qs))
+    # the report that shows a's bits as 1 and b's as 0, or the other way round
+    return max(only_a * up + only_b * down, only_b * up + only_a * down)
+
+
+def _rappor(value, size, rng, *, f, p=None, q=None):
+    bits = rappor_bits(int(np.asarray(value).reshape(-1)[0]))
+    u = rng.random((size, bits.size))
+    # permanent randomized response: 1 below f/2, 0 in [f/2, f), the true bit above
+    perm = np.where(u < f, u < f / 2, bits[None, :])
+    if p is None:
+        return perm.astype(np.int8)
+    return (rng.random((size, bits.size)) < np.where(perm, q, p)).astype(np.int8)
+
+
+# --------------------------------------------------------------------------- truncated geometric
+def _geo_k(epsilon) -> int:
+    # DP-Sniper's configuration takes the natural logarithm here (Balcer and Vadhan write log2)
+    return math.ceil(math.log(2.0 / epsilon))
+
+
+def geometric_sample_cdf(count, epsilon=0.1, n=5) -> list[int]:
+    r"""The integer table :math:`F(0), \dots, F(n)` of GeoSample (:cite:`balcer2018differential` Algorithm 4.8).
+
+    With :math:`k = \lceil \ln(2/\varepsilon) \rceil` (the natural logarithm, as in DP-Sniper's
+    configuration) and :math:`d = (2^{k+1}+1)(2^k+1)^{n-1}`,
+    :math:`F(z) = 2^{k(c-z)}(2^k+1)^{n-(c-z)}` for :math:`z < c`,
+    :math:`F(z) = d - 2^{k(z-c+1)}(2^k+1)^{n-1-(z-c)}` for :math:`c \le z < n`, and
+    :math:`F(n) = d`; the sampler draws :math:`U` uniform on :math:`\{1, \dots, d\}` and releases
+    the smallest :math:`z` with :math:`F(z) \ge U`. Exact integers.
+
+    Examples
+    --------
+    >>> geometric_sample_cdf(1)          # F(0) = 2**3 * 9**4, d = 17 * 9**4
+    [52488, 59049, 64881, 70065, 74673, 111537]
+    """
+    epsilon = check_positive("epsilon", epsilon)
+    n = check_integer("n", n, low=1)
+    c = check_integer("count", count, low=0, high=n)
+    k = _geo_k(epsilon)
+    d = (2 ** (k + 1) + 1) * (2**k + 1) ** (n - 1)
+    out = []
+    for z in range(n):
+        if z < c:
+            out.append(2 ** (k * (c - z)) * (2**k + 1) ** (n - (c - z)))
+        else:
+            out.append(d - 2 ** (k * (z - c + 1)) * (2**k + 1) ** (n - 1 - (z - c)))
+    out.append(d)
+    return out
+
+
+def geometric_sample_law(count, epsilon=0.1, n=5) -> list[Fraction]:
+    """The exact law of GeoSample's output ``0 .. n`` (differences of :func:`geometric_sample_cdf` over ``d``).
+
+    Examples
+    --------
+    >>> law = geometric_sample_law(1)
+    >>> sum(law) == 1, law[0] == Fraction(52488, 111537)
+    (True, True)
+    """
+    cdf = geometric_sample_cdf(count, epsilon, n)
+    return [Fraction(b - a, cdf[-1]) for a, b in zip([0, *cdf[:-1]], cdf)]
+
+
+def _geometric(data, size, rng, *, epsilon=0.1, n=5):
+    cdf = np.asarray(geometric_sample_cdf(int(np.asarray(data).reshape(-1)[0]), epsilon, n))
+    return np.searchsorted(cdf, rng.integers(1, cdf[-1] + 1, size), side="left")
+
+
+# --------------------------------------------------------------------------- report noisy max
+def noisy_max_index_law(answers, epsilon, *, noise="laplace") -> np.ndarray:
+    r"""Exact law of the index that report noisy max releases (noise of scale :math:`2/\varepsilon`).
+
+    :math:`\Pr[i] = \int p(y - f_i) \prod_{j \ne i} F(y - f_j)\,dy` with :math:`p, F` the noise's
+    density and distribution function, by :func:`scipy.integrate.quad` between the kinks
+    (relative tolerance ``1e-11``).
+
+    Examples
+    --------
+    >>> law = noisy_max_index_law([0.0, 0.0], 1.0)
+    >>> bool(np.allclose(law, 0.5))
+    True
+    """
+    answers = flawed._answers(answers)
+    epsilon = check_positive("epsilon", epsilon)
+    if noise == "laplace":
+        dist = stats.laplace(scale=2.0 / epsilon)
+    elif noise == "exponential":
+        dist = stats.expon(scale=2.0 / epsilon)
+    else:
+        raise ValueError(f"noise must be 'laplace' or 'exponential', got {noise!r}")
+    pts = np.unique(answers)
+    out = np.empty(answers.size)
+    for i in range(answers.size):
+        def integrand(y, i=i):
+            others = np.delete(answers, i)
+            return float(dist.pdf(y - answers[i]) * np.prod(dist.cdf(y - others)))
+        lo = answers[i] if noise == "exponential" else -np.inf
+        edges = [lo, *[t for t in pts if t > lo], np.inf]
+        out[i] = sum(integrate.quad(integrand, a, b, epsabs=0.0, epsrel=1e-11, limit=200)[0]
+                     for a, b in zip(edges[:-1], edges[1:]) if b > a)
+    return out
+
+
+# --------------------------------------------------------------------------- the rest
+def _laplace(data, size, rng, *, scale):
+    return _snap(float(np.asarray(data).reshape(-1)[0]) + flawed.laplace_noise(scale, size, rng))
+
+
+def _histogram(data, size, rng, *, scale):
+    data = np.asarray(data, dtype=float)
+    return _snap(data[None, :] + flawed.laplace_noise(scale, (size, data.size), rng))
+
+
+def _laplace_parallel(data, size, rng, *, scale, copies):
+    return _snap(float(np.asarray(data).reshape(-1)[0]) + flawed.laplace_noise(scale, (size, copies), rng))
+
+
+def _prefix_sum(data, size, rng, *, scale):
+    data = np.asarray(data, dtype=float)
+    return _snap(np.cumsum(data[None, :] + flawed.laplace_noise(scale, (size, data.size), rng), axis=1))
+
+
+def _noisy_max(data, size, rng, *, noise, release):
+    out = flawed.noisy_max(data, 0.1, size, rng=rng, noise=noise, release=release)
+    return _snap(out) if release == "value" else out
+
+
+def _svt(data, size, rng, *, algorithm, threshold, c=1):
+    out = flawed.sparse_vector_variant(data, threshold, 0.1, size, rng=rng, algorithm=algorithm, c=c)
+    return _snap(out) if algorithm == 3 else out
+
+
+def _svt34(data, size, rng, *, c=2, threshold=1.0):
+    a3 = _snap(flawed.sparse_vector_variant(data, threshold, 0.1, size, rng=rng, algorithm=3, c=c))
+    a4 = flawed.sparse_vector_variant(data, threshold, 0.1, size, rng=rng, algorithm=4, c=c)
+    return np.hstack([a3, a4.astype(float)])
+
+
+def _numerical_svt(data, size, rng, *, epsilon=0.1, c=2, threshold=1.0):
+    r"""NumericalSVT (Wang et al. 2019) as DP-Sniper runs it: threshold noise Lap(3/eps), comparison
+    noise Lap(6c/eps), a top releases the answer plus fresh Lap(3c/eps); -inf for a bottom, nan
+    after the c-th top."""
+    answers = np.asarray(data, dtype=float)
+    k = answers.size
+    out = np.full((size, k), np.nan)
+    rho = threshold + flawed.laplace_noise(3.0 / epsilon, size, rng)
+    count = np.zeros(size, dtype=np.int64)
+    active = np.arange(size)
+    for i in range(k):
+        if active.size == 0:
+            break
+        above = answers[i] + flawed.laplace_noise(6.0 * c / epsilon, active.size, rng) >= rho[active]
+        hit = active[above]
+        out[active[~above], i] = -np.inf
+        out[hit, i] = _snap(answers[i] + flawed.laplace_noise(3.0 * c / epsilon, hit.size, rng))
+        count[hit] += 1
+        active = active[count[active] < c]
+    return out
+
+
+def _numpy_laplace(data, size, rng, *, scale):
+    # numpy's own sampler, unrounded: the floating-point experiment
+    return rng.laplace(float(np.asarray(data).reshape(-1)[0]), scale, size)
+
+
+def _snapping(data, size, rng, *, epsilon=0.1, bound=100.0):
+    r"""Mironov's snapping mechanism as DP-Sniper configures it: clamp to [-B, B], add
+    sign * lambda * ln(U) with lambda = (1 + B 2^-49)/eps in floating point, round to the nearest
+    multiple of Lambda (the smallest power of two >= lambda), clamp again."""
+    lam = (1.0 + bound * 2.0**-49) / epsilon
+    big = 2.0 ** math.ceil(math.log2(lam))
+    loc = min(bound, max(-bound, float(np.asarray(data).reshape(-1)[0])))
+    sign = 1.0 - 2.0 * rng.integers(0, 2, size)
+    u = rng.random(size)
+    u[u == 0.0] = 1.0           # ln(0): numpy's random() is in [0, 1); the law of U on (0, 1]
+    y = loc + sign * lam * np.log(u)
+    return np.clip(np.rint(y / big) * big, -bound, bound)
+
+
+class BenchmarkCase(NamedTuple):
+    """One row of the benchmark, as the book audits it."""
+
+    key: str                    # DP-Sniper's class name (the key of published-bounds.json)
+    name: str
+    mechanism: object           # mechanism(data, size, rng)
+    x: np.ndarray
+    x_prime: np.ndarray
+    claimed: float              # the epsilon the benchmark runs it at
+    true_epsilon: float         # exact epsilon of the pair (inf: unbounded; nan: not computed)
+    n_samples: int              # runs per input of the book's audit (full size)
+    n_select: int | None = None  # runs per input that choose the test (None: audit_pair's default)
+
+
+def _ones(k):
+    return np.ones(k)
+
+
+def benchmark_cases() -> list[BenchmarkCase]:
+    r"""The twenty mechanisms of DP-Sniper's evaluation, in its configuration, with the book's pairs.
+
+    All are run at :math:`\varepsilon = 0.1` as DP-Sniper's ``exp_default.py`` runs them
+    (LaplaceParallel: twenty copies at 0.005 each). Pairs are neighbours in the benchmark's
+    sense (one entry differs by at most one for the histograms, every entry by at most one for
+    query vectors, any two values of the domain for RAPPOR's single value) within its input
+    domain. ``true_epsilon`` is the exact :math:`\varepsilon` of the pair for the real-valued
+    mechanism (see the auditing benchmark page for each derivation); ``inf`` where it is
+    unbounded in the number of queries or infinite, ``nan`` where the book does not compute it
+    (then only the mechanism's proved bound is known).
+
+    Examples
+    --------
+    >>> cases = benchmark_cases()
+    >>> len(cases), cases[0].key
+    (20, 'LaplaceMechanism')
+    """
+    svt = lambda alg, t=1.0, c=1: partial(_svt, algorithm=alg, threshold=t, c=c)   # noqa: E731
+    x_shape = np.r_[np.ones(5), np.zeros(5)]
+    sd_x, sd_xp = np.ones(10), np.r_[np.full(5, 2.0), np.zeros(5)]
+    rnm_x, rnm_xp = np.ones(5), np.r_[0.0, np.full(4, 2.0)]
+    at_x, at_xp = np.r_[np.zeros(9), 10.0], np.r_[np.ones(9), 9.0]
+    a4_x, a4_xp = np.r_[np.full(6, 5.0), 5.0, np.zeros(3)], np.r_[np.full(6, 6.0), 4.0, np.zeros(3)]
+    return [
+        BenchmarkCase("LaplaceMechanism", "Laplace", partial(_laplace, scale=10.0), np.zeros(1), np.ones(1),
+                      0.1, 0.1, 8_000_000),
+        BenchmarkCase("TruncatedGeometricMechanism", "truncated geometric", _geometric, np.array([1.0]),
+                      np.array([2.0]), math.log1p(2.0 ** -_geo_k(0.1)), _geometric_pair_epsilon(1, 2), 80_000_000),
+        BenchmarkCase("NoisyHist1", "NoisyHist1", partial(_histogram, scale=10.0), np.ones(5),
+                      np.r_[2.0, np.ones(4)], 0.1, 0.1, 4_000_000),
+        BenchmarkCase("NoisyHist2", "NoisyHist2", partial(_histogram, scale=0.1), np.ones(5),
+                      np.r_[2.0, np.ones(4)], 0.1, 10.0, 4_000_000),
+        BenchmarkCase("ReportNoisyMax1", "ReportNoisyMax1 (Laplace, index)",
+                      partial(_noisy_max, noise="laplace", release="index"), rnm_x, rnm_xp,
+                      0.1, _index_pair_epsilon(rnm_x, rnm_xp, "laplace"), 40_000_000),
+        BenchmarkCase("ReportNoisyMax2", "ReportNoisyMax2 (exponential, index)",
+                      partial(_noisy_max, noise="exponential", release="index"), rnm_x, rnm_xp,
+                      0.1, _index_pair_epsilon(rnm_x, rnm_xp, "exponential"), 40_000_000),
+        BenchmarkCase("ReportNoisyMax3", "ReportNoisyMax3 (Laplace, value)",
+                      partial(_noisy_max, noise="laplace", release="value"), np.zeros(5), np.ones(5),
+                      0.1, flawed.noisy_max_value_epsilon(5, 0.1), 10_000_000),
+        BenchmarkCase("ReportNoisyMax4", "ReportNoisyMax4 (exponential, value)",
+                      partial(_noisy_max, noise="exponential", release="value"), np.zeros(5), np.ones(5),
+                      0.1, math.inf, 10_000_000),
+        BenchmarkCase("SparseVectorTechnique1", "SVT1 (Lyu et al. Alg. 1)", svt(1, 0.5), at_x, at_xp,
+                      0.1, _above_threshold_pair_epsilon(at_x, at_xp, 0.5, 20.0, 40.0), 24_000_000, 4_000_000),
+        BenchmarkCase("SparseVectorTechnique2", "SVT2 (Lyu et al. Alg. 2)", svt(2, 1.0), at_x, at_xp,
+                      0.1, _above_threshold_pair_epsilon(at_x, at_xp, 1.0, 20.0, 40.0), 24_000_000, 4_000_000),
+        BenchmarkCase("SparseVectorTechnique3", "SVT3 (Lyu et al. Alg. 3)", svt(3), np.zeros(10),
+                      np.r_[np.ones(9), -1.0], 0.1, 0.5, 10_000_000),
+        BenchmarkCase("SparseVectorTechnique4", "SVT4 (Lyu et al. Alg. 4)", svt(4), a4_x, a4_xp,
+                      0.1, _above_threshold_pair_epsilon(a4_x, a4_xp, 1.0, 40.0, 40.0 / 3.0), 30_000_000),
+        BenchmarkCase("SparseVectorTechnique5", "SVT5 (Lyu et al. Alg. 5)", svt(5), sd_x, sd_xp,
+                      0.1, math.inf, 150_000_000),
+        BenchmarkCase("SparseVectorTechnique6", "SVT6 (Lyu et al. Alg. 6)", svt(6), x_shape,
+                      x_shape[::-1].copy(), 0.1, math.nan, 20_000_000),
+        BenchmarkCase("Rappor", "RAPPOR", partial(_rappor, f=0.75, p=0.45, q=0.55), np.array([4.0]),
+                      np.array([5.0]), rappor_pair_epsilon(4, 5, 0.75, 0.45, 0.55), rappor_pair_epsilon(4, 5, 0.75, 0.45, 0.55),
+                      4_000_000),
+        BenchmarkCase("OneTimeRappor", "one-time RAPPOR", partial(_rappor, f=0.95), np.array([4.0]),
+                      np.array([5.0]), rappor_pair_epsilon(4, 5, 0.95), rappor_pair_epsilon(4, 5, 0.95), 4_000_000),
+        BenchmarkCase("LaplaceParallel", "LaplaceParallel (20 copies)",
+                      partial(_laplace_parallel, scale=200.0, copies=20), np.zeros(1), np.ones(1),
+                      0.1, 0.1, 8_000_000),
+        BenchmarkCase("SVT34Parallel", "SVT34Parallel (Alg. 3 and 4, c = 2)", _svt34, sd_x, sd_xp,
+                      0.1, math.inf, 4_000_000),
+        BenchmarkCase("PrefixSum", "PrefixSum", partial(_prefix_sum, scale=10.0), np.zeros(10), np.ones(10),
+                      0.1, 1.0, 8_000_000),
+        BenchmarkCase("NumericalSVT", "NumericalSVT (c = 2)", _numerical_svt, np.zeros(10), np.ones(10),
+                      0.1, math.nan, 4_000_000),
+    ]
+
+
+def _index_pair_epsilon(x, x_prime, noise) -> float:
+    a, b = noisy_max_index_law(x, 0.1, noise=noise), noisy_max_index_law(x_prime, 0.1, noise=noise)
+    return float(np.max(np.abs(np.log(a) - np.log(b))))
+
+
+def _above_threshold_pair_epsilon(x, x_prime, threshold, threshold_scale, query_scale) -> float:
+    from . import svt
+    a, b = (svt.output_log_probabilities(v, threshold, 0.1, threshold_scale=threshold_scale, query_scale=query_scale)
+            for v in (x, x_prime))
+    return float(np.max(np.abs(a - b)))
+
+
+def _geometric_pair_epsilon(c, c_prime, epsilon=0.1, n=5) -> float:
+    a, b = geometric_sample_law(c, epsilon, n), geometric_sample_law(c_prime, epsilon, n)
+    return max(abs(math.log(p / q)) for p, q in zip(a, b))
+
+
+def floating_point_cases() -> list[BenchmarkCase]:
+    r"""DP-Sniper's floating-point experiment: numpy's Laplace sampler and Mironov's snapping mechanism.
+
+    Both at claimed :math:`\varepsilon = 0.1` on the inputs 0 and 1: numpy's
+    :meth:`numpy.random.Generator.laplace` with scale 10, unrounded (its true :math:`\varepsilon`
+    in floating point is infinite: some outputs are reachable from one input only), and the
+    snapping mechanism with bound :math:`B = 100` (:cite:`mironov2012significance`), whose
+    outputs are multiples of :math:`\Lambda = 16` in :math:`[-B, B]`.
+
+    Examples
+    --------
+    >>> [c.key for c in floating_point_cases()]
+    ['floating_point', 'floating_fixed']
+    """
+    return [
+        BenchmarkCase("floating_point", "numpy's Laplace sampler, 64 bits", partial(_numpy_laplace, scale=10.0),
+                      np.zeros(1), np.ones(1), 0.1, math.inf, 2_000_000),
+        BenchmarkCase("floating_fixed", "snapping mechanism (B = 100)", _snapping, np.zeros(1), np.ones(1),
+                      0.1, 0.1, 2_000_000),
+    ]

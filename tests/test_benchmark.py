@@ -1,0 +1,246 @@
+"""Tests of dpnotes.benchmark: DP-Sniper's twenty mechanisms and its floating-point pair.
+
+The mechanisms are checked against their exact laws (enumeration, closed forms, quadrature) and
+by coupled seeds; RAPPOR's hash against the reference vectors of MurmurHash3; and every row of
+the auditing benchmark is recomputed at a fiftieth of its size and compared with the cache
+that ``benchmarks/bench_audit.py --write-cache`` (``make bench``) wrote, so ``make test`` runs
+every row.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import math
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from dpnotes import audit, benchmark, flawed
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _bench():
+    spec = importlib.util.spec_from_file_location("bench_audit", ROOT / "benchmarks" / "bench_audit.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+# ----------------------------------------------------------------- RAPPOR
+# Reference vectors of MurmurHash3 x86_32 (the SMHasher suite's and the mmh3 package's values).
+MURMUR = [(b"", 0, 0x0), (b"", 1, 0x514E28B7), (b"", 0xFFFFFFFF, 0x81F16F39), (b"\0\0\0\0", 0, 0x2362F9DE),
+          (b"aaaa", 0x9747B28C, 0x5A97808A), (b"abc", 0, 0xB3DD93FA), (b"Hello, world!", 0x9747B28C, 0x24884CBA),
+          (b"The quick brown fox jumps over the lazy dog", 0x9747B28C, 0x2FA826CD)]
+
+
+@pytest.mark.parametrize("data,seed,want", MURMUR)
+def test_murmur3_reference_vectors(data, seed, want):
+    got = benchmark.murmur3_32(data, seed)
+    assert got & 0xFFFFFFFF == want
+    assert -(2**31) <= got < 2**31                      # signed, as mmh3.hash returns it
+
+
+def test_rappor_bits_are_the_hash_positions():
+    """mmh3.hash(str(v), seed=i) % 20 for i < 4 (values from the mmh3 package): 0 -> 11, 11, 18, 0 and
+    1 -> 3, 10, 13, 3, so each sets three bits; 4 and 5 set four each, all different."""
+    assert np.flatnonzero(benchmark.rappor_bits(0)).tolist() == [0, 11, 18]
+    assert np.flatnonzero(benchmark.rappor_bits(1)).tolist() == [3, 10, 13]
+    a, b = benchmark.rappor_bits(4), benchmark.rappor_bits(5)
+    assert a.sum() == b.sum() == 4 and not np.any(a & b)
+
+
+def test_rappor_pair_epsilon_by_brute_force():
+    """Enumerate the 2**k reports of the differing bits (the others have equal laws) and take the
+    largest |log ratio|; also at a p*, q* with p* + q* != 1, where the two directions differ."""
+    for value, value_prime, args in ((0, 1, (0.95,)), (4, 5, (0.75, 0.45, 0.55)), (0, 2, (0.3, 0.2, 0.9)), (1, 2, (0.5,))):
+        qs, ps = benchmark.rappor_bit_probabilities(*args)
+        a, b = benchmark.rappor_bits(value), benchmark.rappor_bits(value_prime)
+        diff = np.flatnonzero(a ^ b)
+        best = 0.0
+        for mask in range(2 ** diff.size):
+            report = np.array([(mask >> i) & 1 for i in range(diff.size)], dtype=bool)
+            pa = np.where(a[diff], np.where(report, qs, 1 - qs), np.where(report, ps, 1 - ps))
+            pb = np.where(b[diff], np.where(report, qs, 1 - qs), np.where(report, ps, 1 - ps))
+            best = max(best, abs(float(np.sum(np.log(pa) - np.log(pb)))))
+        assert benchmark.rappor_pair_epsilon(value, value_prime, *args) == pytest.approx(best, rel=1e-12)
+
+
+def test_rappor_mechanism_draws_its_law():
+    """Coupled seeds: the release is the permanent response (u < f/2: 1, u < f: 0, else the bit)
+    then, for RAPPOR, 1 with probability q or p; and the bit frequencies match q*, p*."""
+    mech = benchmark.benchmark_cases()[14].mechanism
+    out = mech(np.array([4.0]), 1000, np.random.default_rng(3))
+    r = np.random.default_rng(3)
+    u = r.random((1000, 20))
+    bits = benchmark.rappor_bits(4)
+    perm = np.where(u < 0.75, u < 0.375, bits)
+    want = r.random((1000, 20)) < np.where(perm, 0.55, 0.45)
+    assert np.array_equal(out, want.astype(np.int8))
+    n = 200_000
+    out = mech(np.array([4.0]), n, np.random.default_rng(4))
+    qs, ps = benchmark.rappor_bit_probabilities(0.75, 0.45, 0.55)
+    freq = out.mean(axis=0)
+    sd = math.sqrt(0.25 / n)
+    assert np.all(np.abs(freq[bits] - qs) < 5 * sd) and np.all(np.abs(freq[~bits] - ps) < 5 * sd)
+
+
+def test_rappor_rejects():
+    with pytest.raises(ValueError, match="data must be bytes"):
+        benchmark.murmur3_32("abc")
+    with pytest.raises(ValueError, match="p and q"):
+        benchmark.rappor_bit_probabilities(0.5, 0.3)
+    with pytest.raises(ValueError, match="f"):
+        benchmark.rappor_bit_probabilities(1.5)
+
+
+# ----------------------------------------------------------------- truncated geometric
+def test_geometric_law_by_enumeration():
+    """Every U in 1..d once: the sampler's counts are the law times d, exactly."""
+    class EveryInteger:
+        def integers(self, low, high, size):
+            return np.arange(low, high)
+
+    for c in range(6):
+        cdf = benchmark.geometric_sample_cdf(c)
+        out = benchmark._geometric(np.array([float(c)]), cdf[-1], EveryInteger())
+        law = benchmark.geometric_sample_law(c)
+        assert np.bincount(out, minlength=6).tolist() == [int(p * cdf[-1]) for p in law]
+        assert sum(law) == 1
+
+
+def test_geometric_is_ln_9_over_8_private_and_tight():
+    """Balcer and Vadhan's GeoSample with k = ceil(ln 20) = 3 is ln(1 + 2**-3)-DP, reached by every adjacent pair."""
+    for c in range(5):
+        a, b = benchmark.geometric_sample_law(c), benchmark.geometric_sample_law(c + 1)
+        ratios = [p / q for p, q in zip(a, b)]
+        assert max(max(ratios), max(1 / r for r in ratios)) == Fraction(9, 8)
+    with pytest.raises(ValueError, match="count"):
+        benchmark.geometric_sample_cdf(6)
+
+
+# ----------------------------------------------------------------- report noisy max
+@pytest.mark.parametrize("noise", ["laplace", "exponential"])
+def test_index_law_against_sampling(noise):
+    answers = np.array([1.0, 0.0, 2.0, 2.0, -3.0])
+    law = benchmark.noisy_max_index_law(answers, 0.1, noise=noise)
+    assert abs(law.sum() - 1) < 1e-9 and law[2] == pytest.approx(law[3], rel=1e-9)
+    n = 400_000
+    freq = np.bincount(flawed.noisy_max(answers, 0.1, n, rng=np.random.default_rng(1), noise=noise), minlength=5) / n
+    assert np.all(np.abs(freq - law) < 5 * np.sqrt(law * (1 - law) / n))
+
+
+def test_index_law_two_answers_closed_form():
+    """Two answers f1 > f2 with exponential noise of scale b: Pr[index 2] = exp(-(f1 - f2)/b) / 2."""
+    law = benchmark.noisy_max_index_law([1.0, 0.0], 0.1, noise="exponential")
+    assert law[1] == pytest.approx(0.5 * math.exp(-1 / 20), rel=1e-10)
+
+
+# ----------------------------------------------------------------- the other mechanisms
+def test_snapped_outputs_and_noise_by_coupled_seeds():
+    """Laplace rows release value + Lap(scale) rounded to multiples of 2**-20; PrefixSum the cumulative sums."""
+    cases = {c.key: c for c in benchmark.benchmark_cases()}
+    out = cases["LaplaceMechanism"].mechanism(np.zeros(1), 1000, np.random.default_rng(2))
+    z = flawed.laplace_noise(10.0, 1000, np.random.default_rng(2))
+    assert np.array_equal(out, np.round(z * 2**20) / 2**20) and np.all(out * 2**20 == np.rint(out * 2**20))
+    out = cases["PrefixSum"].mechanism(np.arange(10.0), 500, np.random.default_rng(2))
+    z = flawed.laplace_noise(10.0, (500, 10), np.random.default_rng(2))
+    assert np.allclose(out, np.cumsum(np.arange(10.0) + z, axis=1), atol=2**-20)
+    out = cases["LaplaceParallel"].mechanism(np.ones(1), 500, np.random.default_rng(2))
+    assert out.shape == (500, 20) and abs(np.median(np.abs(out - 1)) - 200 * math.log(2)) < 30
+
+
+def test_numerical_svt_codes_and_cutoff():
+    cases = {c.key: c for c in benchmark.benchmark_cases()}
+    out = cases["NumericalSVT"].mechanism(np.r_[np.full(3, 5000.0), np.zeros(7)], 2000, np.random.default_rng(0))
+    tops = np.isfinite(out)
+    assert np.all(tops.sum(axis=1) <= 2)
+    assert np.all(np.isnan(out[:, 2:]))                            # two certain tops, then the halt
+    assert abs(np.mean(out[:, 0]) - 5000) < 5 and abs(np.std(out[:, 0]) - 60 * math.sqrt(2)) < 8   # Lap(3c/eps)
+
+
+def test_snapping_mechanism_outputs():
+    snap = benchmark.floating_point_cases()[1].mechanism
+    out = snap(np.zeros(1), 100_000, np.random.default_rng(0))
+    inside = np.abs(out) < 100
+    assert np.all(out[inside] % 16 == 0) and set(np.unique(out[~inside])) <= {-100.0, 100.0}
+
+
+def test_pair_epsilons_are_exact():
+    cases = {c.key: c for c in benchmark.benchmark_cases()}
+    assert cases["TruncatedGeometricMechanism"].true_epsilon == pytest.approx(math.log(9 / 8), rel=1e-15)
+    assert cases["OneTimeRappor"].true_epsilon == pytest.approx(8 * math.log(0.525 / 0.475), rel=1e-12)
+    assert cases["Rappor"].true_epsilon == pytest.approx(8 * math.log(0.5125 / 0.4875), rel=1e-12)
+    # report noisy max with exponential noise on DP-Sniper's pair: exactly eps at the first index
+    assert cases["ReportNoisyMax2"].true_epsilon == pytest.approx(0.1, rel=1e-9)
+    for c in cases.values():
+        assert len(c.x) == len(c.x_prime) and np.max(np.abs(c.x - c.x_prime)) <= 1
+        assert np.all(np.abs(c.x) <= 10) and np.all(np.abs(c.x_prime) <= 10)     # DP-Sniper's domain
+
+
+# ----------------------------------------------------------------- the new scores keep the per-row property
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_bits_and_median_scores_are_per_row(dtype):
+    rng = np.random.default_rng(9)
+    fx = rng.laplace(0, 10, (4000, 1)).astype(dtype)
+    fxp = rng.laplace(1, 10, (4000, 1)).astype(dtype)
+    batch = np.r_[rng.laplace(0, 10, 300), [np.nan, np.inf, -np.inf, 0.0, -0.0, 5e-324]].astype(dtype)[:, None]
+    for k in audit._BITS:
+        s = audit._BitsScore(fx, fxp, k)
+        whole = s(batch)
+        assert all(whole[i] == s(batch[i:i + 1])[0] for i in range(batch.shape[0]))
+    wide = rng.laplace(0, 1, (500, 6)).astype(dtype)
+    wide[::7, 2] = np.nan
+    m = audit._AboveMedianScore(wide[:250], wide[250:])
+    whole = m(wide)
+    assert all(whole[i] == m(np.asfortranarray(wide[i:i + 1]))[0] for i in range(wide.shape[0]))
+
+
+def test_bits_score_finds_a_last_bit_leak():
+    """Outputs in [1, 2) whose last mantissa bit is 1 with probability 0.6 on x and 0.4 on x' (the
+    rest uniform): only the bits score sees it, and the audit's bound is near log(1.5)."""
+    def mech(data, size, rng):
+        mant = rng.integers(0, 2**52, size, dtype=np.uint64) & ~np.uint64(1)
+        last = (rng.random(size) < (0.6 if data == 0 else 0.4)).astype(np.uint64)
+        return ((np.uint64(1023) << np.uint64(52)) | mant | last).view(np.float64)
+
+    assert audit.audit_pair(mech, 0, 1, n_samples=200_000, rng=np.random.default_rng(0)).epsilon < 0.1  # off: blind
+    res = audit.audit_pair(mech, 0, 1, n_samples=200_000, rng=np.random.default_rng(0), float_bits=True)
+    assert "last" in res.test.description and 0.3 < res.epsilon <= math.log(1.5)
+
+
+# ----------------------------------------------------------------- the table
+def test_every_row_at_a_fiftieth_is_what_the_cache_says():
+    """make test recomputes every row of the benchmark (at a fiftieth of its runs, seed 2021) and
+    compares with the small cache that make bench wrote beside the full one."""
+    bench = _bench()
+    stored = json.loads(bench.CACHE_SMALL.read_text())
+    cases = bench.cases()
+    assert [r["key"] for r in stored["rows"]] == [c.key for c in cases]
+    assert stored["confidence"] == bench.CONFIDENCE and stored["seed"] == bench.SEED
+    for case, row in zip(cases, stored["rows"]):
+        assert bench.run_row(case, bench.small_size(case)) == row, case.key
+
+
+def test_full_table_is_sound_and_cites_the_logs():
+    """The full table never passes a finite true epsilon, and its rows are the cases' configurations;
+    the published bounds file names its repository, commit and a log for every number."""
+    bench = _bench()
+    table = json.loads(bench.CACHE.read_text())
+    cases = {c.key: c for c in bench.cases()}
+    for row in table["rows"]:
+        c = cases[row["key"]]
+        assert row["n_samples"] == c.n_samples and row["x"] == c.x.tolist() and row["x_prime"] == c.x_prime.tolist()
+        if row["true_epsilon"] is not None:
+            assert row["epsilon"] <= row["true_epsilon"], row["key"]
+    pub = json.loads((ROOT / "chapters" / "auditing" / "published-bounds.json").read_text())
+    assert len(pub["commit"]) == 40 and pub["repository"].endswith("eth-sri/dp-sniper")
+    assert set(pub["mechanisms"]) == set(cases)
+    for mech, sources in pub["mechanisms"].items():
+        assert {"dpsniper_reg", "dpsniper_mlp"} <= set(sources) or mech.startswith("floating"), mech
+        for rec in sources.values():
+            assert rec["log"].startswith("eval_sp2021/reference-results/") and rec["eps_lcb"] > 0

@@ -312,11 +312,12 @@ def _log_win_probability(a, r, noise) -> float:
     of f(w - a_r) prod_{s != r} F(w - a_s). The ``a`` are the shifted logits of ``_logits``
     (the largest is 0; -inf never wins and beats nobody). The integrand is log-concave
     (Laplace, exponential and Gumbel densities and CDFs are) and smooth between the kinks at
-    the a_s. Its maximum c is found first (it lies right of a_r, where every factor
-    increases); then, by log-concavity, the integrand is below exp(c - 80) outside the
-    interval [L, R] found by stepping out from the peak in doubling steps, and what lies
-    outside is below exp(-80) of the integral relative. The integral over [L, R], divided by
-    exp(c), is computed piece by piece between the kinks with scipy.integrate.quad. (Before
+    the a_s. Its maximum c is found first (right of a_r: left of it every factor increases
+    with w); then, by log-concavity, the integrand is below exp(c - 80) outside the interval
+    [L, R] found by stepping out from the peak in doubling steps, and decays at least
+    exponentially beyond, so what lies outside is of relative order e^-80. The integral over
+    [L, R], divided by exp(c), is computed piece by piece between the kinks with
+    scipy.integrate.quad. (Before
     the interval was cut to [L, R], quad over [0, inf) missed a peak at w = 5e5 and answered
     1/2 for a sure winner.)
     """

@@ -656,7 +656,8 @@ def discrete_gaussian_delta(sigma, epsilon, sensitivity=1):
     log_z = _dgauss_log_normalizer(sigma)
     out = np.array([max(_dgauss_delta_shift(sigma, log_z, float(e), k)[0] for k in range(1, delta_max + 1))
                     for e in eps.ravel()]).reshape(eps.shape)
-    return _out(out, scalar)
+    # a sum of pmf values: at most 1, but rounding made it 1.0000000000000002 for sigma = 0.15
+    return _out(np.minimum(out, 1.0), scalar)
 
 
 def discrete_laplace_delta(scale, epsilon, sensitivity=1):
@@ -689,7 +690,7 @@ def discrete_laplace_delta(scale, epsilon, sensitivity=1):
         for y in range(1, k):
             d = d + math.tanh(0.5 / t) * r**y * np.maximum(-np.expm1(eps - (k - 2 * y) / t), 0.0)
         best = np.maximum(best, d)
-    return _out(best, scalar)
+    return _out(np.minimum(best, 1.0), scalar)       # a probability: rounding must not pass 1
 
 
 # ---------------------------------------------------------------- floating point: the textbook sampler

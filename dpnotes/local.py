@@ -623,7 +623,7 @@ def shuffled_rr_delta(epsilon0, n, epsilon):
     n = check_integer("n", n, low=2)
     eps, scalar = _epsilons(epsilon)
     table = _shuffled_rr_table(epsilon0, n)
-    out = np.array([_worst_delta(table, e) for e in eps.ravel()]).reshape(eps.shape)
+    out = np.minimum(np.array([_worst_delta(table, e) for e in eps.ravel()]).reshape(eps.shape), 1.0)   # rounding stays <= 1
     return float(out) if scalar else out
 
 
@@ -820,7 +820,7 @@ def fmt_clone_delta(epsilon0, n, epsilon, clone_probability=None):
     n = check_integer("n", n, low=2)
     eps, scalar = _epsilons(epsilon)
     table = _clone_table(epsilon0, n, _clone_probability(epsilon0, clone_probability))
-    out = np.array([_clone_delta(table, e) for e in eps.ravel()]).reshape(eps.shape)
+    out = np.minimum(np.array([_clone_delta(table, e) for e in eps.ravel()]).reshape(eps.shape), 1.0)   # rounding stays <= 1
     return float(out) if scalar else out
 
 

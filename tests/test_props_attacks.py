@@ -63,7 +63,7 @@ def test_publish_block_is_the_groups_count_median_and_mean(block, threshold, dec
             assert med == want[1] and mean == want[2]
 
 
-@settings(max_examples=profiles.size(fast=5, thorough=150))       # about 0.5 s each
+@settings(max_examples=profiles.size(fast=5, thorough=60))        # about 0.5 s each
 @given(block=blocks())
 def test_census_solutions_contain_the_true_block_and_reproduce_the_table(block):
     table = at.publish_block(block, ROWS, decimals=1, threshold=3)

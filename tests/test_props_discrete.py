@@ -35,8 +35,8 @@ SEED = st.integers(0, 2**32 - 1)
 RATIONAL = st.builds(Fraction, st.integers(1, 40), st.integers(1, 12))
 LOG_SIGMA = st.floats(math.log10(0.1), 4.0).map(lambda x: 10.0**x)       # 0.1 .. 1e4, log-uniform
 # the enumerations of exact_output_law double with every bit: keep them short in the fast profile
-ENUM = settings(max_examples=profiles.size(fast=8, thorough=200))
-MAX_BITS = profiles.size(fast=11, thorough=14)
+ENUM = settings(max_examples=profiles.size(fast=8, thorough=60))
+MAX_BITS = profiles.size(fast=11, thorough=13)
 
 
 def mpq(q: Fraction):
@@ -100,13 +100,21 @@ def _chi2(draws, pmf_of, sigma):
     exp = np.array(binned) / np.sum(binned) * draws.size
     keep = exp > 5                                       # pool the bins expected to hold fewer draws
     counts = np.array(counts)
-    obs, exp = counts[keep], exp[keep]
-    if not keep.all():
-        obs, exp = np.r_[obs, counts[~keep].sum()], np.r_[exp, draws.size - exp.sum()]
-    return stats.chisquare(obs, exp).pvalue
+    obs, exp_kept = counts[keep], exp[keep]
+    rest, rest_obs = exp[~keep].sum(), counts[~keep].sum()
+    if rest >= 5:
+        obs, exp_kept = np.r_[obs, rest_obs], np.r_[exp_kept, rest]
+    elif rest_obs:                                       # fewer than 5 expected: fold into the largest bin
+        i = np.argmax(exp_kept)
+        obs, exp_kept = obs.copy(), exp_kept.copy()
+        obs[i] += rest_obs
+        exp_kept[i] += rest
+    if obs.size == 1:             # one bin (sigma = 0.1: all mass at 0): the tail count is Poisson(rest)
+        return float(stats.poisson.sf(rest_obs - 1, rest)) if rest > 0 else float(rest_obs == 0)
+    return stats.chisquare(obs, exp_kept * obs.sum() / exp_kept.sum()).pvalue
 
 
-@settings(max_examples=profiles.size(fast=6, thorough=100))
+@settings(max_examples=profiles.size(fast=6, thorough=40))
 @given(sigma=LOG_SIGMA, seed=SEED)
 def test_samplers_fit_their_pmfs_from_sigma_0_1_to_1e4(sigma, seed):
     """Seeded goodness of fit; p-value threshold 1e-6 (a false alarm once in a million runs)."""
@@ -163,7 +171,7 @@ def test_mechanisms_reject_values_beyond_int64():
 
 
 # --------------------------------------------------------------------------- pmfs
-@settings(max_examples=profiles.size(fast=15, thorough=300))        # up to 8e5 terms each
+@settings(max_examples=profiles.size(fast=15, thorough=100))        # up to 8e5 terms each
 @given(sigma=st.floats(math.log10(0.05), 4.0).map(lambda x: 10.0**x))
 def test_discrete_gaussian_pmf_matches_a_direct_sum_and_sums_to_one(sigma):
     ys, brute = brute_gaussian(sigma)
@@ -175,7 +183,7 @@ def test_discrete_gaussian_pmf_matches_a_direct_sum_and_sums_to_one(sigma):
     assert np.all(np.diff(half) <= 0)                               # decreasing in |y|
 
 
-@settings(max_examples=profiles.size(fast=15, thorough=300))
+@settings(max_examples=profiles.size(fast=15, thorough=100))
 @given(scale=st.floats(math.log10(0.05), 4.0).map(lambda x: 10.0**x))
 def test_discrete_laplace_pmf_is_its_closed_form_and_sums_to_one(scale):
     m = int(60 * scale) + 60
@@ -230,6 +238,13 @@ def test_profiles_are_monotone_in_epsilon_and_sensitivity(sigma, e1, e2, k):
         d_lo, d_hi = profile(sigma, [lo, hi], k)
         assert 0.0 <= d_hi <= d_lo * (1 + 1e-12) + 1e-300 and d_lo <= 1.0, profile.__name__
         assert profile(sigma, lo, k + 1) >= d_lo * (1 - 1e-12), profile.__name__
+
+
+def test_profiles_never_exceed_one():
+    """Regression (found by the thorough profile): at sigma = 0.151, epsilon = 0, shift 3 the sum of
+    pmf values came to 1.0000000000000002."""
+    assert dsc.discrete_gaussian_delta(0.15124725453106233, 0.0, 3) == 1.0
+    assert dsc.discrete_laplace_delta(0.01, [0.0, 1.0], 3).tolist() == [1.0, 1.0]
 
 
 @given(scale=LOG_SIGMA, grow=st.floats(1.0, 10.0), eps=st.floats(0.0, 5.0), k=st.integers(1, 3))

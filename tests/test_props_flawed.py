@@ -130,7 +130,7 @@ def test_no_cutoff_pattern_laws_sum_to_one(answers, threshold, eps, alg):
     assert math.isclose(np.exp(lp).sum(), 1.0, rel_tol=1e-8)
 
 
-@settings(max_examples=profiles.size(fast=6, thorough=300))         # quad calls the density point by point
+@settings(max_examples=profiles.size(fast=6, thorough=60))          # quad calls the density point by point
 @given(answers=st.lists(st.floats(-3.0, 3.0), min_size=1, max_size=4).map(np.array), eps=LOG_EPS,
        noise=st.sampled_from(["laplace", "exponential"]))
 def test_value_density_integrates_to_one_and_is_the_cdf_derivative(answers, eps, noise):

@@ -112,6 +112,7 @@ def test_private_kde_is_the_kde_plus_calibrated_gp_noise(data, grid, eps, delta,
     assert np.allclose(got, fn.kde(data, grid, h) + sigma * (lower @ z), rtol=1e-12, atol=1e-12)
 
 
+@settings(max_examples=profiles.size(fast=40, thorough=300))
 @given(x=points(1, 6, d=1), new=points(1, 4, d=1), h=st.floats(0.2, 3.0), seed=SEED, data=st.data())
 def test_gp_conditional_law_is_a_psd_gaussian_linear_in_the_values(x, new, h, seed, data):
     v = np.array(data.draw(st.lists(st.floats(-3.0, 3.0), min_size=len(x), max_size=len(x))))

@@ -30,6 +30,7 @@ import itertools
 import math
 import numbers
 import reprlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from statistics import median as _median
@@ -184,6 +185,11 @@ def _check_statistics(statistics):
     for s in stats:
         if s.count is None and (s.median is not None or s.mean is not None):
             raise ValueError(f"statistics row {s.label} must publish its count if it publishes a median or mean")
+        if s.count is not None:
+            check_integer(f"statistics row {s.label}: count", s.count, low=0)
+        for field in ("median", "mean"):
+            if getattr(s, field) is not None:
+                check_nonnegative(f"statistics row {s.label}: {field}", getattr(s, field))
     return stats, int(totals[0].count)
 
 
@@ -447,6 +453,10 @@ def publish_block(records, statistics=CENSUS_TABLE1, *, adult_age=18, decimals=1
     recs = list(records)
     if not recs:
         raise ValueError("records must be a non-empty sequence of (age, sex, race, married)")
+    for rec in recs:
+        if not (isinstance(rec, Sequence) and len(rec) == 4 and isinstance(rec[0], numbers.Integral)
+                and not isinstance(rec[0], bool) and rec[0] >= 0):
+            raise ValueError(f"records must be (age, sex, race, married) with an integer age >= 0, got {rec!r}")
     age, sex, race, married = (np.array(col, dtype=object) for col in zip(*recs))
     age = age.astype(int)
     out = []
@@ -518,7 +528,13 @@ def bounded_noise_answers(d, queries, bound, *, kind="uniform", rng=None) -> np.
     bound = check_nonnegative("bound", bound)
     if kind == "uniform":
         rng = check_rng("rng", rng)
-        return Q @ d + rng.uniform(-bound, bound, size=Q.shape[0])
+        exact = Q @ d
+        out = exact + rng.uniform(-bound, bound, size=Q.shape[0])
+        # rounding the sum can pass the bound by part of a unit in the last place (bound 5e-16
+        # on an answer of 1 gave an error of 5.6e-16): one step back toward the exact answer
+        over = np.abs(out - exact) > bound
+        out[over] = np.nextafter(out[over], exact[over])
+        return out
     if kind == "decoy":
         k = int(math.floor(bound))
         ones, zeros = np.nonzero(d == 1)[0], np.nonzero(d == 0)[0]

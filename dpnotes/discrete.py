@@ -141,6 +141,8 @@ def exact_output_law(sampler, max_bits):
     >>> float(law[1]) <= math.exp(-0.5) <= float(law[1] + rest), float(rest) < 0.002
     (True, True)
     """
+    if not callable(sampler):
+        raise ValueError(f"sampler must be a callable taking a BitSource, got {type(sampler).__name__}")
     max_bits = check_integer("max_bits", max_bits, low=0, high=64)
     law: dict = {}
     unresolved = Fraction(0)

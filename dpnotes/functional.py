@@ -80,6 +80,8 @@ def as_points(name: str, x, d: int | None = None) -> np.ndarray:
     ...
     ValueError: grid must have points of dimension 1, got shape (1, 2)
     """
+    if d is not None:
+        d = check_integer("d", d, low=1)
     arr = _real_array(name, x)
     if arr.ndim == 1:
         arr = arr[:, None]
@@ -325,8 +327,22 @@ def kde_difference_rkhs_norm(x, x_prime, n, bandwidth) -> np.ndarray:
         raise ValueError(f"x_prime must have the shape of x {a.shape}, got shape {b.shape}")
     d = a.shape[1]
     c = 1.0 / (n * (2.0 * math.pi * h * h) ** (d / 2.0))
-    k = np.exp(-((a - b) ** 2).sum(axis=1) / (2.0 * h * h))
-    return c * np.sqrt(np.maximum(2.0 - 2.0 * k, 0.0))
+    # c sqrt(2 - 2 exp(-u)), u = r^2 / (2 h^2), written as c (r / h) sqrt(g(u)) with
+    # g(u) = -expm1(-u) / u (g(0) = 1): the subtraction lost every digit for records 1e-8 apart,
+    # and r^2 underflows to 0 below r = 1e-162; r itself is scaled by the largest coordinate
+    # difference so that it does not underflow either
+    diff = np.abs(a - b)
+    top = diff.max(axis=1)
+    r = top * np.sqrt(((diff / np.where(top > 0, top, 1.0)[:, None]) ** 2).sum(axis=1))
+    with np.errstate(over="ignore", under="ignore"):
+        u = (r / h) ** 2 / 2.0                      # inf for records beyond 1e154 h apart: then sqrt(2)
+    out = np.sqrt(-2.0 * np.expm1(-u))
+    small = u < 1.0
+    g = np.ones(int(small.sum()))
+    nonzero = u[small] > 0
+    g[nonzero] = -np.expm1(-u[small][nonzero]) / u[small][nonzero]
+    out[small] = (r[small] / h) * np.sqrt(g)
+    return c * out
 
 
 def rkhs_sensitivity(n, bandwidth, d: int = 1) -> float:

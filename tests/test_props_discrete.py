@@ -339,7 +339,7 @@ def test_snapping_epsilon_is_monotone(lam, frac, p, grow):
     bound = lam * (1 + frac * (top - 1))
     assume(lam < bound < top * lam and lam * grow < bound)
     e = dsc.snapping_epsilon(lam, bound, p)
-    assert e > 1 / lam
+    assert e >= 1 / lam                    # (equal when 12 B 2^-p rounds away next to 1, at p = 53)
     assert dsc.snapping_epsilon(lam * grow, bound, p) <= e                      # more noise
     if bound * grow < top * lam:
         assert dsc.snapping_epsilon(lam, bound * grow, p) >= e                  # a wider clamp

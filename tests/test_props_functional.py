@@ -16,6 +16,7 @@ variance plus squared bias and falls with n.
 
 import math
 
+import mpmath as mp
 import numpy as np
 import pytest
 from hypothesis import assume, given, settings
@@ -50,6 +51,18 @@ def test_gram_matrices_are_psd_symmetric_and_scale_with_the_bandwidth(x, h, scal
     assert np.allclose(fn.gaussian_kernel(x * scale, x * scale, h * scale), k, rtol=1e-12, atol=1e-300)
     normalized = fn.gaussian_kernel(x, x, h, normalized=True)
     assert np.allclose(normalized, k * (2 * math.pi * h * h) ** (-x.shape[1] / 2), rtol=1e-12, atol=0)
+
+
+def test_kde_difference_of_close_records_keeps_its_digits():
+    """Regression: sqrt(2 - 2 exp(-r)) lost every digit for records 1e-8 apart (5.94e-9 for 6.66e-9)."""
+    got = fn.kde_difference_rkhs_norm(1e-8, 2.5e-8, 1, 1.0)[0]
+    assert math.isclose(got, 1.5e-8 / math.sqrt(2 * math.pi), rel_tol=1e-12)
+    # and r^2 underflowed to 0 for records 1e-189 apart
+    got = fn.kde_difference_rkhs_norm([[0.0, 0.0]], [[3e-189, 4e-189]], 2, 0.5)[0]
+    assert math.isclose(got, 5e-189 / 0.5 / (2 * 2 * math.pi * 0.25), rel_tol=1e-12)
+    # records 1e200 apart: the supremum sqrt(2) c, not 0 (r^2 must not overflow either)
+    assert fn.kde_difference_rkhs_norm([-1e200, 0.0], [1e200, 0.0], 3, 2.0).tolist() == [
+        fn.rkhs_sensitivity(3, 2.0), 0.0]
 
 
 def test_close_points_far_from_the_origin_keep_their_distance():
@@ -145,9 +158,14 @@ def test_replacing_a_record_moves_the_kde_by_at_most_its_rkhs_sensitivity(x, h, 
     bound = fn.rkhs_sensitivity(n, h, d)
     assert np.all(moved <= bound * (1 + 1e-12))
     c = 1 / (n * (2 * math.pi * h * h) ** (d / 2))
-    for i in range(len(x)):                        # the norm of c (K(., x) - K(., x')) by the Gram form
-        direct = fn.rkhs_norm([c, -c], np.vstack([x[i], xp[i]]), h)
-        assert math.isclose(moved[i], direct, rel_tol=1e-6, abs_tol=1e-9 * c)
+    with mp.workdps(40):                           # c sqrt(2 - 2 K(x, x')) in 40-digit mpmath
+        for i in range(len(x)):
+            r2 = mp.fsum((mp.mpf(float(u)) - mp.mpf(float(v))) ** 2 for u, v in zip(x[i], xp[i]))
+            exact = c * mp.sqrt(-2 * mp.expm1(-r2 / (2 * mp.mpf(h) ** 2)))
+            assert math.isclose(moved[i], float(exact), rel_tol=1e-12, abs_tol=1e-300)
+    away = x[:1] + np.eye(d)[:1] * 2 * h                         # the Gram form, where it is well conditioned
+    far = fn.rkhs_norm([c, -c], np.vstack([x[:1], away]), h)
+    assert math.isclose(fn.kde_difference_rkhs_norm(x[:1], away, n, h)[0], far, rel_tol=1e-12)
     assert fn.rkhs_sensitivity(n + 1, h, d) < bound and fn.rkhs_sensitivity(n, h * 1.5, d) < bound
 
 

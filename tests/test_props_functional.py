@@ -196,7 +196,8 @@ def test_sobolev_norm_of_a_replaced_record_is_below_the_sensitivity(a, b, n, h):
         return (-(t - a) * stats.norm.pdf(t, a, h) + (t - b) * stats.norm.pdf(t, b, h)) / (h * h * n)
 
     lo, hi = min(a, b) - 12 * h, max(a, b) + 12 * h
-    sq = integrate.quad(lambda t: f(t) ** 2 + fprime(t) ** 2, lo, hi, points=[a, b], limit=200, epsabs=0, epsrel=1e-10)[0]
+    sq = integrate.quad(lambda t: f(t) ** 2 + fprime(t) ** 2, lo, hi, points=[a, b], limit=1000, epsabs=0,
+                        epsrel=1e-10)[0]
     assert math.sqrt(sq) <= fn.sobolev_kde_sensitivity(n, h) * (1 + 1e-7)
     assert fn.sobolev_kde_sensitivity(n + 1, h) < fn.sobolev_kde_sensitivity(n, h)
 

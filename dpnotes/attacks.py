@@ -28,6 +28,9 @@ from __future__ import annotations
 
 import itertools
 import math
+import numbers
+import reprlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from statistics import median as _median
@@ -182,6 +185,11 @@ def _check_statistics(statistics):
     for s in stats:
         if s.count is None and (s.median is not None or s.mean is not None):
             raise ValueError(f"statistics row {s.label} must publish its count if it publishes a median or mean")
+        if s.count is not None:
+            check_integer(f"statistics row {s.label}: count", s.count, low=0)
+        for field in ("median", "mean"):
+            if getattr(s, field) is not None:
+                check_nonnegative(f"statistics row {s.label}: {field}", getattr(s, field))
     return stats, int(totals[0].count)
 
 
@@ -313,6 +321,8 @@ class _Program:
 
     def solve(self):
         """A feasible point (HiGHS via :func:`scipy.optimize.milp`), or ``None`` if there is none."""
+        if not self.ub:     # no variable (a block of 0 people): feasible iff every row admits 0
+            return np.zeros(0) if all(lo <= 0 <= hi for lo, hi in zip(self.lo, self.hi)) else None
         r_idx = [i for i, row in enumerate(self.rows) for _ in row]
         c_idx = [j for row in self.rows for j in row]
         vals = [v for row in self.rows for v in row.values()]
@@ -437,9 +447,16 @@ def publish_block(records, statistics=CENSUS_TABLE1, *, adult_age=18, decimals=1
     ('1A', 7, 30, 38)
     """
     threshold = check_integer("threshold", threshold, low=1)
+    adult_age = check_integer("adult_age", adult_age, low=0)
+    if decimals is not None:
+        decimals = check_integer("decimals", decimals, low=0, high=15)
     recs = list(records)
     if not recs:
         raise ValueError("records must be a non-empty sequence of (age, sex, race, married)")
+    for rec in recs:
+        if not (isinstance(rec, Sequence) and len(rec) == 4 and isinstance(rec[0], numbers.Integral)
+                and not isinstance(rec[0], bool) and rec[0] >= 0):
+            raise ValueError(f"records must be (age, sex, race, married) with an integer age >= 0, got {rec!r}")
     age, sex, race, married = (np.array(col, dtype=object) for col in zip(*recs))
     age = age.astype(int)
     out = []
@@ -511,7 +528,13 @@ def bounded_noise_answers(d, queries, bound, *, kind="uniform", rng=None) -> np.
     bound = check_nonnegative("bound", bound)
     if kind == "uniform":
         rng = check_rng("rng", rng)
-        return Q @ d + rng.uniform(-bound, bound, size=Q.shape[0])
+        exact = Q @ d
+        out = exact + rng.uniform(-bound, bound, size=Q.shape[0])
+        # rounding the sum can pass the bound by part of a unit in the last place (bound 5e-16
+        # on an answer of 1 gave an error of 5.6e-16): one step back toward the exact answer
+        over = np.abs(out - exact) > bound
+        out[over] = np.nextafter(out[over], exact[over])
+        return out
     if kind == "decoy":
         k = int(math.floor(bound))
         ones, zeros = np.nonzero(d == 1)[0], np.nonzero(d == 0)[0]
@@ -524,15 +547,24 @@ def bounded_noise_answers(d, queries, bound, *, kind="uniform", rng=None) -> np.
     raise ValueError(f"kind must be 'uniform' or 'decoy', got {kind!r}")
 
 
+def _asarray(name: str, x, rule: str) -> np.ndarray:
+    """``np.asarray(x)``, or a ValueError that names the parameter (numpy's own message for a ragged
+    nesting of sequences, "setting an array element with a sequence", does not)."""
+    try:
+        return np.asarray(x)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be {rule}, got {reprlib.repr(x)}") from None
+
+
 def _bits(d):
-    arr = np.asarray(d)
+    arr = _asarray("d", d, "a non-empty 1-D vector of 0/1 bits")
     if arr.ndim != 1 or arr.size == 0 or not np.all((arr == 0) | (arr == 1)):
         raise ValueError("d must be a non-empty 1-D vector of 0/1 bits")
     return arr.astype(np.int64)
 
 
 def _queries(queries, n=None):
-    Q = np.asarray(queries)
+    Q = _asarray("queries", queries, "a non-empty 2-D 0/1 matrix (one query per row)")
     if Q.ndim != 2 or Q.size == 0 or not np.all((Q == 0) | (Q == 1)):
         raise ValueError("queries must be a non-empty 2-D 0/1 matrix (one query per row)")
     if n is not None and Q.shape[1] != n:
@@ -541,7 +573,12 @@ def _queries(queries, n=None):
 
 
 def _answers(answers, m):
-    a = np.asarray(answers, dtype=float)
+    a = _asarray("answers", answers, f"{m} finite numbers, one per query")
+    if a.dtype.kind == "O" and all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in a.ravel()):
+        a = a.astype(float)                            # exact rationals are fine
+    if a.dtype.kind not in "iuf":
+        raise ValueError(f"answers must be {m} finite numbers, one per query, got {reprlib.repr(answers)}")
+    a = a.astype(float)
     if a.shape != (m,) or not np.all(np.isfinite(a)):
         raise ValueError(f"answers must be {m} finite numbers, one per query, got shape {a.shape}")
     return a

@@ -41,6 +41,7 @@ from __future__ import annotations
 import math
 import numbers
 import random
+import reprlib
 from fractions import Fraction
 
 import numpy as np
@@ -140,6 +141,8 @@ def exact_output_law(sampler, max_bits):
     >>> float(law[1]) <= math.exp(-0.5) <= float(law[1] + rest), float(rest) < 0.002
     (True, True)
     """
+    if not callable(sampler):
+        raise ValueError(f"sampler must be a callable taking a BitSource, got {type(sampler).__name__}")
     max_bits = check_integer("max_bits", max_bits, low=0, high=64)
     law: dict = {}
     unresolved = Fraction(0)
@@ -172,6 +175,26 @@ def _getbits(rng):
             f"BitSource) or be a numpy.random.Generator, got {type(rng).__name__}"
         )
     return getbits
+
+
+def _real_array(name: str, values, *, finite: bool = True) -> np.ndarray:
+    """``values`` as a float array if every entry is a real number (not a bool, a string or None),
+    finite unless ``finite=False``; otherwise a ValueError that names the parameter (numpy's
+    own conversion accepts ``True`` and answers a string with "could not convert string to
+    float")."""
+    try:
+        arr = np.asarray(values)
+    except (TypeError, ValueError):             # a ragged nesting of sequences
+        arr = None
+    if arr is not None and arr.dtype.kind == "O":
+        if all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in arr.ravel()):
+            arr = arr.astype(float)
+    if arr is None or arr.dtype.kind not in "iuf":
+        raise ValueError(f"{name} must be an array of real numbers, got {reprlib.repr(values)}")
+    arr = arr.astype(float)
+    if finite and not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must be finite, got {reprlib.repr(values)}")
+    return arr
 
 
 def _rational(name: str, value, *, positive: bool = True) -> Fraction:
@@ -353,13 +376,26 @@ def sample_discrete_gaussian(sigma, rng) -> int:
 
 def _integer_values(value, size):
     """``value`` as an int64 array broadcast to ``size`` (or its own shape)."""
-    arr = np.asarray(value)
+    rule = "value must be integers (the discrete mechanisms release integers)"
+    try:
+        arr = np.asarray(value)
+    except (TypeError, ValueError):             # a ragged nesting of sequences
+        raise ValueError(f"{rule}, got {reprlib.repr(value)}") from None
+    if arr.dtype.kind == "O" and arr.size and all(
+            isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in arr.ravel()):
+        arr = np.array([int(v) for v in arr.ravel()], dtype=object).reshape(arr.shape)
+        lo, hi = min(arr.ravel()), max(arr.ravel())      # Python integers beyond int64
+        raise ValueError(f"{rule} in [-2**63, 2**63 - 1] (the release is int64), got values from {lo} to {hi}")
     if arr.dtype.kind == "f":
         if not np.all(np.isfinite(arr)) or not np.all(arr == np.round(arr)):
-            raise ValueError(f"value must be integers (the discrete mechanisms release integers), got {value!r}")
+            raise ValueError(f"{rule}, got {reprlib.repr(value)}")
+        if arr.size and (arr.min() < -(2.0**63) or arr.max() >= 2.0**63):
+            raise ValueError(f"{rule} in [-2**63, 2**63 - 1] (the release is int64), got {reprlib.repr(value)}")
         arr = arr.astype(np.int64)
     elif arr.dtype.kind not in "iu" or arr.dtype == bool:
-        raise ValueError(f"value must be integers (the discrete mechanisms release integers), got {value!r}")
+        raise ValueError(f"{rule}, got {reprlib.repr(value)}")
+    elif arr.dtype.kind == "u" and arr.size and int(arr.max()) > 2**63 - 1:
+        raise ValueError(f"{rule} in [-2**63, 2**63 - 1] (the release is int64), got {int(arr.max())}")
     if size is None:
         return arr.astype(np.int64), arr.ndim == 0
     shape = (check_integer("size", size, low=0),) if isinstance(size, numbers.Real) else tuple(
@@ -371,8 +407,19 @@ def _integer_values(value, size):
 
 
 def _release(values, sampler, getbits, scalar):
-    noise = np.fromiter((sampler(getbits) for _ in range(values.size)), dtype=np.int64, count=values.size)
-    out = values + noise.reshape(values.shape)
+    noise = [sampler(getbits) for _ in range(values.size)]          # exact Python integers
+    try:
+        noise = np.array(noise, dtype=np.int64).reshape(values.shape)
+    except OverflowError:
+        noise = None
+    if noise is not None:
+        out = values + noise
+        # int64 addition wraps around silently; it overflowed where both terms have the sign
+        # the sum lacks
+        wrapped = ((values ^ out) & (noise ^ out)) < 0
+    if noise is None or np.any(wrapped):
+        raise ValueError("value + noise does not fit in int64 (|value| near 2**63, or a scale near 2**63): "
+                         "add sample_discrete_laplace / sample_discrete_gaussian draws to Python integers instead")
     return int(out) if scalar else out
 
 
@@ -393,6 +440,18 @@ def discrete_laplace_mechanism(value, scale, size=None, rng=None):
         Output shape; ``value`` is broadcast to it (default: the shape of ``value``).
     rng : random.Random-like or numpy.random.Generator
         Required; see the module docstring.
+
+    Returns
+    -------
+    int or numpy.ndarray of int64
+        ``value`` plus the noise (an ``int`` when ``value`` is a scalar and ``size`` is not given).
+
+    Raises
+    ------
+    ValueError
+        If a parameter is out of range, or a release does not fit in int64 (never for
+        ``|value| <= 2**62`` and ``scale <= 2**52``, except with probability below
+        :math:`e^{-1024}`); the samplers return Python integers of any size.
 
     Examples
     --------
@@ -426,6 +485,17 @@ def discrete_gaussian_mechanism(value, sigma, size=None, rng=None):
     rng : random.Random-like or numpy.random.Generator
         Required; see the module docstring.
 
+    Returns
+    -------
+    int or numpy.ndarray of int64
+        ``value`` plus the noise (an ``int`` when ``value`` is a scalar and ``size`` is not given).
+
+    Raises
+    ------
+    ValueError
+        If a parameter is out of range, or a release does not fit in int64 (as for
+        :func:`discrete_laplace_mechanism`).
+
     Examples
     --------
     >>> out = discrete_gaussian_mechanism([0, 100], 10, rng=np.random.default_rng(0))
@@ -440,9 +510,12 @@ def discrete_gaussian_mechanism(value, sigma, size=None, rng=None):
 
 # ---------------------------------------------------------------- pmfs and privacy profiles (floating point)
 def _integers(name: str, x):
-    arr = np.asarray(x, dtype=float)
-    if arr.size and (not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr))):
-        raise ValueError(f"{name} must be integers, got {x!r}")
+    try:
+        arr = _real_array(name, x)
+    except ValueError:
+        raise ValueError(f"{name} must be integers, got {reprlib.repr(x)}") from None
+    if arr.size and np.any(arr != np.round(arr)):
+        raise ValueError(f"{name} must be integers, got {reprlib.repr(x)}")
     return arr, arr.ndim == 0
 
 
@@ -503,14 +576,17 @@ def discrete_laplace_pmf(x, scale):
 
 def _epsilons(epsilon):
     try:
-        eps = np.asarray(epsilon, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(f"epsilon must be a real number or an array of them, got {epsilon!r}") from None
+        eps = _real_array("epsilon", epsilon, finite=False)     # nan and inf: the range check below
+    except ValueError:
+        raise ValueError(f"epsilon must be a real number >= 0 or an array of them, got {epsilon!r}") from None
     if eps.size == 0:
         raise ValueError("epsilon must not be empty")
     for extreme in (np.min(eps), np.max(eps)):   # nan propagates, so this checks every entry
         check_in_range("epsilon", float(extreme), 0.0)
     return eps, eps.ndim == 0
+
+
+_MAX_BLOCK = 1 << 20        # terms summed at once by _dgauss_delta_shift (8 MB): sigma = 1e8 needed 3 GB
 
 
 def _dgauss_delta_shift(sigma: float, log_z: float, eps: float, k: int,
@@ -523,7 +599,7 @@ def _dgauss_delta_shift(sigma: float, log_z: float, eps: float, k: int,
     cancellation. The sum runs down from :math:`m = \lceil c\rceil - 1` until a geometric bound
     on the rest, :math:`\sum_{y \le y_0} p(y) \le p(y_0)/(1 - e^{-(2|y_0|+1)/(2\sigma^2)})`
     (:math:`y_0 \le 0`), is below ``rtol`` (:math:`10^{-13}`) of the partial sum, in blocks of
-    ``first_step`` (default :math:`\max(64, 4\sigma + 1)`) terms, doubling. Returns the partial
+    ``first_step`` (default :math:`\max(64, 4\sigma + 1)`) terms, doubling up to :math:`2^{20}`. Returns the partial
     sum and that bound on what it leaves out (the unit tests check the bound against mpmath).
     """
     s2 = sigma * sigma
@@ -532,7 +608,7 @@ def _dgauss_delta_shift(sigma: float, log_z: float, eps: float, k: int,
     frac = m - c                                  # in [-1, 0); exact (Sterbenz)
     total = 0.0
     hi = m
-    step = first_step or max(64, int(4 * sigma) + 1)
+    step = first_step or min(max(64, int(4 * sigma) + 1), _MAX_BLOCK)
     while True:
         lo = hi - step + 1
         y = np.arange(lo, hi + 1, dtype=float)
@@ -544,7 +620,7 @@ def _dgauss_delta_shift(sigma: float, log_z: float, eps: float, k: int,
             if tail <= rtol * total or tail == 0.0:
                 return total, tail
         hi = lo - 1
-        step *= 2
+        step = min(2 * step, _MAX_BLOCK)
 
 
 def discrete_gaussian_delta(sigma, epsilon, sensitivity=1):
@@ -582,7 +658,8 @@ def discrete_gaussian_delta(sigma, epsilon, sensitivity=1):
     log_z = _dgauss_log_normalizer(sigma)
     out = np.array([max(_dgauss_delta_shift(sigma, log_z, float(e), k)[0] for k in range(1, delta_max + 1))
                     for e in eps.ravel()]).reshape(eps.shape)
-    return _out(out, scalar)
+    # a sum of pmf values: at most 1, but rounding made it 1.0000000000000002 for sigma = 0.15
+    return _out(np.minimum(out, 1.0), scalar)
 
 
 def discrete_laplace_delta(scale, epsilon, sensitivity=1):
@@ -615,7 +692,7 @@ def discrete_laplace_delta(scale, epsilon, sensitivity=1):
         for y in range(1, k):
             d = d + math.tanh(0.5 / t) * r**y * np.maximum(-np.expm1(eps - (k - 2 * y) / t), 0.0)
         best = np.maximum(best, d)
-    return _out(best, scalar)
+    return _out(np.minimum(best, 1.0), scalar)       # a probability: rounding must not pass 1
 
 
 # ---------------------------------------------------------------- floating point: the textbook sampler
@@ -651,7 +728,11 @@ def round_to_precision(x, precision):
     [1.0, 1.001953125, 0.0999755859375]
     """
     p = check_integer("precision", precision, low=1, high=53)
-    arr = np.asarray(x, dtype=float)
+    return _round(_real_array("x", x), p)
+
+
+def _round(arr: np.ndarray, p: int):
+    """round_to_precision without the validation, for the model's own (finite) intermediate results."""
     m, e = np.frexp(arr)
     out = np.ldexp(np.rint(np.ldexp(m, p)), e - p)
     return float(out) if out.ndim == 0 else out
@@ -691,7 +772,7 @@ def textbook_laplace_float(value, scale, u, precision=53):
     p = _precision(precision)
     value = check_real("value", value)
     scale = check_positive("scale", scale)
-    u = np.asarray(u, dtype=float)
+    u = _real_array("u", u, finite=False)          # nan and inf: outside (0, 1), refused below
     scalar = u.ndim == 0
     u = np.atleast_1d(u)
     if np.any(~(u > 0)) or np.any(~(u < 1)):
@@ -704,7 +785,7 @@ def textbook_laplace_float(value, scale, u, precision=53):
 
 def _textbook(value: float, scale: float, u: np.ndarray, p: int):
     """The sampler's outputs on draws ``u`` (validated), and the double logs it rounded."""
-    rnd = (lambda z: z) if p == 53 else (lambda z: round_to_precision(z, p))
+    rnd = (lambda z: z) if p == 53 else (lambda z: _round(np.asarray(z, dtype=float), p))
     b, f = rnd(scale), rnd(value)
     low = u < 0.5
     ul, uh = u[low], u[~low]
@@ -745,7 +826,7 @@ def textbook_laplace_can_output(y, value, scale, precision=53, search=8):
     f = check_real("value", value)
     scale = check_positive("scale", scale)
     search = check_integer("search", search, low=0)
-    y = np.asarray(y, dtype=float)
+    y = _real_array("y", y)
     scalar = y.ndim == 0
     y = np.atleast_1d(y)
     grid = 2.0**p
@@ -833,7 +914,7 @@ def snapping_epsilon(scale, bound, precision=53):
 
 def _snap(value, lam, bound, sign, ustar, p):
     """clamp_B(round_Lambda(clamp_B(value) + sign * lam * log(U*))), each operation rounded to p bits."""
-    rnd = (lambda z: z) if p == 53 else (lambda z: round_to_precision(z, p))
+    rnd = (lambda z: z) if p == 53 else (lambda z: _round(np.asarray(z, dtype=float), p))
     big_lambda = 2.0 ** math.ceil(math.log2(lam))      # smallest power of two >= lambda
     f = rnd(min(max(value, -bound), bound))
     noise = rnd(rnd(lam) * rnd(_log(ustar)))

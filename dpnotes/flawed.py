@@ -26,6 +26,8 @@ which matters when an audit runs a mechanism a hundred million times.
 from __future__ import annotations
 
 import math
+import numbers
+import reprlib
 from functools import partial
 from typing import NamedTuple
 
@@ -85,7 +87,7 @@ def laplace_noise(scale, shape, rng) -> np.ndarray:
     """
     scale = check_positive("scale", scale)
     rng = check_rng("rng", rng)
-    e = np.asarray(rng.standard_exponential(shape), dtype=float)
+    e = np.asarray(rng.standard_exponential(_shape(shape)), dtype=float)
     n = e.size
     negative = np.unpackbits(np.frombuffer(rng.bytes(-(-n // 8)), dtype=np.uint8), count=n)
     bits = e.reshape(-1).view(np.uint64)
@@ -94,10 +96,36 @@ def laplace_noise(scale, shape, rng) -> np.ndarray:
     return e
 
 
+def _shape(shape):
+    """``shape`` if it is an integer >= 0 or a tuple of them (what numpy's samplers take)."""
+    if type(shape) is int and shape >= 0:               # the audits' hot path: one comparison
+        return shape
+    if isinstance(shape, (tuple, list)):
+        return tuple(check_integer("shape", s, low=0) for s in shape)
+    return check_integer("shape", shape, low=0)
+
+
+def _real_array(name: str, values, rule: str, *, kinds: str = "iuf") -> np.ndarray:
+    """``values`` as a float array if every entry is a real number (not a bool, a string or None);
+    otherwise a ValueError naming the parameter (numpy's conversion answers a string with "could
+    not convert string to float", a ragged list with "setting an array element with a sequence")."""
+    try:
+        arr = np.asarray(values)
+    except (TypeError, ValueError):
+        arr = None
+    if arr is not None and arr.dtype.kind == "O":
+        if all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in arr.ravel()):
+            arr = arr.astype(float)
+    if arr is None or arr.dtype.kind not in kinds:
+        raise ValueError(f"{name} must be {rule}, got {reprlib.repr(values)}")
+    return arr.astype(float)
+
+
 def _answers(answers) -> np.ndarray:
-    arr = np.asarray(answers, dtype=float)
+    rule = "a non-empty 1-D sequence of finite numbers"
+    arr = _real_array("answers", answers, rule)
     if arr.ndim != 1 or arr.size == 0 or not np.all(np.isfinite(arr)):
-        raise ValueError(f"answers must be a non-empty 1-D sequence of finite numbers, got {answers!r}")
+        raise ValueError(f"answers must be {rule}, got {reprlib.repr(answers)}")
     return arr
 
 
@@ -309,7 +337,7 @@ def no_cutoff_pattern_log_probabilities(answers, threshold, epsilon, patterns, *
     threshold = check_real("threshold", threshold)
     algorithm = check_integer("algorithm", algorithm, low=5, high=6)
     b_rho, b_nu = lyu_noise_scales(algorithm, epsilon)
-    pats = np.atleast_2d(np.asarray(patterns))
+    pats = np.atleast_2d(_real_array("patterns", patterns, f"0/1 rows of length {answers.size}", kinds="biuf"))
     if pats.shape[1] != answers.size or not np.isin(pats, (0, 1)).all():
         raise ValueError(f"patterns must be 0/1 rows of length {answers.size}, got shape {pats.shape}")
     rho = stats.laplace(scale=b_rho)
@@ -402,7 +430,9 @@ def noisy_max_value_log_density(y, answers, epsilon, *, noise="laplace") -> np.n
     """
     answers = _answers(answers)
     epsilon = check_positive("epsilon", epsilon)
-    y = np.atleast_1d(np.asarray(y, dtype=float))
+    y = np.atleast_1d(_real_array("y", y, "a real number or an array of them"))
+    if not np.all(np.isfinite(y)):
+        raise ValueError(f"y must be finite, got {reprlib.repr(y.tolist())}")
     if noise == "laplace":
         dist = stats.laplace(scale=2.0 / epsilon)
     elif noise == "exponential":

@@ -27,9 +27,12 @@ Neighbouring data sets differ by replacing one record (package convention).
 from __future__ import annotations
 
 import math
+import numbers
+import reprlib
 
 import numpy as np
 from scipy import linalg
+from scipy.spatial.distance import cdist
 from scipy.special import expit
 from scipy.stats import norm
 
@@ -77,10 +80,9 @@ def as_points(name: str, x, d: int | None = None) -> np.ndarray:
     ...
     ValueError: grid must have points of dimension 1, got shape (1, 2)
     """
-    try:
-        arr = np.asarray(x, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be an array of real numbers, got {x!r}") from None
+    if d is not None:
+        d = check_integer("d", d, low=1)
+    arr = _real_array(name, x)
     if arr.ndim == 1:
         arr = arr[:, None]
     if arr.ndim != 2 or arr.shape[0] == 0 or arr.shape[1] == 0:
@@ -92,12 +94,36 @@ def as_points(name: str, x, d: int | None = None) -> np.ndarray:
     return arr
 
 
+def _real_array(name: str, values, *, finite: bool = False) -> np.ndarray:
+    """``values`` as a float array if every entry is a real number (not a bool, a string or None),
+    and finite if asked; otherwise a ValueError that names the parameter (numpy's conversion
+    answers a string with "could not convert string to float" and accepts ``True``)."""
+    try:
+        arr = np.asarray(values)
+    except (TypeError, ValueError):             # a ragged nesting of sequences
+        arr = None
+    if arr is not None and arr.dtype.kind == "O":
+        if all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in arr.ravel()):
+            arr = arr.astype(float)
+    if arr is None or arr.dtype.kind not in "iuf":
+        raise ValueError(f"{name} must be an array of real numbers, got {reprlib.repr(values)}")
+    arr = arr.astype(float)
+    if finite and not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must have finite entries, got {reprlib.repr(values)}")
+    return arr
+
+
 def _sqdist(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Squared Euclidean distances between the rows of ``x`` and ``y``, shape ``(len(x), len(y))``."""
+    """Squared Euclidean distances between the rows of ``x`` and ``y``, shape ``(len(x), len(y))``.
+
+    From the coordinate differences (:func:`scipy.spatial.distance.cdist`), never as
+    ``|x|^2 + |y|^2 - 2 x.y``: that expansion cancels for close points far from the origin
+    (at (1000, 1000) and 1e-4 away it was 2 % off, and the kernel at h = 1e-4 1 % off) and left
+    K(x, x) below 1.
+    """
     if x.shape[1] == 1:  # exact and fast in one dimension
         return (x[:, 0][:, None] - y[:, 0][None, :]) ** 2
-    d2 = (x**2).sum(1)[:, None] + (y**2).sum(1)[None, :] - 2.0 * x @ y.T
-    return np.maximum(d2, 0.0)
+    return cdist(x, y, "sqeuclidean")
 
 
 def gaussian_kernel(x, y, bandwidth, *, normalized: bool = False) -> np.ndarray:
@@ -150,8 +176,8 @@ def mahalanobis_norm(v, gram) -> float:
     >>> mahalanobis_norm([3.0, 4.0], [[1.0, 0.0], [0.0, 4.0]])
     3.605551275463989
     """
-    v = np.asarray(v, dtype=float)
-    m = np.asarray(gram, dtype=float)
+    v = _real_array("v", v, finite=True)
+    m = _real_array("gram", gram, finite=True)
     if v.ndim != 1 or m.shape != (v.size, v.size):
         raise ValueError(f"gram must have shape ({v.size}, {v.size}) to match v, got shape {m.shape}")
     try:
@@ -172,7 +198,7 @@ def rkhs_norm(coef, centers, bandwidth) -> float:
     >>> round(rkhs_norm([1.0, -1.0], [0.0, 100.0], 1.0) ** 2, 12)  # far apart: 1 + 1
     2.0
     """
-    a = np.asarray(coef, dtype=float)
+    a = _real_array("coef", coef, finite=True)
     z = as_points("centers", centers)
     if a.ndim != 1 or a.size != z.shape[0]:
         raise ValueError(f"coef must have one entry per centre ({z.shape[0]}), got shape {a.shape}")
@@ -202,7 +228,8 @@ def gp_cholesky(points, bandwidth, *, jitter: float = 1e-10, max_jitter: float =
     >>> np.allclose(L @ L.T, gaussian_kernel([0.0, 1.0], [0.0, 1.0], 1.0) + tau * np.eye(2))
     True
     """
-    return _jittered_cholesky(gaussian_kernel(points, points, bandwidth), jitter, max_jitter)
+    pts = as_points("points", points)
+    return _jittered_cholesky(gaussian_kernel(pts, pts, bandwidth), jitter, max_jitter)
 
 
 def _jittered_cholesky(m: np.ndarray, jitter, max_jitter) -> tuple[np.ndarray, float]:
@@ -294,14 +321,28 @@ def kde_difference_rkhs_norm(x, x_prime, n, bandwidth) -> np.ndarray:
     n = check_integer("n", n, low=1)
     h = check_positive("bandwidth", bandwidth)
     # as_points converts to float itself and names the parameter if that fails
-    a = as_points("x", np.atleast_1d(x))
-    b = as_points("x_prime", np.atleast_1d(x_prime), d=a.shape[1])
+    a = as_points("x", np.atleast_1d(_real_array("x", x)))
+    b = as_points("x_prime", np.atleast_1d(_real_array("x_prime", x_prime)), d=a.shape[1])
     if a.shape != b.shape:
         raise ValueError(f"x_prime must have the shape of x {a.shape}, got shape {b.shape}")
     d = a.shape[1]
     c = 1.0 / (n * (2.0 * math.pi * h * h) ** (d / 2.0))
-    k = np.exp(-((a - b) ** 2).sum(axis=1) / (2.0 * h * h))
-    return c * np.sqrt(np.maximum(2.0 - 2.0 * k, 0.0))
+    # c sqrt(2 - 2 exp(-u)), u = r^2 / (2 h^2), written as c (r / h) sqrt(g(u)) with
+    # g(u) = -expm1(-u) / u (g(0) = 1): the subtraction lost every digit for records 1e-8 apart,
+    # and r^2 underflows to 0 below r = 1e-162; r itself is scaled by the largest coordinate
+    # difference so that it does not underflow either
+    diff = np.abs(a - b)
+    top = diff.max(axis=1)
+    r = top * np.sqrt(((diff / np.where(top > 0, top, 1.0)[:, None]) ** 2).sum(axis=1))
+    with np.errstate(over="ignore", under="ignore"):
+        u = (r / h) ** 2 / 2.0                      # inf for records beyond 1e154 h apart: then sqrt(2)
+    out = np.sqrt(-2.0 * np.expm1(-u))
+    small = u < 1.0
+    g = np.ones(int(small.sum()))
+    nonzero = u[small] > 0
+    g[nonzero] = -np.expm1(-u[small][nonzero]) / u[small][nonzero]
+    out[small] = (r[small] / h) * np.sqrt(g)
+    return c * out
 
 
 def rkhs_sensitivity(n, bandwidth, d: int = 1) -> float:
@@ -360,7 +401,7 @@ def gp_mechanism(values, points, sensitivity, epsilon, delta, bandwidth, rng, *,
     (2,)
     """
     pts = as_points("points", points)
-    v = np.asarray(values, dtype=float)
+    v = _real_array("values", values, finite=True)
     if v.shape != (pts.shape[0],):
         raise ValueError(f"values must have one entry per point ({pts.shape[0]}), got shape {v.shape}")
     sigma = gaussian_sigma(epsilon, delta, sensitivity, method=method)
@@ -416,11 +457,11 @@ def private_kde(data, grid, epsilon, delta, bandwidth, rng, *, method: str = "hr
 
 
 def gp_conditional(points, values, new_points, bandwidth, *, jitter: float = 1e-10):
-    r"""Conditional law of :math:`G(	ext{new points})` given :math:`G(	ext{points}) = 	ext{values}`.
+    r"""Conditional law of :math:`G(\text{new points})` given :math:`G(\text{points}) = \text{values}`.
 
     For :math:`G \sim \mathrm{GP}(0, K_h)` the pair is jointly normal, so the conditional law
-    is :math:`N(m, C)` with :math:`m = K_{*g} (M + 	au I)^{-1} v` and
-    :math:`C = K_{**} - K_{*g} (M + 	au I)^{-1} K_{g*}`, where :math:`M + 	au I` is the
+    is :math:`N(m, C)` with :math:`m = K_{*g} (M + \tau I)^{-1} v` and
+    :math:`C = K_{**} - K_{*g} (M + \tau I)^{-1} K_{g*}`, where :math:`M + \tau I` is the
     jittered Gram matrix of :func:`gp_cholesky` (the covariance :func:`sample_gp` used for the
     values) :cite:`rasmussen2006gaussian`. Drawing from it after :func:`sample_gp` gives the
     values at the union of the points the joint law of :func:`sample_gp` on the union (with
@@ -449,7 +490,7 @@ def gp_conditional(points, values, new_points, bandwidth, *, jitter: float = 1e-
     """
     old = as_points("points", points)
     new = as_points("new_points", new_points, d=old.shape[1])
-    v = np.asarray(values, dtype=float)
+    v = _real_array("values", values, finite=True)
     if v.ndim not in (1, 2) or v.shape[0] != old.shape[0]:
         raise ValueError(f"values must have one entry (or row) per point ({old.shape[0]}), got shape {v.shape}")
     lower, _ = gp_cholesky(old, bandwidth, jitter=jitter)
@@ -461,10 +502,10 @@ def gp_conditional(points, values, new_points, bandwidth, *, jitter: float = 1e-
 
 
 def gp_extend(points, values, new_points, bandwidth, rng, *, jitter: float = 1e-10) -> np.ndarray:
-    r"""Draw :math:`G(	ext{new points})` from its law given :math:`G(	ext{points}) = 	ext{values}`.
+    r"""Draw :math:`G(\text{new points})` from its law given :math:`G(\text{points}) = \text{values}`.
 
     Returns :math:`m + L_C z` with :math:`(m, C)` from :func:`gp_conditional`, :math:`L_C` the
-    lower Cholesky factor of :math:`C + 	au' I` (jitter grown as in :func:`gp_cholesky`;
+    lower Cholesky factor of :math:`C + \tau' I` (jitter grown as in :func:`gp_cholesky`;
     :math:`C` is singular when a new point repeats an old one) and :math:`z` the next
     ``k`` standard normal draws of ``rng``.
 
@@ -715,7 +756,7 @@ def kernel_logistic_regression(data, labels, bandwidth, lam, *, tol: float = 1e-
     True
     """
     x = as_points("data", data)
-    y = np.asarray(labels, dtype=float)
+    y = _real_array("labels", labels)
     n = x.shape[0]
     if y.shape != (n,) or not np.all(np.abs(y) == 1.0):
         raise ValueError(f"labels must be {n} values in {{-1, 1}}, got {np.asarray(labels)!r}")

@@ -37,10 +37,11 @@ from __future__ import annotations
 
 import functools
 import math
+import reprlib
 
 import numpy as np
 from scipy import optimize
-from scipy.special import gammaln
+from scipy.special import expit, gammaln
 
 from ._validate import check_in_range, check_integer, check_positive, check_rng
 
@@ -65,10 +66,19 @@ __all__ = [
 
 
 # --------------------------------------------------------------------------- validation
+def _array(name: str, x, rule: str) -> np.ndarray:
+    """``np.asarray(x)``, or a ValueError that names the parameter if ``x`` is a ragged nesting of
+    sequences (numpy's own message, "setting an array element with a sequence", does not)."""
+    try:
+        return np.asarray(x)
+    except (TypeError, ValueError):
+        raise ValueError(f"{rule}, got {reprlib.repr(x)}") from None
+
+
 def _categories(name: str, x, k: int) -> np.ndarray:
     """Return ``x`` as an int64 array if every entry is an integer in [0, k - 1]."""
-    arr = np.asarray(x)
     rule = f"{name} must contain integers in [0, {k - 1}]"
+    arr = _array(name, x, rule)
     if arr.dtype.kind not in "iuf":
         raise ValueError(f"{rule}, got dtype {arr.dtype}")
     if arr.dtype.kind == "f" and not np.all(np.isfinite(arr) & (arr == np.round(arr))):
@@ -80,7 +90,7 @@ def _categories(name: str, x, k: int) -> np.ndarray:
 
 def _counts(counts) -> np.ndarray:
     """Return a histogram of true counts as a float array: 1-D, k >= 2 entries, non-negative integers."""
-    arr = np.asarray(counts)
+    arr = _array("counts", counts, "counts must be a 1-D histogram of non-negative integers")
     if arr.ndim != 1 or arr.size < 2:
         raise ValueError(f"counts must be a 1-D histogram with k >= 2 entries, got shape {arr.shape}")
     if arr.dtype.kind not in "iuf" or not np.all(np.isfinite(arr) & (arr == np.round(arr)) & (arr >= 0)):
@@ -99,7 +109,7 @@ def _shape(values: np.ndarray, size) -> tuple:
 def _epsilons(epsilon) -> tuple[np.ndarray, bool]:
     """Validate ``epsilon`` (scalar or array, every entry finite and >= 0); return (flat array, was_scalar)."""
     try:
-        arr = None if isinstance(epsilon, bool) else np.asarray(epsilon, dtype=float)
+        arr = None if np.asarray(epsilon).dtype == bool else np.asarray(epsilon, dtype=float)
     except (TypeError, ValueError):
         arr = None
     if arr is None or arr.size == 0:
@@ -142,11 +152,20 @@ def krr_probabilities(epsilon, k) -> tuple[float, float]:
     >>> round(p / q, 12) == round(math.e, 12)
     True
     """
+    p, q, _ = _krr(epsilon, k)
+    return p, q
+
+
+def _krr(epsilon, k) -> tuple[float, float, float]:
+    """k-RR's p and q, and p - q = (1 - e^-eps) / (1 + (k - 1) e^-eps) computed with expm1, not by
+    subtraction (which loses all digits as epsilon -> 0: at epsilon = 1e-10 the estimates were
+    off by 1e-6 relative; at 1e-300, p == q and they were infinite)."""
     epsilon = check_positive("epsilon", epsilon)
     k = check_integer("k", k, low=2)
     # divide through by e^epsilon: no overflow for large epsilon
     shrink = math.exp(-epsilon)
-    return 1.0 / (1.0 + (k - 1) * shrink), shrink / (1.0 + (k - 1) * shrink)
+    denom = 1.0 + (k - 1) * shrink
+    return 1.0 / denom, shrink / denom, -math.expm1(-epsilon) / denom
 
 
 def krr_randomize(x, epsilon, k, rng, size=None) -> np.ndarray:
@@ -219,7 +238,7 @@ def krr_estimate(reports, epsilon, k) -> np.ndarray:
     >>> krr_estimate([0, 0, 1, 2, 0], math.log(3), 3).round(6).tolist()
     [5.0, 0.0, 0.0]
     """
-    p, q = krr_probabilities(epsilon, k)
+    _, q, gap = _krr(epsilon, k)
     r = _categories("reports", reports, k)
     if r.ndim == 0 or r.shape[-1] == 0:
         raise ValueError(f"reports must have a last axis with n >= 1 reports, got shape {r.shape}")
@@ -229,7 +248,7 @@ def krr_estimate(reports, epsilon, k) -> np.ndarray:
     # one bincount for all runs: run i's categories are shifted to i*k, ..., i*k + k - 1
     support = np.bincount((flat + k * np.arange(rows)[:, None]).ravel(), minlength=rows * k)
     support = support.reshape(r.shape[:-1] + (k,))
-    return (support - n * q) / (p - q)
+    return (support - n * q) / gap
 
 
 def krr_variance(counts, epsilon) -> np.ndarray:
@@ -256,13 +275,14 @@ def krr_variance(counts, epsilon) -> np.ndarray:
 
     Examples
     --------
-    >>> krr_variance([3, 1], math.log(3)).tolist()     # k = 2: n p (1 - p) / (2p - 1)^2 for every v
+    >>> krr_variance([3, 1], math.log(3)).round(12).tolist()     # k = 2: n p (1 - p) / (2p - 1)^2 for every v
     [3.0, 3.0]
     """
     c = _counts(counts)
-    p, q = krr_probabilities(epsilon, c.size)
+    p, q, gap = _krr(epsilon, c.size)
     n = c.sum()
-    return (c * p * (1 - p) + (n - c) * q * (1 - q)) / (p - q) ** 2
+    # 1 - p = (k - 1) q: exact where the subtraction would give 0 (p rounds to 1 for large epsilon)
+    return (c * p * ((c.size - 1) * q) + (n - c) * q * (1 - q)) / gap**2
 
 
 # --------------------------------------------------------------------------- optimized unary encoding
@@ -285,8 +305,15 @@ def oue_probabilities(epsilon) -> tuple[float, float]:
     >>> oue_probabilities(math.log(3))
     (0.5, 0.25)
     """
+    q, _, _ = _oue(epsilon)
+    return 0.5, q
+
+
+def _oue(epsilon) -> tuple[float, float, float]:
+    """OUE's q = 1/(1 + e^eps), 1 - q and p - q = tanh(eps/2)/2, each without overflow (math.exp(710)
+    raised OverflowError) or cancellation."""
     epsilon = check_positive("epsilon", epsilon)
-    return 0.5, 1.0 / (1.0 + math.exp(epsilon))
+    return float(expit(-epsilon)), float(expit(epsilon)), 0.5 * math.tanh(epsilon / 2.0)
 
 
 def oue_randomize(x, epsilon, k, rng, size=None) -> np.ndarray:
@@ -348,17 +375,17 @@ def oue_estimate(reports, epsilon) -> np.ndarray:
     Examples
     --------
     >>> bits = [[1, 0, 0], [1, 1, 0], [0, 0, 1], [0, 0, 0]]     # q = 1/4 at epsilon = log 3
-    >>> oue_estimate(bits, math.log(3)).tolist()
+    >>> oue_estimate(bits, math.log(3)).round(12).tolist()
     [4.0, 0.0, 0.0]
     """
-    p, q = oue_probabilities(epsilon)
-    bits = np.asarray(reports)
+    q, _, gap = _oue(epsilon)
+    bits = _array("reports", reports, "reports must be an array of 0/1 bits of shape (..., n, k)")
     if bits.ndim < 2 or bits.shape[-2] == 0 or bits.shape[-1] < 2:
         raise ValueError(f"reports must have shape (..., n, k) with n >= 1 and k >= 2, got shape {bits.shape}")
     if bits.dtype.kind not in "iufb" or not np.isin(bits, (0, 1)).all():
         raise ValueError("reports must contain only 0 and 1")
     n = bits.shape[-2]
-    return (bits.sum(axis=-2) - n * q) / (p - q)
+    return (bits.sum(axis=-2) - n * q) / gap
 
 
 def oue_variance(counts, epsilon) -> np.ndarray:
@@ -379,13 +406,13 @@ def oue_variance(counts, epsilon) -> np.ndarray:
 
     Examples
     --------
-    >>> oue_variance([3, 1], math.log(3)).tolist()     # 4 * 4 * 3 / 4 + n_v = 12 + n_v
+    >>> oue_variance([3, 1], math.log(3)).round(12).tolist()     # 4 * 4 * 3 / 4 + n_v = 12 + n_v
     [15.0, 13.0]
     """
     c = _counts(counts)
-    p, q = oue_probabilities(epsilon)
+    q, one_minus_q, gap = _oue(epsilon)
     n = c.sum()
-    return (c * p * (1 - p) + (n - c) * q * (1 - q)) / (p - q) ** 2
+    return (c * 0.25 + (n - c) * q * one_minus_q) / gap**2
 
 
 # --------------------------------------------------------------------------- shuffled randomized response
@@ -596,7 +623,7 @@ def shuffled_rr_delta(epsilon0, n, epsilon):
     n = check_integer("n", n, low=2)
     eps, scalar = _epsilons(epsilon)
     table = _shuffled_rr_table(epsilon0, n)
-    out = np.array([_worst_delta(table, e) for e in eps.ravel()]).reshape(eps.shape)
+    out = np.minimum(np.array([_worst_delta(table, e) for e in eps.ravel()]).reshape(eps.shape), 1.0)   # rounding stays <= 1
     return float(out) if scalar else out
 
 
@@ -668,7 +695,7 @@ def fmt_epsilon0_max(n, delta) -> float:
     """
     n = check_integer("n", n, low=2)
     delta = _open_delta(delta)
-    return math.log(n / (16.0 * math.log(2.0 / delta)))
+    return math.log(n) - math.log(16.0 * math.log(2.0 / delta))      # math.log(n): any integer n
 
 
 def fmt_epsilon(epsilon0, n, delta) -> float:
@@ -681,7 +708,13 @@ def fmt_epsilon(epsilon0, n, delta) -> float:
               \Big(\frac{8\sqrt{e^{\varepsilon_0}\log(4/\delta)}}{\sqrt n} + \frac{8 e^{\varepsilon_0}}{n}\Big)\Big),
 
     provided :math:`\varepsilon_0 \le \log(n/(16\log(2/\delta)))` (:func:`fmt_epsilon0_max`);
-    outside that range the theorem says nothing and a ``ValueError`` is raised.
+    outside that range the theorem says nothing and a ``ValueError`` is raised. The shuffled
+    output is also :math:`\varepsilon_0`-DP whatever :math:`n` (changing one person's record
+    changes only that person's :math:`\varepsilon_0`-DP report, and shuffling is
+    post-processing), and near the lower end of the range (small :math:`\varepsilon_0`,
+    :math:`n` close to :math:`16 e^{\varepsilon_0}\log(2/\delta)`) the display exceeds
+    :math:`\varepsilon_0`; the function returns the smaller of the two, so it never reports
+    a vacuous amplification.
 
     Parameters
     ----------
@@ -692,10 +725,22 @@ def fmt_epsilon(epsilon0, n, delta) -> float:
     delta : float
         In ``(0, 1)``.
 
+    Returns
+    -------
+    float
+        The smaller of the display and :math:`\varepsilon_0`.
+
+    Raises
+    ------
+    ValueError
+        If ``epsilon0`` exceeds :func:`fmt_epsilon0_max` ``(n, delta)`` or a parameter is out of range.
+
     Examples
     --------
     >>> round(fmt_epsilon(1.0, 10_000, 1e-6), 4)
     0.214
+    >>> fmt_epsilon(0.1, 25, 0.5)                 # the display gives 0.130 > epsilon0 here
+    0.1
     >>> fmt_epsilon(4.0, 10_000, 1e-6)
     Traceback (most recent call last):
     ...
@@ -703,13 +748,14 @@ def fmt_epsilon(epsilon0, n, delta) -> float:
     """
     epsilon0 = check_positive("epsilon0", epsilon0)
     limit = fmt_epsilon0_max(n, delta)
-    n, delta = int(n), float(delta)
+    n, delta = check_integer("n", n), float(delta)
     if epsilon0 > limit:
         raise ValueError(f"epsilon0 must be <= log(n / (16 log(2/delta))) = {limit:.4g} for Theorem 3.1 "
                          f"to apply (n = {n}, delta = {delta!r}), got {epsilon0!r}")
-    e0 = math.exp(epsilon0)
-    spread = 8.0 * math.sqrt(e0 * math.log(4.0 / delta) / n) + 8.0 * e0 / n
-    return math.log1p((e0 - 1.0) / (e0 + 1.0) * spread)
+    ratio = math.exp(epsilon0 - math.log(n))       # e^eps0 / n <= 1 / (16 log(2/delta)): no overflow
+    spread = 8.0 * math.sqrt(ratio * math.log(4.0 / delta)) + 8.0 * ratio
+    # (e^eps0 - 1) / (e^eps0 + 1) = tanh(eps0 / 2), without cancellation for small eps0
+    return min(math.log1p(math.tanh(epsilon0 / 2.0) * spread), epsilon0)
 
 
 def _clone_probability(epsilon0: float, clone_probability) -> float:
@@ -774,7 +820,7 @@ def fmt_clone_delta(epsilon0, n, epsilon, clone_probability=None):
     n = check_integer("n", n, low=2)
     eps, scalar = _epsilons(epsilon)
     table = _clone_table(epsilon0, n, _clone_probability(epsilon0, clone_probability))
-    out = np.array([_clone_delta(table, e) for e in eps.ravel()]).reshape(eps.shape)
+    out = np.minimum(np.array([_clone_delta(table, e) for e in eps.ravel()]).reshape(eps.shape), 1.0)   # rounding stays <= 1
     return float(out) if scalar else out
 
 

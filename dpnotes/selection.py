@@ -39,6 +39,8 @@ The samplers take ``size`` for many independent runs at once.
 from __future__ import annotations
 
 import math
+import numbers
+import reprlib
 
 import numpy as np
 from scipy import integrate, optimize
@@ -63,8 +65,27 @@ _CHUNK = 2_000_000          # largest number of noise draws held in memory at on
 
 
 # --------------------------------------------------------------------------- validation
+def _real_array(name: str, values) -> np.ndarray:
+    """``values`` as a float array if every entry is a real number (not a bool, a string or None).
+
+    A local helper: numpy's own conversion would accept ``True`` and answer a string with
+    "could not convert string to float", which does not name the parameter. Exact numbers
+    (:class:`fractions.Fraction`) are accepted and converted.
+    """
+    try:
+        arr = np.asarray(values)
+    except (TypeError, ValueError):             # a ragged nesting of sequences
+        arr = None
+    if arr is not None and arr.dtype.kind == "O":
+        if all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in arr.ravel()):
+            arr = arr.astype(float)
+    if arr is None or arr.dtype.kind not in "iuf":
+        raise ValueError(f"{name} must be an array of real numbers, got {reprlib.repr(values)}")
+    return arr.astype(float)
+
+
 def _utilities(utilities) -> np.ndarray:
-    u = np.asarray(utilities, dtype=float)
+    u = _real_array("utilities", utilities)
     if u.ndim != 1 or u.size == 0:
         raise ValueError(f"utilities must be a non-empty 1-D sequence, got shape {u.shape}")
     if not np.all(np.isfinite(u)):
@@ -77,6 +98,32 @@ def _scale(epsilon, sensitivity) -> float:
     epsilon = check_positive("epsilon", epsilon)
     sensitivity = check_positive("sensitivity", sensitivity)
     return 2.0 * sensitivity / epsilon
+
+
+def _logits(u: np.ndarray, epsilon, sensitivity) -> np.ndarray:
+    r"""The shifted logits :math:`\varepsilon (u_r - u^*) / (2\Delta) \le 0`, :math:`u^* = \max_s u_s`.
+
+    Every mechanism of the module depends on the utilities only through these (its law is
+    invariant to adding a constant to every utility). The shift comes first, so a utility of
+    ``1e20`` keeps the differences that matter, and the product is formed from the binary
+    mantissas and exponents of the gap, ``epsilon`` and ``sensitivity`` (:func:`numpy.frexp`),
+    so no intermediate over- or underflows whatever finite parameters are given: a logit below
+    the most negative double is ``-inf`` (probability 0), and the best candidates have 0.
+    """
+    epsilon = check_positive("epsilon", epsilon)
+    sensitivity = check_positive("sensitivity", sensitivity)
+    top = u.max()
+    with np.errstate(over="ignore"):
+        gap = top - u                          # >= 0, rounded once; inf only beyond the largest double
+    if np.isinf(gap).any():                    # halving is exact for such large numbers
+        mant, expo = np.frexp(top * 0.5 - u * 0.5)
+        expo = expo + 1
+    else:
+        mant, expo = np.frexp(gap)
+    m_eps, e_eps = math.frexp(epsilon)
+    m_sen, e_sen = math.frexp(sensitivity)
+    with np.errstate(over="ignore", under="ignore"):
+        return -np.ldexp(mant * (m_eps / m_sen), expo + (e_eps - e_sen - 1))
 
 
 def _size(size) -> int:
@@ -99,7 +146,9 @@ def exponential_mechanism_probabilities(utilities, epsilon, sensitivity=1.0) -> 
 
     :math:`\varepsilon`-DP for utilities of sensitivity :math:`\Delta`
     (:cite:`dwork2014algorithmic` Theorem 3.10). Computed in log space with
-    :func:`scipy.special.logsumexp`, so utilities in the thousands do not overflow.
+    :func:`scipy.special.logsumexp` from the utilities' gaps to the largest, so it is invariant to
+    adding a constant to every utility and nothing overflows for any finite utilities
+    (``1e300`` included), ``epsilon`` and ``sensitivity``.
 
     Parameters
     ----------
@@ -123,9 +172,7 @@ def exponential_mechanism_probabilities(utilities, epsilon, sensitivity=1.0) -> 
     >>> exponential_mechanism_probabilities([1000.0, 1000.0], 2.0).tolist()
     [0.5, 0.5]
     """
-    u = _utilities(utilities)
-    logits = u / _scale(epsilon, sensitivity)
-    logits -= logits.max()               # exact shift first: large utilities keep their precision
+    logits = _logits(_utilities(utilities), epsilon, sensitivity)   # the shift first: see _logits
     return np.exp(logits - logsumexp(logits))
 
 
@@ -172,7 +219,11 @@ def report_noisy_max(utilities, epsilon, sensitivity=1.0, noise="laplace", *, rn
 
     The :math:`Z_r` are independent standard draws of ``noise``: Laplace
     (``rng.laplace(0, 1)``), exponential (``rng.standard_exponential()``) or Gumbel
-    (``rng.gumbel(0, 1)``). The scale :math:`2\Delta/\varepsilon` makes every variant
+    (``rng.gumbel(0, 1)``). The index is computed as that of the largest
+    :math:`a_r + Z_r`, :math:`a_r = \varepsilon(u_r - u^*)/(2\Delta)` (:math:`u^* = \max_s u_s`),
+    the same in exact arithmetic; in floating point :math:`u_r + (2\Delta/\varepsilon) Z_r` would
+    let large utilities absorb the noise (at :math:`u_r = 10^{20}` a tie would always go to the
+    first candidate). The scale :math:`2\Delta/\varepsilon` makes every variant
     :math:`\varepsilon`-DP for utilities of sensitivity :math:`\Delta` under any
     neighbouring relation; for monotone utilities (counts under add/remove,
     :cite:`dwork2014algorithmic` Claim 3.9) scale :math:`\Delta/\varepsilon` suffices,
@@ -201,8 +252,7 @@ def report_noisy_max(utilities, epsilon, sensitivity=1.0, noise="laplace", *, rn
     >>> report_noisy_max([0.0, 1.0], 1.0, noise="gumbel", rng=np.random.default_rng(0), size=3).shape
     (3,)
     """
-    u = _utilities(utilities)
-    scale = _scale(epsilon, sensitivity)
+    a = _logits(_utilities(utilities), epsilon, sensitivity)
     noise = _noise(noise)
     rng = check_rng("rng", rng)
     n = _size(size)
@@ -212,10 +262,10 @@ def report_noisy_max(utilities, epsilon, sensitivity=1.0, noise="laplace", *, rn
         "gumbel": lambda shape: rng.gumbel(0.0, 1.0, shape),
     }[noise]
     idx = np.empty(n, dtype=np.int64)
-    block = max(1, _CHUNK // u.size)
+    block = max(1, _CHUNK // a.size)
     for start in range(0, n, block):
         rows = min(block, n - start)
-        idx[start:start + rows] = np.argmax(u + scale * draw((rows, u.size)), axis=1)
+        idx[start:start + rows] = np.argmax(a + draw((rows, a.size)), axis=1)
     return _finish(idx, size)
 
 
@@ -259,32 +309,56 @@ def _log_win_probability(a, r, noise) -> float:
 
     The winning value w = a_r + Z_r has density f(w - a_r) and beats every other
     candidate with probability prod_s F(w - a_s), so the answer is the integral over w
-    of f(w - a_r) prod_{s != r} F(w - a_s). The integrand is log-concave (Laplace,
-    exponential and Gumbel densities and CDFs are) and smooth between the kinks at the
-    a_s; it is integrated piece by piece with scipy.integrate.quad after dividing by its
-    maximum, which is found first and added as a breakpoint.
+    of f(w - a_r) prod_{s != r} F(w - a_s). The ``a`` are the shifted logits of ``_logits``
+    (the largest is 0; -inf never wins and beats nobody). The integrand is log-concave
+    (Laplace, exponential and Gumbel densities and CDFs are) and smooth between the kinks at
+    the a_s. Its maximum c is found first (right of a_r: left of it every factor increases
+    with w); then, by log-concavity, the integrand is below exp(c - 80) outside the interval
+    [L, R] found by stepping out from the peak in doubling steps, and decays at least
+    exponentially beyond, so what lies outside is of relative order e^-80. The integral over
+    [L, R], divided by exp(c), is computed piece by piece between the kinks with
+    scipy.integrate.quad. (Before
+    the interval was cut to [L, R], quad over [0, inf) missed a peak at w = 5e5 and answered
+    1/2 for a sure winner.)
     """
-    logpdf, logcdf = _LAWS[noise]
-    others = np.delete(a, r).tolist()
     a_r = float(a[r])
+    if a_r < -800.0:
+        # Pr[r wins] <= Pr[Z_r - Z_s > -a_r] for a best candidate s (a_s = 0), which is at most
+        # (1 - a_r) e^{a_r} for the three noises: below e^{-793}, 0 in double precision
+        return -math.inf
+    logpdf, logcdf = _LAWS[noise]
+    live = a[np.isfinite(a)]
+    others = np.delete(a, r)
+    others = others[np.isfinite(others)].tolist()
 
     def log_f(w):
         return logpdf(w - a_r) + sum(logcdf(w - s) for s in others)
 
-    lo_support = float(a.max()) if noise == "exponential" else -math.inf   # Z >= 0: w >= max_s a_s
-    lo = float(a.min()) - 50.0 if noise != "exponential" else lo_support
-    hi = float(a.max()) + 50.0 + math.log(a.size)
-    peak = optimize.minimize_scalar(lambda w: -log_f(w), bounds=(lo, hi), method="bounded",
-                                    options={"xatol": 1e-10}).x
-    pts = np.unique(np.append(a[a >= lo_support], peak))
-    c = log_f(peak)
-    edges = [lo_support, *pts.tolist(), math.inf]
+    top = float(live.max())
+    # left of `floor` the integrand is 0 (exponential noise: every Z >= 0) or below exp(-e^700)
+    # (Gumbel: the log CDF is taken as -inf below -700); for Laplace noise it is positive everywhere
+    floor = {"laplace": -math.inf, "exponential": top, "gumbel": top - 700.0}[noise]
+    lo = max(a_r, floor)
+    hi = top + 50.0 + math.log(a.size)
+    found = optimize.minimize_scalar(lambda w: -log_f(w), bounds=(lo, hi), method="bounded",
+                                     options={"xatol": 1e-10}).x
+    tries = [found, *(x for x in live.tolist() if lo < x < hi), lo + 1e-9 * (1.0 + abs(lo))]
+    c, peak = max((log_f(x), x) for x in tries)
+    if c == -math.inf:                                  # pragma: no cover - the interior is finite
+        return -math.inf
+    cut = c - 80.0
+    step = 1.0
+    while peak - step > floor and log_f(peak - step) >= cut:
+        step *= 2.0
+    left = max(peak - step, floor)
+    step = 1.0
+    while log_f(peak + step) >= cut:
+        step *= 2.0
+    right = peak + step
+    edges = sorted({left, right, *(x for x in [*live.tolist(), peak] if left < x < right)})
     total = 0.0
-    for left, right in zip(edges[:-1], edges[1:]):
-        ends = [log_f(x) for x in (left, right) if math.isfinite(x)]
-        if right <= left or max(ends) - c < -700.0:     # empty, or below exp(-700) of the peak
-            continue
-        val, _ = integrate.quad(lambda w: math.exp(log_f(w) - c), left, right,
+    for lo_piece, hi_piece in zip(edges[:-1], edges[1:]):
+        val, _ = integrate.quad(lambda w: math.exp(log_f(w) - c), lo_piece, hi_piece,
                                 epsabs=0.0, epsrel=1e-12, limit=200)
         total += val
     return c + math.log(total)
@@ -296,7 +370,7 @@ def report_noisy_max_probabilities(utilities, epsilon, sensitivity=1.0, noise="l
     .. math::
 
         \Pr[\text{output } r] = \int f(w - a_r) \prod_{s \ne r} F(w - a_s)\,dw,
-        \qquad a_s = \frac{\varepsilon u_s}{2\Delta},
+        \qquad a_s = \frac{\varepsilon (u_s - u^*)}{2\Delta},
 
     with :math:`f, F` the standard density and CDF of ``noise``. Each integral is
     computed with :func:`scipy.integrate.quad` (relative tolerance :math:`10^{-12}`)
@@ -321,18 +395,16 @@ def report_noisy_max_probabilities(utilities, epsilon, sensitivity=1.0, noise="l
     >>> np.round(p, 12).tolist()
     [0.333333333333, 0.333333333333, 0.333333333333]
     """
-    u = _utilities(utilities)
-    scale = _scale(epsilon, sensitivity)
+    a = _logits(_utilities(utilities), epsilon, sensitivity)
     noise = _noise(noise)
-    if u.size == 1:
+    if a.size == 1:
         return np.ones(1)
-    a = u / scale
     return np.exp([_log_win_probability(a, r, noise) for r in range(a.size)])
 
 
 # --------------------------------------------------------------------------- permute-and-flip
-def _flip_probabilities(u: np.ndarray, scale: float) -> np.ndarray:
-    return np.exp((u - u.max()) / scale)
+def _flip_probabilities(u: np.ndarray, epsilon, sensitivity) -> np.ndarray:
+    return np.exp(_logits(u, epsilon, sensitivity))
 
 
 def permute_and_flip(utilities, epsilon, sensitivity=1.0, *, rng, size=None):
@@ -364,7 +436,7 @@ def permute_and_flip(utilities, epsilon, sensitivity=1.0, *, rng, size=None):
     1
     """
     u = _utilities(utilities)
-    q = _flip_probabilities(u, _scale(epsilon, sensitivity))
+    q = _flip_probabilities(u, epsilon, sensitivity)
     rng = check_rng("rng", rng)
     n = _size(size)
     idx = np.empty(n, dtype=np.int64)
@@ -405,7 +477,7 @@ def permute_and_flip_probabilities(utilities, epsilon, sensitivity=1.0) -> np.nd
     True
     """
     u = _utilities(utilities)
-    q = _flip_probabilities(u, _scale(epsilon, sensitivity))
+    q = _flip_probabilities(u, epsilon, sensitivity)
     t, w = roots_legendre(u.size // 2 + 1)
     t, w = (t + 1.0) / 2.0, w / 2.0                   # nodes and weights on [0, 1]
     log_terms = np.log1p(-np.outer(t, q))             # t < 1, so every term is finite
@@ -471,8 +543,8 @@ def quantile_utility(data, candidates, alpha) -> np.ndarray:
     >>> quantile_utility([1.0, 2.0, 2.0, 10.0], [0.0, 2.0, 3.0, 10.0], 0.25).tolist()
     [-1.0, -1.0, -2.0, -2.5]
     """
-    x = np.asarray(data, dtype=float)
-    c = np.asarray(candidates, dtype=float)
+    x = _real_array("data", data)
+    c = _real_array("candidates", candidates)
     if x.ndim not in (1, 2) or x.shape[-1] == 0 or not np.all(np.isfinite(x)):
         raise ValueError(f"data must be a finite non-empty 1-D or 2-D array, got shape {x.shape}")
     if c.ndim != 1 or c.size == 0 or not np.all(np.isfinite(c)):

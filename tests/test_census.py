@@ -94,11 +94,18 @@ def test_budget_split_values_and_sigmas():
     assert b.rho_detailed == 0.75 and math.isclose(b.rho_group, 2.25 / 13, rel_tol=1e-15)
     assert math.isclose(math.fsum(b.shares), 3.0, rel_tol=1e-15) and b.shares.size == 14
     # sigma^2 = Delta^2 / (2 rho): Delta^2 = 2 for the histogram, 1 for a count; the smallest such double
-    for sigma, var in ((b.sigma_detailed, 1 / Fraction(0.75)), (b.sigma_group, 1 / (2 * Fraction(b.rho_group)))):
+    for sigma, var in ((b.sigma_detailed, 1 / Fraction(3, 4)), (b.sigma_group, 1 / (2 * Fraction(9, 52)))):
         assert Fraction(sigma) ** 2 >= var > Fraction(math.nextafter(sigma, 0)) ** 2
     assert math.isclose(b.sigma_detailed, math.sqrt(1 / 0.75), rel_tol=1e-15)
     inf = cs.budget_split(math.inf, 13)
     assert inf.sigma_detailed == inf.sigma_group == 0.0 and math.isinf(inf.rho_group)
+
+
+@pytest.mark.parametrize("rho, k, share", [(3.0, 3, 0.1), (7.0, 13, 0.3), (float(cs.BUREAU_PERSONS_RHO), 13, 0.5)])
+def test_budget_split_never_spends_more_than_rho(rho, k, share):
+    # the first two overspent by an ulp when the split was done in floating point
+    b = cs.budget_split(rho, k, detailed_share=share)
+    assert 1 / Fraction(b.sigma_detailed) ** 2 + k / (2 * Fraction(b.sigma_group) ** 2) <= Fraction(rho)
 
 
 @pytest.mark.parametrize("kwargs, match", [

@@ -57,6 +57,8 @@ __all__ = [
     "BUREAU_PERSONS_RHO",
     "BUREAU_DELTA",
     "BUREAU_GEOLEVEL_SHARES",
+    "BUREAU_PERSONS_STRATEGY",
+    "BUREAU_PERSONS_QUERY_SHARES",
     "BlockQueries",
     "Budget",
     "Measurement",
@@ -95,6 +97,38 @@ BUREAU_DELTA = 1e-10
 BUREAU_GEOLEVEL_SHARES = {
     "US": Fraction(104, 4099), "State": Fraction(1440, 4099), "County": Fraction(447, 4099),
     "Tract": Fraction(687, 4099), "Block_Group": Fraction(1256, 4099), "Block": Fraction(165, 4099),
+}
+#: ``[budget] strategy`` of ``person_US.ini``: the class of ``programs/strategies/strategies.py`` that
+#: sets the queries measured at each geographic level and each one's share of that level's budget.
+BUREAU_PERSONS_STRATEGY = "ProductionCandidate20210527US_mult8_add02_dsepJune3"
+_QUERY_NAMES = ("total", "cenrace", "hispanic", "votingage", "hhinstlevels", "hhgq", "hispanic * cenrace",
+                "votingage * cenrace", "votingage * hispanic", "votingage * hispanic * cenrace", "detailed")
+
+
+def _shares(level, *fractions):
+    names = _QUERY_NAMES[1:] if level == "US" else _QUERY_NAMES     # the nation measures no total
+    return dict(zip(names, (Fraction(n, d) for n, d in fractions), strict=True))
+
+
+#: The query shares of :data:`BUREAU_PERSONS_STRATEGY`, level by level, copied from
+#: ``strategies.py`` (:cite:`census2021dasproduction`). Every query is a marginal of the
+#: histogram ``hhgq x votingage x hispanic x cenrace`` of each geographic unit; query ``q`` at
+#: level ``g`` spends :math:`\rho_{g,q} = \rho \cdot` ``BUREAU_GEOLEVEL_SHARES[g]`` :math:`\cdot`
+#: ``BUREAU_PERSONS_QUERY_SHARES[g][q]`` with noise :math:`\sigma^2 = 1/\rho_{g,q}`
+#: (``programs/engine/engine_utils.py``, ``primitives.py``).
+BUREAU_PERSONS_QUERY_SHARES = {
+    "US": _shares("US", (52, 4097), (26, 4097), (26, 4097), (26, 4097), (26, 4097), (130, 4097), (130, 4097),
+                  (26, 4097), (26, 241), (189, 241)),
+    "State": _shares("State", (3773, 4097), (6, 4097), (6, 4097), (6, 4097), (6, 4097), (6, 4097), (12, 4097),
+                     (12, 4097), (6, 4097), (2, 241), (230, 4097)),
+    "County": _shares("County", (3126, 4097), (10, 4097), (10, 4097), (10, 4097), (10, 4097), (10, 4097),
+                      (28, 4097), (28, 4097), (10, 4097), (101, 4097), (754, 4097)),
+    "Tract": _shares("Tract", (1567, 4102), (4, 2051), (5, 4102), (5, 4102), (5, 4102), (5, 4102), (1933, 4102),
+                     (10, 2051), (5, 4102), (67, 4102), (241, 2051)),
+    "Block_Group": _shares("Block_Group", (1705, 4099), (3, 4099), (3, 4099), (3, 4099), (3, 4099), (3, 4099),
+                           (1055, 4099), (9, 4099), (3, 4099), (24, 4099), (1288, 4099)),
+    "Block": _shares("Block", (5, 4097), (9, 4097), (5, 4097), (5, 4097), (5, 4097), (5, 4097), (21, 4097),
+                     (21, 4097), (5, 4097), (71, 4097), (3945, 4097)),
 }
 
 # ---------------------------------------------------------------------------

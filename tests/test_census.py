@@ -417,6 +417,13 @@ def test_bureau_constants_from_the_production_configuration():
     assert cs.BUREAU_PERSONS_RHO == Fraction(542, 339) ** 2 and cs.BUREAU_DELTA == 1e-10
     assert sum(cs.BUREAU_GEOLEVEL_SHARES.values()) == 1
     assert list(cs.BUREAU_GEOLEVEL_SHARES) == ["US", "State", "County", "Tract", "Block_Group", "Block"]
+    # the strategy: each level's query shares add up to 1 (a transcription typo would break this)
+    shares = cs.BUREAU_PERSONS_QUERY_SHARES
+    assert list(shares) == list(cs.BUREAU_GEOLEVEL_SHARES) and all(sum(v.values()) == 1 for v in shares.values())
+    assert [len(v) for v in shares.values()] == [10, 11, 11, 11, 11, 11] and "total" not in shares["US"]
+    assert shares["Block"]["detailed"] == Fraction(3945, 4097) and shares["State"]["total"] == Fraction(3773, 4097)
+    rho_q = [cs.BUREAU_PERSONS_RHO * cs.BUREAU_GEOLEVEL_SHARES[g] * s for g in shares for s in shares[g].values()]
+    assert sum(rho_q) == cs.BUREAU_PERSONS_RHO and min(rho_q) > 0
 
 
 def test_exact_accounting_is_below_the_conversion():

@@ -57,6 +57,8 @@ __all__ = [
     "BUREAU_PERSONS_RHO",
     "BUREAU_DELTA",
     "BUREAU_GEOLEVEL_SHARES",
+    "BUREAU_PERSONS_STRATEGY",
+    "BUREAU_PERSONS_QUERY_SHARES",
     "BlockQueries",
     "Budget",
     "Measurement",
@@ -95,6 +97,38 @@ BUREAU_DELTA = 1e-10
 BUREAU_GEOLEVEL_SHARES = {
     "US": Fraction(104, 4099), "State": Fraction(1440, 4099), "County": Fraction(447, 4099),
     "Tract": Fraction(687, 4099), "Block_Group": Fraction(1256, 4099), "Block": Fraction(165, 4099),
+}
+#: ``[budget] strategy`` of ``person_US.ini``: the class of ``programs/strategies/strategies.py`` that
+#: sets the queries measured at each geographic level and each one's share of that level's budget.
+BUREAU_PERSONS_STRATEGY = "ProductionCandidate20210527US_mult8_add02_dsepJune3"
+_QUERY_NAMES = ("total", "cenrace", "hispanic", "votingage", "hhinstlevels", "hhgq", "hispanic * cenrace",
+                "votingage * cenrace", "votingage * hispanic", "votingage * hispanic * cenrace", "detailed")
+
+
+def _shares(level, *fractions):
+    names = _QUERY_NAMES[1:] if level == "US" else _QUERY_NAMES     # the nation measures no total
+    return dict(zip(names, (Fraction(n, d) for n, d in fractions), strict=True))
+
+
+#: The query shares of :data:`BUREAU_PERSONS_STRATEGY`, level by level, copied from
+#: ``strategies.py`` (:cite:`census2021dasproduction`). Every query is a marginal of the
+#: histogram ``hhgq x votingage x hispanic x cenrace`` of each geographic unit; query ``q`` at
+#: level ``g`` spends :math:`\rho_{g,q} = \rho \cdot` ``BUREAU_GEOLEVEL_SHARES[g]`` :math:`\cdot`
+#: ``BUREAU_PERSONS_QUERY_SHARES[g][q]`` with noise :math:`\sigma^2 = 1/\rho_{g,q}`
+#: (``programs/engine/engine_utils.py``, ``primitives.py``).
+BUREAU_PERSONS_QUERY_SHARES = {
+    "US": _shares("US", (52, 4097), (26, 4097), (26, 4097), (26, 4097), (26, 4097), (130, 4097), (130, 4097),
+                  (26, 4097), (26, 241), (189, 241)),
+    "State": _shares("State", (3773, 4097), (6, 4097), (6, 4097), (6, 4097), (6, 4097), (6, 4097), (12, 4097),
+                     (12, 4097), (6, 4097), (2, 241), (230, 4097)),
+    "County": _shares("County", (3126, 4097), (10, 4097), (10, 4097), (10, 4097), (10, 4097), (10, 4097),
+                      (28, 4097), (28, 4097), (10, 4097), (101, 4097), (754, 4097)),
+    "Tract": _shares("Tract", (1567, 4102), (4, 2051), (5, 4102), (5, 4102), (5, 4102), (5, 4102), (1933, 4102),
+                     (10, 2051), (5, 4102), (67, 4102), (241, 2051)),
+    "Block_Group": _shares("Block_Group", (1705, 4099), (3, 4099), (3, 4099), (3, 4099), (3, 4099), (3, 4099),
+                           (1055, 4099), (9, 4099), (3, 4099), (24, 4099), (1288, 4099)),
+    "Block": _shares("Block", (5, 4097), (9, 4097), (5, 4097), (5, 4097), (5, 4097), (5, 4097), (21, 4097),
+                     (21, 4097), (5, 4097), (71, 4097), (3945, 4097)),
 }
 
 # ---------------------------------------------------------------------------
@@ -340,11 +374,13 @@ def budget_split(rho, n_groups, *, detailed_share=0.5) -> Budget:
     share = check_in_range("detailed_share", detailed_share, 0.0, 1.0, low_inclusive=False, high_inclusive=False)
     if math.isinf(rho):
         return Budget(math.inf, share, n_groups, math.inf, math.inf, 0.0, 0.0)
-    rho_d = rho * share
-    rho_g = (rho - rho_d) / n_groups
-    sigma_d = _smallest_sigma(1 / Fraction(rho_d))
-    sigma_g = _smallest_sigma(1 / (2 * Fraction(rho_g)))
-    return Budget(rho, share, n_groups, rho_d, rho_g, sigma_d, sigma_g)
+    # The split is exact (Fractions), so that 1/sigma_d^2 + n_groups/(2 sigma_g^2) <= rho holds exactly;
+    # splitting in floating point overspent rho by an ulp in about 2% of random cases.
+    rho_d = Fraction(rho) * Fraction(share)
+    rho_g = (Fraction(rho) - rho_d) / n_groups
+    sigma_d = _smallest_sigma(1 / rho_d)
+    sigma_g = _smallest_sigma(1 / (2 * rho_g))
+    return Budget(rho, share, n_groups, float(rho_d), float(rho_g), sigma_d, sigma_g)
 
 
 @dataclass(frozen=True)

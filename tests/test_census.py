@@ -94,11 +94,18 @@ def test_budget_split_values_and_sigmas():
     assert b.rho_detailed == 0.75 and math.isclose(b.rho_group, 2.25 / 13, rel_tol=1e-15)
     assert math.isclose(math.fsum(b.shares), 3.0, rel_tol=1e-15) and b.shares.size == 14
     # sigma^2 = Delta^2 / (2 rho): Delta^2 = 2 for the histogram, 1 for a count; the smallest such double
-    for sigma, var in ((b.sigma_detailed, 1 / Fraction(0.75)), (b.sigma_group, 1 / (2 * Fraction(b.rho_group)))):
+    for sigma, var in ((b.sigma_detailed, 1 / Fraction(3, 4)), (b.sigma_group, 1 / (2 * Fraction(9, 52)))):
         assert Fraction(sigma) ** 2 >= var > Fraction(math.nextafter(sigma, 0)) ** 2
     assert math.isclose(b.sigma_detailed, math.sqrt(1 / 0.75), rel_tol=1e-15)
     inf = cs.budget_split(math.inf, 13)
     assert inf.sigma_detailed == inf.sigma_group == 0.0 and math.isinf(inf.rho_group)
+
+
+@pytest.mark.parametrize("rho, k, share", [(3.0, 3, 0.1), (7.0, 13, 0.3), (float(cs.BUREAU_PERSONS_RHO), 13, 0.5)])
+def test_budget_split_never_spends_more_than_rho(rho, k, share):
+    # the first two overspent by an ulp when the split was done in floating point
+    b = cs.budget_split(rho, k, detailed_share=share)
+    assert 1 / Fraction(b.sigma_detailed) ** 2 + k / (2 * Fraction(b.sigma_group) ** 2) <= Fraction(rho)
 
 
 @pytest.mark.parametrize("kwargs, match", [
@@ -410,6 +417,13 @@ def test_bureau_constants_from_the_production_configuration():
     assert cs.BUREAU_PERSONS_RHO == Fraction(542, 339) ** 2 and cs.BUREAU_DELTA == 1e-10
     assert sum(cs.BUREAU_GEOLEVEL_SHARES.values()) == 1
     assert list(cs.BUREAU_GEOLEVEL_SHARES) == ["US", "State", "County", "Tract", "Block_Group", "Block"]
+    # the strategy: each level's query shares add up to 1 (a transcription typo would break this)
+    shares = cs.BUREAU_PERSONS_QUERY_SHARES
+    assert list(shares) == list(cs.BUREAU_GEOLEVEL_SHARES) and all(sum(v.values()) == 1 for v in shares.values())
+    assert [len(v) for v in shares.values()] == [10, 11, 11, 11, 11, 11] and "total" not in shares["US"]
+    assert shares["Block"]["detailed"] == Fraction(3945, 4097) and shares["State"]["total"] == Fraction(3773, 4097)
+    rho_q = [cs.BUREAU_PERSONS_RHO * cs.BUREAU_GEOLEVEL_SHARES[g] * s for g in shares for s in shares[g].values()]
+    assert sum(rho_q) == cs.BUREAU_PERSONS_RHO and min(rho_q) > 0
 
 
 def test_exact_accounting_is_below_the_conversion():
@@ -419,3 +433,42 @@ def test_exact_accounting_is_below_the_conversion():
         assert loss.gaussian_epsilon(1e-10, mu) < cs.zcdp_epsilon_cks(rho, 1e-10)
         sig = cs.release_sigmas(cs.budget_split(rho, 13), 13)
         assert cs.composition_epsilon(1e-10, sig) < cs.zcdp_epsilon_cks(rho, 1e-10)
+
+
+def test_round_histogram_keeps_the_total_when_rounding_up_costs():
+    # three cells at 1/3: every cell that goes up raises the L1 distance of its own cell and of the groups
+    # it alone is in by 1/3 each, and lowers only the shared groups' distance, so rounding up costs more
+    # than it saves; only the invariant (one person) forces it, and the optimum rounds up exactly one
+    cells = [(30, "M", "W", False), (2, "M", "B", False), (70, "F", "B", True)]
+    idx = [Q.index[c] for c in cells]
+    x = np.zeros(Q.n_cells)
+    x[idx] = 1 / 3
+    G = Q.membership.astype(float)
+    h = cs.round_histogram(x, Q, total=1)
+    assert h.sum() == 1 and h[idx].sum() == 1
+    assert np.abs(h - x).sum() + np.abs(G @ h - G @ x).sum() <= brute_force_rounding(x, Q, 1) + 1e-12
+    zero = np.zeros(Q.n_cells)                           # ... and costs more than leaving everything down
+    assert np.abs(h - x).sum() + np.abs(G @ h - G @ x).sum() > np.abs(zero - x).sum() + np.abs(G @ zero - G @ x).sum()
+
+
+def test_reconstruction_study_count_error_is_protected_minus_true():
+    s = cs.reconstruction_study(TRUTH, [0.5, 3.0], [4, 6], attack_seeds=[], queries=Q)
+    for i, rho in enumerate([0.5, 3.0]):
+        for j, seed in enumerate([4, 6]):
+            rel = cs.release_block(TRUTH, rho, rng=np.random.default_rng(seed), queries=Q)
+            want = [group_count(r, rel.records) - group_count(r, TRUTH) for r in attacks.CENSUS_TABLE1]
+            assert s.count_error[i, j].tolist() == want
+            assert s.in_release[i, j] == len(set(rel.records) & set(TRUTH))   # TRUTH has no repeated record
+    assert np.any(s.count_error > 0) and np.any(s.count_error < 0)           # the sign is exercised
+
+
+@pytest.mark.parametrize("sigma", [0.6, 1.0, 3.0, 17.0])
+def test_composition_delta_keeps_the_far_tail(sigma):
+    # at these epsilon only outcomes 8 to 10 sigma out count (delta between 1e-31 and 1e-13): a truncation
+    # coarser than the documented 1e-30 of mass (say 1e-10) returns 0 here. Tolerance: relative 1e-6
+    # plus the documented 1e-30 (the cumulative sums cancel to about 1e-32 absolute)
+    eps = np.array([(1 + 2 * t * sigma) / (2 * sigma**2) for t in (8.0, 9.0, 10.0)])
+    ref = dsc.discrete_gaussian_delta(sigma, eps)
+    assert np.all((ref > 1e-31) & (ref < 1e-13))
+    got = cs.composition_delta(eps, [sigma])
+    assert np.all(got <= ref * (1 + 1e-6)) and np.all(got >= ref * (1 - 1e-6) - 1e-30)

@@ -32,8 +32,12 @@ def test_budget_split_sums_to_rho_with_the_least_noise(rho, k, share):
     b = cs.budget_split(rho, k, detailed_share=share)
     assert math.isclose(math.fsum(b.shares), rho, rel_tol=1e-14)
     assert b.rho_detailed > 0 and b.rho_group > 0
-    for sigma, var in ((b.sigma_detailed, 1 / Fraction(b.rho_detailed)), (b.sigma_group, 1 / (2 * Fraction(b.rho_group)))):
+    rho_d = Fraction(rho) * Fraction(share)                    # the split in exact arithmetic
+    rho_g = (Fraction(rho) - rho_d) / k
+    for sigma, var in ((b.sigma_detailed, 1 / rho_d), (b.sigma_group, 1 / (2 * rho_g))):
         assert Fraction(sigma) ** 2 >= var > Fraction(math.nextafter(sigma, 0)) ** 2
+    # the zCDP the noise buys (Delta^2 / (2 sigma^2) per query, added up) never exceeds rho, exactly
+    assert 1 / Fraction(b.sigma_detailed) ** 2 + k / (2 * Fraction(b.sigma_group) ** 2) <= Fraction(rho)
 
 
 @st.composite

@@ -7,7 +7,7 @@ import math
 import numpy as np
 from scipy.special import gammaln, logsumexp
 
-from ._validate import check_delta, check_in_range, check_integer, check_positive
+from ._validate import check_array, check_delta, check_in_range, check_integer, check_positive
 
 __all__ = [
     "basic",
@@ -26,10 +26,8 @@ __all__ = [
 
 def _float_array(name, x) -> np.ndarray:
     """``x`` as a float array, or a ValueError naming the parameter (numpy's own error does not)."""
-    try:
-        return np.asarray(x, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a real number or an array of real numbers, got {x!r}") from None
+    # None, bool scalars, strings and complex numbers are refused here with the parameter's name
+    return check_array(name, x, allow_inf=True, allow_nan=True, allow_empty=True)
 
 
 def _nonneg_array(name, x) -> np.ndarray:

@@ -27,7 +27,14 @@ import math
 
 import numpy as np
 
-from ._validate import check_delta, check_distribution, check_distribution_pair, check_in_range, check_positive
+from ._validate import (
+    check_array,
+    check_delta,
+    check_distribution,
+    check_distribution_pair,
+    check_in_range,
+    check_positive,
+)
 
 __all__ = [
     "privacy_loss",
@@ -61,6 +68,15 @@ def _array(name: str, value, low: float = 0.0, *, low_inclusive: bool = True):
     for extreme in (np.min(arr), np.max(arr)):
         check_in_range(name, float(extreme), low, math.inf, low_inclusive=low_inclusive)
     return arr, arr.ndim == 0
+
+
+def _loss_law(loss, prob):
+    """A discrete loss law: ``prob`` a probability vector, ``loss`` one value per entry (``inf`` allowed)."""
+    prob = check_distribution("prob", prob)
+    loss = check_array("loss", loss, allow_inf=True, allow_nan=True)
+    if loss.shape != prob.shape or np.any(np.isnan(loss)):
+        raise ValueError(f"loss must be a vector of {prob.size} numbers (inf allowed), got {loss.tolist()}")
+    return prob, loss
 
 
 def _out(arr, scalar):
@@ -148,10 +164,7 @@ def hockey_stick_from_loss(loss, prob, epsilon):
     >>> hockey_stick_from_loss([math.inf, 0.0], [0.01, 0.99], 5.0)
     0.01
     """
-    prob = check_distribution("prob", prob)
-    loss = np.asarray(loss, dtype=float)
-    if loss.shape != prob.shape or np.any(np.isnan(loss)):
-        raise ValueError(f"loss must be a vector of {prob.size} numbers (inf allowed), got {loss.tolist()}")
+    prob, loss = _loss_law(loss, prob)
     eps, scalar = _array("epsilon", epsilon)
     factor = -np.expm1(np.minimum(eps[..., None] - loss, 0.0))   # (1 - e^{eps - L})_+
     return _out((prob * factor).sum(axis=-1), scalar)
@@ -165,10 +178,7 @@ def loss_tail(loss, prob, epsilon, *, strict=True):
     >>> loss_tail([1.0, -1.0], [0.75, 0.25], 1.0), loss_tail([1.0, -1.0], [0.75, 0.25], 1.0, strict=False)
     (0.0, 0.75)
     """
-    prob = check_distribution("prob", prob)
-    loss = np.asarray(loss, dtype=float)
-    if loss.shape != prob.shape or np.any(np.isnan(loss)):
-        raise ValueError(f"loss must be a vector of {prob.size} numbers (inf allowed), got {loss.tolist()}")
+    prob, loss = _loss_law(loss, prob)
     eps, scalar = _array("epsilon", epsilon, -math.inf)
     hit = loss > eps[..., None] if strict else loss >= eps[..., None]
     return _out((prob * hit).sum(axis=-1), scalar)

@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 
-from ._validate import check_delta, check_in_range, check_integer, check_positive, check_rng
+from ._validate import check_array, check_delta, check_in_range, check_integer, check_positive, check_rng
 
 __all__ = [
     "rr_keep_probability",
@@ -438,17 +438,27 @@ def sensitivity(query, n, domain, ord=1) -> float:
         raise ValueError(f"domain must contain at least two values, got {list(domain)}")
     if ord not in (1, 2, np.inf):
         raise ValueError(f"ord must be one of 1, 2, inf, got {ord!r}")
+    def answer(data):
+        out = query(data)
+        if isinstance(out, (bool, np.bool_)):       # a predicate: its answer counts as 0 or 1
+            out = int(out)
+        try:
+            return np.atleast_1d(check_array("query", out, ndim=(0, 1)))
+        except ValueError as exc:
+            raise ValueError(f"query must return a finite real number or 1-D array on every data set; "
+                             f"on {data!r}: {exc}") from None
+
     best = 0.0
     for x in itertools.product(domain, repeat=n):
-        fx = np.atleast_1d(np.asarray(query(x), dtype=float))
+        fx = answer(x)
         for y in replace_one_neighbours(x, domain):
-            fy = np.atleast_1d(np.asarray(query(y), dtype=float))
+            fy = answer(y)
             best = max(best, float(np.linalg.norm(fx - fy, ord=ord)))
     return best
 
 
 def _check_cov(cov, d: int) -> np.ndarray:
-    m = np.asarray(cov, dtype=float)
+    m = check_array("cov", cov, allow_inf=True, allow_nan=True)
     if m.shape != (d, d):
         raise ValueError(f"cov must be a ({d}, {d}) matrix, got shape {m.shape}")
     if not np.all(np.isfinite(m)) or not np.allclose(m, m.T, rtol=1e-12, atol=1e-12):
@@ -482,7 +492,7 @@ def mahalanobis_sensitivity(differences, cov) -> float:
     >>> mahalanobis_sensitivity([[2.0, 0.0], [0.0, 1.0]], [[4.0, 0.0], [0.0, 1.0]])
     1.0
     """
-    diffs = np.atleast_2d(np.asarray(differences, dtype=float))
+    diffs = np.atleast_2d(check_array("differences", differences, allow_inf=True, allow_nan=True))
     if diffs.ndim != 2 or not np.all(np.isfinite(diffs)):
         raise ValueError(f"differences must be a finite (k, d) array, got shape {diffs.shape}")
     chol = _check_cov(cov, diffs.shape[1])
@@ -493,6 +503,11 @@ def mahalanobis_sensitivity(differences, cov) -> float:
 
 
 # ---------------------------------------------------------------- Laplace mechanism
+def _value(value) -> np.ndarray:
+    """The true answer of a noise-adding mechanism: a finite real number or array of them."""
+    return check_array("value", value, allow_empty=True)
+
+
 def laplace_scale(epsilon, sensitivity=1.0) -> float:
     r"""Scale :math:`b = \Delta_1/\varepsilon` of the Laplace mechanism.
 
@@ -550,9 +565,7 @@ def laplace_mechanism(value, epsilon, rng, sensitivity=1.0) -> np.ndarray | floa
     """
     b = laplace_scale(epsilon, sensitivity)
     rng = check_rng("rng", rng)
-    v = np.asarray(value, dtype=float)
-    if not np.all(np.isfinite(v)):
-        raise ValueError("value must be finite")
+    v = _value(value)
     out = v + rng.laplace(0.0, b, size=v.shape)
     return float(out) if out.ndim == 0 else out
 
@@ -584,9 +597,7 @@ def gaussian_mechanism(value, sigma, rng, cov=None) -> np.ndarray | float:
     """
     sigma = check_positive("sigma", sigma)
     rng = check_rng("rng", rng)
-    v = np.asarray(value, dtype=float)
-    if not np.all(np.isfinite(v)):
-        raise ValueError("value must be finite")
+    v = _value(value)
     if cov is None:
         out = v + sigma * rng.standard_normal(v.shape)
         return float(out) if out.ndim == 0 else out

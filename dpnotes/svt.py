@@ -33,6 +33,7 @@ from scipy import integrate, optimize
 
 from . import composition
 from ._validate import (
+    check_array,
     check_delta,
     check_in_range,
     check_integer,
@@ -70,7 +71,7 @@ _CHUNK = 2_000_000          # query noises drawn at once by sample_outputs (boun
 
 # --------------------------------------------------------------------------- validation
 def _answers(name, answers) -> np.ndarray:
-    arr = np.asarray(answers, dtype=float)
+    arr = check_array(name, answers, allow_inf=True, allow_nan=True, allow_empty=True)
     if arr.ndim != 1 or arr.size == 0:
         raise ValueError(f"{name} must be a non-empty 1-D sequence of query answers, got shape {arr.shape}")
     if not np.all(np.isfinite(arr)):

@@ -135,7 +135,7 @@ def test_region_contains_exactly_the_tests_of_an_eps_dp_pair():
         (lambda: tradeoff.optimal_tradeoff([0.5, 0.6], [0.5, 0.5]), "p must sum to 1"),
         (lambda: tradeoff.region_lower_boundary([0.5], -1.0), "epsilon must be >= 0"),
         (lambda: tradeoff.region_lower_boundary([0.5], 1.0, 1.0), r"delta must be in \[0, 1\)"),
-        (lambda: tradeoff.region_lower_boundary([1.5], 1.0), r"alpha must lie in \[0, 1\]"),
+        (lambda: tradeoff.region_lower_boundary([1.5], 1.0), r"alpha must have entries in \[0, 1\], got 1.5"),
         (lambda: tradeoff.in_privacy_region([0.1, 0.2], [0.1], 1.0), "same shape"),
     ],
 )
@@ -157,8 +157,14 @@ def _exactly(message):
         (lambda: tradeoff.in_privacy_region([0.5], [0.5], 1.0, 1.5), "delta must be in [0, 1), got 1.5"),
         (lambda: tradeoff.region_lower_boundary([0.5], -0.5), "epsilon must be >= 0, got -0.5"),
         (lambda: tradeoff.region_lower_boundary([0.5], 1.0, -0.1), "delta must be in [0, 1), got -0.1"),
-        (lambda: tradeoff.region_lower_boundary([np.nan], 1.0), "alpha must lie in [0, 1]"),
-        (lambda: tradeoff.region_lower_boundary([-0.1], 1.0), "alpha must lie in [0, 1]"),
+        (lambda: tradeoff.region_lower_boundary([np.nan], 1.0), "alpha must have finite entries, got nan"),
+        (lambda: tradeoff.region_lower_boundary([-0.1], 1.0), "alpha must have entries in [0, 1], got -0.1"),
+        # issue 22: a string used to surface as numpy's "could not convert string to float"
+        (lambda: tradeoff.region_lower_boundary("a", 1.0),
+         "alpha must be a real number or an array of real numbers, got 'a'"),
+        (lambda: tradeoff.in_privacy_region([0.5], ["b"], 1.0), "beta must be a real number or an array of real numbers, got ['b']"),
+        (lambda: tradeoff.in_privacy_region([0.5], [np.inf], 1.0), "beta must have finite entries, got inf"),
+        (lambda: tradeoff.in_privacy_region([0.5], [0.5], 1.0, tol=-1e-3), "tol must be >= 0, got -0.001"),
         (lambda: tradeoff.in_privacy_region([0.1, 0.2], [0.1], 1.0), "alpha and beta must have the same shape, got (2,) and (1,)"),
     ],
 )

@@ -83,6 +83,10 @@ def rr_epsilon(keep_probability) -> float:
     """
     p = check_in_range("keep_probability", keep_probability, 0.0, 1.0,
                        low_inclusive=False, high_inclusive=False)
+    if 0.25 <= p <= 0.75:
+        # log p - log(1-p) cancels near p = 1/2 (eps = 1e-10 kept only 7 digits); 2p - 1 is exact
+        # here (Sterbenz) and log(p/(1-p)) = 2 atanh(2p - 1) is accurate to the last digit
+        return float(abs(2.0 * math.atanh(2.0 * p - 1.0)))
     return float(abs(math.log(p) - math.log1p(-p)))
 
 
@@ -145,7 +149,10 @@ def randomized_response_log_pmf(y, x, epsilon) -> np.ndarray:
 
     With keep-probability :math:`p`, :math:`\log \Pr[\mathrm{RR}(x) = y] =
     a \log p + d \log(1-p)` where :math:`a` and :math:`d` count the positions where
-    ``y`` agrees and disagrees with ``x``.
+    ``y`` agrees and disagrees with ``x``. Both logarithms are formed from
+    :math:`\varepsilon` directly (:math:`\log p = -\log(1+e^{-\varepsilon})`,
+    :math:`\log(1-p) = \log p - \varepsilon`), so they are exact for every
+    :math:`\varepsilon`, also where :math:`p` itself rounds to 1.
 
     Parameters
     ----------
@@ -171,13 +178,14 @@ def randomized_response_log_pmf(y, x, epsilon) -> np.ndarray:
     if x.ndim != 1 or y.shape[-1:] != x.shape:
         raise ValueError(f"y must have last axis of length {x.shape[-1] if x.ndim else 0} "
                          f"(the size of x), got shape {y.shape}")
-    p = rr_keep_probability(epsilon)
+    epsilon = check_in_range("epsilon", epsilon, 0.0)
+    # log p and log(1 - p) straight from epsilon: 1 - p formed from a rounded p would lose
+    # log10(e^eps) digits and round to 0 (log = -inf, an infinite privacy loss) from eps = 36.7 on
+    log_p = -math.log1p(math.exp(-epsilon))        # log(e^eps / (1 + e^eps))
+    log_q = log_p - epsilon                         # log(1 / (1 + e^eps))
     disagree = (y != x).sum(axis=-1)
     agree = x.shape[0] - disagree
-    if p < 1.0:
-        return agree * math.log(p) + disagree * math.log1p(-p)
-    # p = 1 in floats (huge epsilon): only y = x is possible; 0 * log(0) must count as 0, not nan
-    return np.where(disagree == 0, 0.0, -math.inf)
+    return agree * log_p + disagree * log_q
 
 
 def _gaussian_log_delta(mu: float, epsilon: float, *, integral_below: float = 0.5) -> float:

@@ -30,6 +30,16 @@ def test_rr_epsilon_of_a_keep_probability_below_one_half(p):
     assert mech.rr_epsilon(float(p)) == pytest.approx(mech.rr_epsilon(float(1 - p)), rel=1e-14, abs=0)
 
 
+@pytest.mark.parametrize("p", [0.5078125, 0.5 + 2**-33, 0.5 - 2**-40, 0.25, 0.75, 0.7499999999999999])
+def test_rr_epsilon_keeps_every_digit_near_one_half(p):
+    """Regression (found by tests/test_props_mechanisms.py, thorough profile): log p - log(1 - p)
+    cancels near p = 1/2 and lost digits (22 ulps at p = 0.5078125; 7 digits left at p = 1/2 + 2^-33).
+    Reference: 40-digit mpmath on the exact binary value of p."""
+    with mp.workdps(40):
+        ref = float(abs(mp.log(mp.mpf(p) / (1 - mp.mpf(p)))))
+    assert mech.rr_epsilon(p) == pytest.approx(ref, rel=2 * np.finfo(float).eps, abs=0)
+
+
 def test_rr_keep_probability_large_epsilon_is_stable():
     assert mech.rr_keep_probability(800.0) == 1.0  # no overflow
     assert mech.rr_keep_probability(0.0) == 0.5
@@ -481,10 +491,20 @@ def test_replace_one_neighbours_of_a_one_value_domain_is_empty():
     assert list(mech.replace_one_neighbours((0, 0, 0), (0,))) == []
 
 
-def test_randomized_response_log_pmf_when_the_keep_probability_is_one():
-    # eps = 800: p = 1.0 in floats; agreeing outputs have log-probability 0, others -inf (not an error)
+def test_randomized_response_log_pmf_when_the_keep_probability_rounds_to_one():
+    """Regression (found by tests/test_props_mechanisms.py): from eps = 36.7 on, p = e^eps/(1+e^eps)
+    rounds to 1.0, and the log-pmf used to call every output with a flipped bit impossible (-inf),
+    an infinite privacy loss for an eps-DP mechanism. The exact values are -eps per flip (up to
+    log(1 + e^-eps), below rounding here)."""
     logp = mech.randomized_response_log_pmf([[1, 1], [1, 0], [0, 0]], [1, 1], 800.0)
-    assert logp.tolist() == [0.0, -math.inf, -math.inf]
+    assert logp.tolist() == [0.0, -800.0, -1600.0]
+    # eps = 40: neighbours' log-probabilities differ by exactly eps at every output
+    ys = np.array([[0, 0], [0, 1], [1, 0], [1, 1]])
+    gap = mech.randomized_response_log_pmf(ys, [0, 1], 40.0) - mech.randomized_response_log_pmf(ys, [1, 1], 40.0)
+    assert np.allclose(np.abs(gap), 40.0, rtol=1e-15, atol=0)
+    # eps = 30: 1 - p from a rounded p is off by about 1e-3 relative; the exact log(1-p) is -30 - log1p(e^-30)
+    assert mech.randomized_response_log_pmf([0], [1], 30.0) == pytest.approx(-30.0 - math.log1p(math.exp(-30.0)),
+                                                                              rel=1e-15)
 
 
 def test_mechanisms_accept_exact_rationals_and_booleans():

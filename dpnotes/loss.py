@@ -141,7 +141,8 @@ def hockey_stick(p, q, epsilon):
     with np.errstate(over="ignore", invalid="ignore"):
         scale = np.exp(eps)[..., None]
         terms = np.where(q > 0, p - scale * q, p)
-    return _out(np.maximum(terms, 0.0).sum(axis=-1), scalar)
+    # a sum of masses can round above 1 (1 + 2e-16): the divergence never does
+    return _out(np.minimum(np.maximum(terms, 0.0).sum(axis=-1), 1.0), scalar)
 
 
 def hockey_stick_from_loss(loss, prob, epsilon):
@@ -167,7 +168,7 @@ def hockey_stick_from_loss(loss, prob, epsilon):
     prob, loss = _loss_law(loss, prob)
     eps, scalar = _array("epsilon", epsilon)
     factor = -np.expm1(np.minimum(eps[..., None] - loss, 0.0))   # (1 - e^{eps - L})_+
-    return _out((prob * factor).sum(axis=-1), scalar)
+    return _out(np.minimum((prob * factor).sum(axis=-1), 1.0), scalar)          # rounding: never above 1
 
 
 def loss_tail(loss, prob, epsilon, *, strict=True):
@@ -181,7 +182,7 @@ def loss_tail(loss, prob, epsilon, *, strict=True):
     prob, loss = _loss_law(loss, prob)
     eps, scalar = _array("epsilon", epsilon, -math.inf)
     hit = loss > eps[..., None] if strict else loss >= eps[..., None]
-    return _out((prob * hit).sum(axis=-1), scalar)
+    return _out(np.minimum((prob * hit).sum(axis=-1), 1.0), scalar)             # rounding: never above 1
 
 
 def tail_bound_from_dp(epsilon, delta, epsilon_prime):
@@ -223,7 +224,7 @@ def rr_delta(epsilon, epsilon_rr):
     epsilon_rr = check_in_range("epsilon_rr", epsilon_rr, 0.0)
     eps, scalar = _array("epsilon", epsilon)
     p = 1.0 / (1.0 + math.exp(-epsilon_rr))
-    return _out(p * np.maximum(-np.expm1(eps - epsilon_rr), 0.0), scalar)
+    return _out(p * (0.0 - np.expm1(np.minimum(eps - epsilon_rr, 0.0))), scalar)   # min first: no overflow
 
 
 # ---------------------------------------------------------------- Laplace mechanism
@@ -243,7 +244,7 @@ def laplace_delta(epsilon, mu):
     """
     mu = check_positive("mu", mu)
     eps, scalar = _array("epsilon", epsilon)
-    return _out(np.maximum(-np.expm1(0.5 * (eps - mu)), 0.0), scalar)
+    return _out(0.0 - np.expm1(np.minimum(0.5 * (eps - mu), 0.0)), scalar)   # min first: no overflow; 0.0 - 0.0 = +0
 
 
 def laplace_loss_cdf(ell, mu):
@@ -424,11 +425,14 @@ def gaussian_loss_tail(epsilon, mu):
     >>> round(gaussian_loss_tail(0.5, 1.0), 12)
     0.5
     """
-    from scipy.special import ndtr
+    from scipy.special import log_ndtr, ndtr
 
     mu = check_positive("mu", mu)
     eps, scalar = _array("epsilon", epsilon, -math.inf)
-    return _out(ndtr(0.5 * mu - eps / mu), scalar)
+    x = 0.5 * mu - eps / mu
+    # ndtr underflows to 0 below x = -37.5 while Phi(x) is still a subnormal number (down to
+    # x = -38.5); exp(log_ndtr) keeps those values, as gaussian_delta (built on log_ndtr) does
+    return _out(np.where(x < -37.0, np.exp(log_ndtr(x)), ndtr(x)), scalar)
 
 
 def gaussian_test_power(gamma, mu):

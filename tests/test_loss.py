@@ -373,3 +373,27 @@ def test_gaussian_epsilon_at_the_smallest_positive_delta(mu):
     assert 0 < e < hi
     with mp.workdps(60):
         assert mp.mpf("0.5") * mp.mpf(delta) <= mp_gaussian_delta(e, mu) < mp.mpf("1.5") * mp.mpf(delta)
+
+
+def test_gaussian_loss_tail_keeps_subnormal_values():
+    """Regression (found by tests/test_props_loss.py, thorough profile): scipy's ndtr returns 0 below
+    x = -37.5, so the tail Pr[L >= 1000] at mu = 20.72 (1.63e-314, a subnormal double) came out 0, below
+    gaussian_delta there (5.77e-315), against delta(eps) <= Pr[L >= eps]. Reference: 50-digit mpmath."""
+    mu = 20.723120306578686
+    assert loss.gaussian_loss_tail(1000.0, mu) == pytest.approx(1.6327219186266837e-314, rel=1e-6)
+    assert loss.gaussian_delta(1000.0, mu) <= loss.gaussian_loss_tail(1000.0, mu)
+    # above the switch at x = -37 nothing changed: ndtr, correct to the last digit
+    assert loss.gaussian_loss_tail(0.5, 1.0) == 0.5
+
+
+def test_sums_of_masses_never_exceed_one():
+    """Regression (found by tests/test_props_loss.py, thorough profile): the masses of p on outcomes that
+    q never produces summed to 1.0000000000000002, a divergence above 1 that a caller's delta check refuses."""
+    w = np.array([0.7214883401940817, 0.5253543224757259, 0.31024187555895566, 0.0])
+    p = w / w.sum()
+    q = [0.0, 0.0, 0.0, 1.0]
+    assert math.fsum(p) == 1.0 and p.sum() > 1.0              # the float sum rounds up
+    assert loss.hockey_stick(p, q, 0.0) == 1.0
+    ell, prob = loss.privacy_loss(p, q)
+    assert loss.hockey_stick_from_loss(ell, prob, 3.0) == 1.0
+    assert loss.loss_tail(ell, prob, 3.0) == 1.0

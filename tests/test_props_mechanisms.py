@@ -22,6 +22,9 @@ from dpnotes import mechanisms as mech
 
 U = np.finfo(float).eps          # unit roundoff 2.2e-16
 
+# valid input must not make numpy warn (an overflow there is a value computed the wrong way round)
+pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")
+
 
 def logu(lo, hi):
     """Floats spread evenly on a log scale over [lo, hi], both ends included."""

@@ -100,7 +100,11 @@ def rr_matrix(epsilon) -> np.ndarray:
            [0.25, 0.75]])
     """
     p = rr_keep_probability(epsilon)
-    return np.array([[p, 1.0 - p], [1.0 - p, p]])
+    # 1 - p formed as e^-eps/(1 + e^-eps): the subtraction 1 - p loses log10(e^eps) digits
+    # (a thousandth of the flip probability at eps = 30), and the ratio p/(1-p) must be e^eps
+    t = math.exp(-epsilon)
+    q = t / (1.0 + t)
+    return np.array([[p, q], [q, p]])
 
 
 def _bits(name: str, x) -> np.ndarray:

@@ -172,7 +172,7 @@ def test_heterogeneous_advanced_is_sound_against_the_exact_profile(data, k):
     assert comp.optimal_delta_heterogeneous(eps, e_tot, deltas) <= d_tot * (1 + 1e-12)
     perm = data.draw(st.permutations(range(k)))
     e2, d2 = comp.advanced_heterogeneous([eps[i] for i in perm], dprime, [deltas[i] for i in perm])
-    assert e2 == pytest.approx(e_tot, rel=1e-13) and d2 == pytest.approx(d_tot, rel=1e-13)
+    assert e2 == pytest.approx(e_tot, rel=1e-13, abs=0) and d2 == pytest.approx(d_tot, rel=1e-13, abs=0)
     x = data.draw(st.floats(0.0, 10.0))
     assert comp.optimal_delta_heterogeneous([eps[i] for i in perm], x, [deltas[i] for i in perm]) == pytest.approx(
         comp.optimal_delta_heterogeneous(eps, x, deltas), rel=1e-12, abs=1e-300)
@@ -183,7 +183,7 @@ def test_heterogeneous_advanced_with_equal_parameters_is_the_reduction(eps, k, d
     assume(k <= 10**5)                               # a list of k epsilons
     e, d = comp.advanced_heterogeneous([eps] * k, dprime, [d0] * k)
     e_red, d_red = comp.advanced_reduction(eps, k, dprime, d0)
-    assert e == pytest.approx(e_red, rel=1e-9)       # a sum of k equal squares vs k times one square
+    assert e == pytest.approx(e_red, rel=1e-9, abs=0)       # a sum of k equal squares vs k times one square
     assert d <= d_red * (1 + 1e-12)                  # 1 - (1 - d')(1 - d0)^k <= k d0 + d'
 
 
@@ -233,7 +233,7 @@ def test_rdp_conversions_order_and_soundness_for_the_gaussian(orders, rho, delta
     z = comp.zcdp_to_dp(rho, delta)
     assert z <= classic * (1 + 1e-12) and exact <= z * (1 + 1e-9)
     best = 1 + math.sqrt(math.log(1 / delta) / rho)   # the optimal real order of the classic conversion
-    assert comp.rdp_to_dp([best], [best * rho], delta, method="classic") == pytest.approx(z, rel=1e-12)
+    assert comp.rdp_to_dp([best], [best * rho], delta, method="classic") == pytest.approx(z, rel=1e-12, abs=0)
 
 
 @given(orders=ORDERS, data=st.data(), delta=DELTA, f=st.floats(1.0, 10.0))

@@ -244,3 +244,16 @@ def test_error_pairs_accepts_exactly_up_to_the_maximum_number_of_outcomes(monkey
     assert np.allclose(pairs[:, 1], 1 - r / 3, atol=1e-12, rtol=0)
     with pytest.raises(ValueError, match="^p must have at most 3 outcomes for enumeration, got 4$"):
         tradeoff.error_pairs(np.full(4, 0.25), np.full(4, 0.25))
+
+
+def test_error_pairs_are_rates_in_the_unit_interval_after_rounding():
+    """Regression (found by tests/test_props_tradeoff.py, thorough profile): p = w / w.sum() sums to
+    1.0000000000000002 in floats, and the test that rejects everything had that false-positive rate, which
+    region_lower_boundary then refused as outside [0, 1]."""
+    w = np.array([0.7214883401940817, 0.5253543224757259, 0.31024187555895566])
+    p = w / w.sum()
+    assert p.sum() > 1.0
+    errs = tradeoff.error_pairs(p, [0.0, 0.0, 1.0])
+    assert errs.min() >= 0.0 and errs.max() <= 1.0
+    assert errs[-1].tolist() == [1.0, 0.0]
+    assert tradeoff.region_lower_boundary(errs[:, 0], 0.5).shape == (8,)

@@ -395,7 +395,9 @@ def gaussian_epsilon(delta, mu) -> float:
         d = gaussian_delta(e, mu)
         return (math.log(d) if d > 0 else -1e300) - target
 
-    return float(brentq(gap, 0.0, hi, xtol=1e-15, rtol=4.0 * np.finfo(float).eps, maxiter=200))
+    # relative tolerance only: an absolute 1e-15 was 2.5e-9 of the root eps = 4e-7 (sigma = 1e7), enough
+    # to leave delta(eps) 4e-9 above the target
+    return float(brentq(gap, 0.0, hi, xtol=1e-300, rtol=4.0 * np.finfo(float).eps, maxiter=400))
 
 
 def gaussian_loss(mu):

@@ -397,3 +397,11 @@ def test_sums_of_masses_never_exceed_one():
     ell, prob = loss.privacy_loss(p, q)
     assert loss.hockey_stick_from_loss(ell, prob, 3.0) == 1.0
     assert loss.loss_tail(ell, prob, 3.0) == 1.0
+
+
+def test_gaussian_epsilon_is_accurate_when_it_is_tiny():
+    """Regression (found by tests/test_peers_gaussian.py against mpmath): brentq's absolute tolerance 1e-15
+    was 2.5e-9 of the root eps = 3.9e-7 at sigma = 1e7, delta = 1e-12, so the profile there sat 4e-9 above
+    delta. Reference: the profile at 50 digits."""
+    e = loss.gaussian_epsilon(1e-12, 1e-7)
+    assert float(mp_gaussian_delta(e, 1e-7)) == pytest.approx(1e-12, rel=1e-11, abs=0)

@@ -465,8 +465,16 @@ def sensitivity(query, n, domain, ord=1) -> float:
         fx = answer(x)
         for y in replace_one_neighbours(x, domain):
             fy = answer(y)
-            best = max(best, float(np.linalg.norm(fx - fy, ord=ord)))
+            best = max(best, _norm(fx - fy, ord))
     return best
+
+
+def _norm(v: np.ndarray, ord) -> float:
+    """The 1-, 2- or max-norm of a vector without overflow or underflow in the squares (numpy's 2-norm
+    of a difference of 1e200 is inf, of 1e-200 is 0): math.hypot scales."""
+    if ord == 2:
+        return float(math.hypot(*v))
+    return float(np.linalg.norm(v, ord=ord))
 
 
 def _check_cov(cov, d: int) -> np.ndarray:
@@ -511,7 +519,7 @@ def mahalanobis_sensitivity(differences, cov) -> float:
     from scipy.linalg import solve_triangular
 
     white = solve_triangular(chol, diffs.T, lower=True)
-    return float(np.max(np.linalg.norm(white, axis=0)))
+    return max(_norm(col, 2) for col in white.T)
 
 
 # ---------------------------------------------------------------- Laplace mechanism

@@ -559,3 +559,12 @@ def test_gaussian_log_delta_both_forms_against_mpmath(eps, mu):
     if gap > 0.05:                      # the closed form keeps its digits here
         closed = mech._gaussian_log_delta(mu, eps, integral_below=1e-300)
         assert closed == pytest.approx(log_ref, rel=1e-14, abs=1e-14)
+
+
+@pytest.mark.parametrize("scale", [1e200, 1e-200, 2.2250738585e-313])
+def test_two_norm_sensitivities_neither_overflow_nor_underflow(scale):
+    """Regression (found by tests/test_props_mechanisms.py, thorough profile): numpy's 2-norm squares the
+    entries, so a count scaled by 1e200 had sensitivity inf and one scaled by 1e-200 had 0."""
+    assert mech.sensitivity(lambda x: scale * sum(x), 2, (0, 1), ord=2) == pytest.approx(scale, rel=1e-15, abs=0)
+    got = mech.mahalanobis_sensitivity([[3 * scale, 4 * scale]], np.eye(2))
+    assert got == pytest.approx(5 * scale, rel=1e-15, abs=0) or scale < 1e-300      # 3 and 4 x subnormal round

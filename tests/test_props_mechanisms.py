@@ -185,21 +185,30 @@ def test_gaussian_mechanism_adds_exactly_sigma_times_the_coupled_draw(sigma, see
 @given(d=st.integers(1, 4), data=st.data())
 def test_mahalanobis_sensitivity_is_the_largest_whitened_norm(d, data):
     rows = data.draw(st.integers(1, 4))
-    diffs = np.array(data.draw(st.lists(st.lists(st.floats(-1e3, 1e3), min_size=d, max_size=d),
-                                        min_size=rows, max_size=rows)))
+    big = data.draw(st.sampled_from([1.0, 1e-200, 1e200]))        # magnitudes where squares under/overflow
+    diffs = big * np.array(data.draw(st.lists(st.lists(st.floats(-1e3, 1e3), min_size=d, max_size=d),
+                                              min_size=rows, max_size=rows)))
     a = np.array(data.draw(st.lists(st.floats(-3, 3), min_size=d * d, max_size=d * d))).reshape(d, d)
     cov = a @ a.T + np.eye(d)                                     # symmetric positive definite
     c = data.draw(logu(1e-6, 1e6))
     got = mech.mahalanobis_sensitivity(diffs, cov)
-    ref = max(math.sqrt(max(float(x @ np.linalg.solve(cov, x)), 0.0)) for x in diffs)
-    assert got == pytest.approx(ref, rel=1e-9, abs=1e-9 * (1 + np.abs(diffs).max()))
+    unit = diffs / big                                              # the reference on the unscaled rows
+    ref = big * max(math.sqrt(max(float(x @ np.linalg.solve(cov, x)), 0.0)) for x in unit)
+    assert got == pytest.approx(ref, rel=1e-9, abs=1e-9 * big * (1 + np.abs(unit).max()))
     # scaling the noise shape by c shrinks the sensitivity by sqrt(c)
-    assert mech.mahalanobis_sensitivity(diffs, c * cov) == pytest.approx(got / math.sqrt(c), rel=1e-9, abs=1e-9)
+    assert mech.mahalanobis_sensitivity(diffs, c * cov) == pytest.approx(got / math.sqrt(c), rel=1e-9,
+                                                                         abs=1e-9 * big)
 
 
-@given(n=st.integers(1, 5), c=st.floats(-1e6, 1e6).filter(lambda x: x != 0), ord=st.sampled_from([1, 2, np.inf]))
+@given(n=st.integers(1, 5), c=st.one_of(st.floats(-1e300, 1e300), logu(1e-320, 1e300)).filter(lambda x: x != 0),
+       ord=st.sampled_from([1, 2, np.inf]))
 def test_sensitivity_of_a_scaled_count_is_its_scale(n, c, ord):
+    """From subnormal to 1e300 (a 2-norm that squares its entries over- or underflows there)."""
     assert mech.sensitivity(lambda x: c * sum(x), n, (0, 1), ord=ord) == pytest.approx(abs(c), rel=4 * U, abs=0)
+    vec = lambda x: [c * x[0], -c * x[0]]                                   # noqa: E731 two coordinates move
+    expect = {1: 2 * abs(c), 2: math.sqrt(2) * abs(c), np.inf: abs(c)}[ord]
+    if math.isfinite(2 * c):
+        assert mech.sensitivity(vec, n, (0, 1), ord=ord) == pytest.approx(expect, rel=4 * U, abs=0)
 
 
 @settings(max_examples=profiles.size(fast=15, thorough=200))

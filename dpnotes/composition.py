@@ -364,7 +364,8 @@ def optimal(epsilon, k, delta, step_delta=0.0) -> float:
     ratio = log_delta - log_A[j]
     if ratio >= 0.0:                    # delta >= A: every eps' >= 0 works
         return 0.0
-    return float(max(log_A[j] + math.log(-math.expm1(ratio)) - log_B, 0.0))
+    # in [0, k eps]: the exact answer is, and rounding may not push it out (it did by one ulp at k = 1)
+    return float(min(max(log_A[j] + math.log(-math.expm1(ratio)) - log_B, 0.0), k * epsilon))
 
 
 def _check_heterogeneous(epsilons, deltas) -> tuple[np.ndarray, np.ndarray]:

@@ -57,7 +57,9 @@ def error_pairs(p, q) -> np.ndarray:
         raise ValueError(f"p must have at most {_MAX_OUTCOMES} outcomes for enumeration, got {m}")
     regions = (np.arange(2**m)[:, None] >> np.arange(m)[None, :]) & 1
     alpha = regions @ p
-    beta = 1.0 - regions @ q
+    # beta as the mass of q kept, not 1 - the mass rejected: a sum of positive terms keeps a tiny beta's
+    # digits (1 - sum lost them all at beta = 2e-16, and e^eps beta in the DP inequality magnifies that)
+    beta = (1 - regions) @ q
     # sums of masses can round outside [0, 1] (1.0000000000000002): error rates never do
     return np.column_stack([np.clip(alpha, 0.0, 1.0), np.clip(beta, 0.0, 1.0)])
 
@@ -93,7 +95,8 @@ def optimal_tradeoff(p, q) -> tuple[np.ndarray, np.ndarray]:
     # merge ties: only the last outcome of each group of equal ratios is a vertex
     last_of_group = np.append(ratio[1:] != ratio[:-1], True)
     alpha = np.concatenate([[0.0], np.cumsum(p)[last_of_group]])
-    beta = np.concatenate([[1.0], 1.0 - np.cumsum(q)[last_of_group]])
+    kept = np.append(np.cumsum(q[::-1])[::-1][1:], 0.0)       # q-mass of the outcomes after each one
+    beta = np.concatenate([[1.0], kept[last_of_group]])
     return np.clip(alpha, 0.0, 1.0), np.clip(beta, 0.0, 1.0)
 
 

@@ -550,3 +550,10 @@ def test_optimal_delta_never_exceeds_one():
     the masses rounded to 1.0000000000003."""
     assert comp.optimal_delta(20.0, 442413, 0.0) <= 1.0
     assert comp.optimal_delta(20.0, 442413, 0.0) == pytest.approx(1.0, rel=1e-12, abs=0)
+
+
+def test_optimal_never_exceeds_k_epsilon():
+    """Regression (found by tests/test_props_composition.py, thorough profile): with a target just above the
+    catastrophe mass the answer is just below the top breakpoint k eps, and rounding put it one ulp above."""
+    eps = 0.049787068367863944
+    assert comp.optimal(eps, 1, 1.000000000000001e-12, step_delta=1e-12) <= eps

@@ -152,9 +152,9 @@ def test_laplace_renyi_matches_quadrature_and_lies_between_kl_and_eps(alpha, eps
 @given(eps=logu(1e-8, 50.0))
 def test_laplace_kl_is_the_mean_loss_and_below_the_tight_bound(eps):
     """KL = E[L] for the Laplace pair: by quadrature of the loss against Lap(0,1) where eps > 1e-3
-    (relative 1e-9), by its Taylor series eps^2/2 - eps^3/6 + eps^4/24 below (truncation < eps^5/120,
-    relative 1e-11 there: the closed form's expm1 keeps the digits that eps - 1 + e^-eps loses);
-    and KL <= eps tanh(eps/2)."""
+    (relative 1e-12), by its Taylor series eps^2/2 - ... + eps^5/120 below (the next term is eps^4/360
+    of the first: 3e-15 relative at eps = 1e-3; the closed form eps - 1 + e^-eps would lose log10(2/eps)
+    digits); and KL <= eps tanh(eps/2)."""
     kl = dv.laplace_kl(eps)
     if eps > 1e-3:
         # E[L] = int 1/2 e^-|y| (|y - eps| - |y|) dy at 30 digits: the loss is eps left of 0 and -eps right
@@ -165,7 +165,7 @@ def test_laplace_kl_is_the_mean_loss_and_below_the_tight_bound(eps):
             mean = e / 2 - e * mp.e ** (-e) / 2 + middle
         assert kl == pytest.approx(float(mean), rel=1e-12, abs=0)
     else:
-        assert kl == pytest.approx(eps**2 / 2 - eps**3 / 6 + eps**4 / 24, rel=1e-11, abs=0)
+        assert kl == pytest.approx(eps**2 / 2 - eps**3 / 6 + eps**4 / 24 - eps**5 / 120, rel=1e-13, abs=0)
     assert 0 <= kl <= eps * math.tanh(eps / 2) * (1 + 1e-12)
 
 

@@ -7,7 +7,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from dpnotes import tradeoff
+from dpnotes import loss, tradeoff
 
 
 def test_error_pairs_by_hand():
@@ -257,3 +257,19 @@ def test_error_pairs_are_rates_in_the_unit_interval_after_rounding():
     assert errs.min() >= 0.0 and errs.max() <= 1.0
     assert errs[-1].tolist() == [1.0, 0.0]
     assert tradeoff.region_lower_boundary(errs[:, 0], 0.5).shape == (8,)
+
+
+def test_a_tiny_false_negative_rate_keeps_its_digits():
+    """Regression (found by tests/test_props_tradeoff.py, thorough profile): beta was 1 - (mass rejected),
+    which is 2.2e-16 for the true 2.3195e-16 here; at eps = 20 the DP inequality multiplies beta by e^20,
+    and the pair's own tests fell outside its exact (eps, delta) region. Beta is now the mass kept."""
+    p = np.array([0.0, 0.5, 0.0, 0.0, 0.5])
+    q = np.array([0.0, 1.0, 0.0, 0.0, 2.3195228302435694e-16])
+    q = q / q.sum()
+    errs = tradeoff.error_pairs(p, q)
+    rejects_1 = errs[2]                                   # the region {1}: alpha = p[1], beta = q[4]
+    assert rejects_1[0] == 0.5 and rejects_1[1] == pytest.approx(q[4], rel=1e-15, abs=0)
+    delta = max(loss.hockey_stick(p, q, 20.0), loss.hockey_stick(q, p, 20.0))
+    assert tradeoff.in_privacy_region(errs[:, 0], errs[:, 1], 20.0, delta, tol=1e-15).all()
+    a, b = tradeoff.optimal_tradeoff(p, q)
+    assert b[1] == pytest.approx(q[4], rel=1e-15, abs=0)

@@ -112,6 +112,7 @@ def test_loss_tail_is_monotone_and_strict_below_weak(pq, eps, step):
     assert weak - strict == pytest.approx(math.fsum(prob[ell == eps]), abs=4 * U * ell.size)
 
 
+@settings(max_examples=profiles.size(fast=40, thorough=300))
 @given(pq=pairs(), eps=logu(1e-6, 20.0), gap=logu(1e-6, 20.0))
 def test_tail_bound_from_dp_bounds_the_tail(pq, eps, gap):
     p, q = pq
@@ -255,6 +256,7 @@ def test_gaussian_epsilon_falls_with_delta_and_rises_with_mu(delta, mu, f):
     assert loss.gaussian_epsilon(delta, mu * f) >= e - tol
 
 
+@settings(max_examples=profiles.size(fast=20, thorough=150))      # one quadrature each
 @given(mu=logu(1e-4, 30.0))
 def test_gaussian_loss_is_a_privacy_loss_law(mu):
     """N(mu^2/2, mu^2): E[L] = KL = mu^2/2 and E[e^-L] = 1 (the likelihood ratio q/p integrates to 1),

@@ -182,6 +182,7 @@ def test_gaussian_mechanism_adds_exactly_sigma_times_the_coupled_draw(sigma, see
 
 
 # ---------------------------------------------------------------- sensitivities
+@settings(max_examples=profiles.size(fast=40, thorough=200))
 @given(d=st.integers(1, 4), data=st.data())
 def test_mahalanobis_sensitivity_is_the_largest_whitened_norm(d, data):
     rows = data.draw(st.integers(1, 4))

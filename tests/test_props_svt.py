@@ -67,7 +67,7 @@ def test_sparse_law_sums_to_one_and_is_eps_dp(nb, c, refresh):
     assert svt.sparse_max_log_ratio(a, b, 0.0, eps, c, refresh=refresh) <= eps * (1 + 1e-9) + 1e-9
 
 
-@settings(max_examples=profiles.size(fast=4, thorough=40))        # a quadrature of quadratures
+@settings(max_examples=profiles.size(fast=4, thorough=20))        # a quadrature of quadratures
 @given(answers=st.lists(st.floats(-10.0, 10.0), min_size=1, max_size=2), eps=logu(0.1, 5.0))
 def test_reused_noise_density_integrates_to_the_probability_of_its_pattern(answers, eps):
     """The density of "bottom for all but the last, then the last released as the noisy answer v that was

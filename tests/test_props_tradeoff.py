@@ -53,7 +53,7 @@ def test_every_test_lies_on_or_above_the_neyman_pearson_curve(pq):
         assert np.min(np.abs(errs[:, 0] - x) + np.abs(errs[:, 1] - y)) <= 16 * U
 
 
-@settings(max_examples=profiles.size(fast=40, thorough=500))
+@settings(max_examples=profiles.size(fast=40, thorough=300))
 @given(pq=pairs(), eps=st.one_of(st.just(0.0), logu(1e-6, 20.0)))
 def test_every_test_of_an_eps_delta_pair_lies_in_the_privacy_region(pq, eps):
     """With delta the larger hockey-stick divergence of the pair at eps (Kairouz-Oh-Viswanath,

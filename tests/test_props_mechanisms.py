@@ -108,6 +108,17 @@ def test_analytic_sigma_is_the_exact_root(eps, delta):
     assert loss.gaussian_delta(eps, mu * (1 - 1e-12)) <= delta * (1 + 1e-13)
 
 
+@given(eps=EPS, delta=DELTA, sens=logu(1e-100, 1e100))
+def test_closed_form_sigmas_match_their_formulas_at_40_digits(eps, delta, sens):
+    """classical: sens sqrt(2 log(1.25/delta))/eps; hrw: sens sqrt(2 log(2/delta))/eps (a few roundings: 8U)."""
+    with mp.workdps(40):
+        e, d, s = mp.mpf(eps), mp.mpf(delta), mp.mpf(sens)
+        classical = float(s * mp.sqrt(2 * mp.log(mp.mpf("1.25") / d)) / e)
+        hrw = float(s * mp.sqrt(2 * mp.log(2 / d)) / e)
+    assert mech.gaussian_sigma(eps, delta, sens) == pytest.approx(classical, rel=8 * U, abs=0)
+    assert mech.gaussian_sigma(eps, delta, sens, method="hrw") == pytest.approx(hrw, rel=8 * U, abs=0)
+
+
 @given(eps=EPS, delta=DELTA, sens=SENS, method=st.sampled_from(["classical", "hrw", "analytic"]))
 def test_sigma_scales_linearly_with_sensitivity(eps, delta, sens, method):
     one = mech.gaussian_sigma(eps, delta, method=method)

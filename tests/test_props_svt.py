@@ -147,8 +147,10 @@ def test_is_accurate_is_definition_3_9(answers, threshold, alpha, data):
 
 # ---------------------------------------------------------------- samplers (coupled seeds)
 @given(answers=st.lists(st.floats(-50.0, 50.0), min_size=1, max_size=6), threshold=st.floats(-20.0, 20.0),
-       eps=EPS, size=st.integers(1, 20), seed=st.integers(0, 2**32 - 1))
+       eps=EPS, size=st.integers(100, 400), seed=st.integers(0, 2**32 - 1))
 def test_sample_outputs_is_algorithm_1_on_the_noise_of_its_seed(answers, threshold, eps, size, seed):
+    """Hundreds of runs per example, so that a noise scale off by 10 % flips some comparison (with a
+    handful of runs a search could pass a wrong scale: measured by planting 0.9 x the query noise)."""
     a = np.array(answers)
     got = svt.sample_outputs(a, threshold, eps, size, rng=np.random.default_rng(seed))
     z = np.random.default_rng(seed)

@@ -21,6 +21,7 @@ __all__ = [
     "check_probability",
     "check_delta",
     "check_integer",
+    "check_array",
     "check_distribution",
     "check_distribution_pair",
     "check_rng",
@@ -140,6 +141,123 @@ def check_integer(name: str, value, low: int | None = None, high: int | None = N
     return ivalue
 
 
+def _short(value, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _as_float_array(name: str, value) -> np.ndarray:
+    """``value`` as a float array, or a ValueError naming ``name`` (numpy's own error names nothing).
+
+    Refuses what numpy would convert silently or wrongly: ``None``, a bool *scalar* (bools inside
+    an array are 0/1 data and are kept), strings and complex numbers (numpy drops the imaginary part).
+    """
+    rule = f"{name} must be a real number or an array of real numbers"
+    if value is None or isinstance(value, (bool, np.bool_, str, bytes)):
+        raise ValueError(f"{rule}, got {_short(value)}")
+    try:
+        raw = np.asarray(value)
+        if raw.dtype.kind not in "biuf":          # object arrays (Fractions, None, str) convert one by one below
+            if raw.dtype.kind != "O":
+                raise TypeError
+            if any(isinstance(v, (str, bytes, complex, np.complexfloating)) or v is None for v in raw.flat):
+                raise TypeError
+        return raw.astype(float)
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(f"{rule}, got {_short(value)}") from None
+
+
+def check_array(
+    name: str,
+    value,
+    *,
+    ndim: int | tuple[int, ...] | None = None,
+    low: float = -math.inf,
+    high: float = math.inf,
+    low_inclusive: bool = True,
+    high_inclusive: bool = True,
+    allow_inf: bool = False,
+    allow_nan: bool = False,
+    allow_empty: bool = False,
+    integer: bool = False,
+) -> np.ndarray:
+    """Return ``value`` as a float array (int64 with ``integer=True``) after checking every entry.
+
+    Parameters
+    ----------
+    name : str
+        The parameter's name, used in every message.
+    value : array_like
+        A real number or a (nested) sequence or array of them. Refused: ``None``, a bool scalar,
+        strings, complex numbers, ragged nesting.
+    ndim : int or tuple of int, optional
+        The allowed number(s) of dimensions (``0`` for a scalar).
+    low, high, low_inclusive, high_inclusive : float, bool
+        The interval every entry must lie in.
+    allow_inf, allow_nan : bool
+        Accept ``inf`` and ``-inf`` entries, ``nan`` entries (for a caller that checks them
+        itself, with a message of its own).
+    allow_empty : bool
+        Accept an array with no entries.
+    integer : bool
+        Entries must be integers (``3`` or ``3.0``); the result is an int64 array.
+
+    Returns
+    -------
+    numpy.ndarray
+
+    Raises
+    ------
+    ValueError
+        Naming the parameter, the rule broken and the value (or the first bad entry).
+
+    Examples
+    --------
+    >>> check_array("epsilon", [0.5, 2], low=0).tolist()
+    [0.5, 2.0]
+    >>> check_array("alpha", [0.5, 1.5], low=0, high=1)
+    Traceback (most recent call last):
+    ...
+    ValueError: alpha must have entries in [0, 1], got 1.5
+    >>> check_array("answers", "a")
+    Traceback (most recent call last):
+    ...
+    ValueError: answers must be a real number or an array of real numbers, got 'a'
+    """
+    arr = _as_float_array(name, value)
+    if ndim is not None:
+        allowed = (ndim,) if isinstance(ndim, int) else tuple(ndim)
+        if arr.ndim not in allowed:
+            what = " or ".join("a scalar" if d == 0 else f"a {d}-D array" for d in allowed)
+            raise ValueError(f"{name} must be {what}, got shape {arr.shape}")
+    if arr.size == 0 and not allow_empty:
+        raise ValueError(f"{name} must not be empty, got shape {arr.shape}")
+    bad = np.zeros(arr.shape, dtype=bool) if allow_nan else np.isnan(arr)
+    if not allow_inf:
+        bad |= np.isinf(arr)
+    if bad.any():
+        raise ValueError(f"{name} must have {'entries that are not nan' if allow_inf else 'finite entries'}, "
+                         f"got {float(arr[bad].flat[0])!r}")
+    ok_low = arr >= low if low_inclusive else arr > low
+    ok_high = arr <= high if high_inclusive else arr < high
+    out = ~(ok_low & ok_high) & ~np.isnan(arr)
+    if out.any():
+        if math.isinf(high):
+            rule = f"{'>=' if low_inclusive else '>'} {_fmt(low)}"
+        elif math.isinf(low):
+            rule = f"{'<=' if high_inclusive else '<'} {_fmt(high)}"
+        else:
+            rule = (f"in {'[' if low_inclusive else '('}{_fmt(low)}, "
+                    f"{_fmt(high)}{']' if high_inclusive else ')'}")
+        raise ValueError(f"{name} must have entries {rule}, got {_fmt(float(arr[out].flat[0]))}")
+    if integer:
+        frac = arr != np.floor(arr)
+        if frac.any():
+            raise ValueError(f"{name} must have integer entries, got {float(arr[frac].flat[0])!r}")
+        return arr.astype(np.int64)
+    return arr
+
+
 def check_distribution(name: str, p, *, atol: float = 1e-9) -> np.ndarray:
     """Return ``p`` as a 1-D float array if it is a probability vector.
 
@@ -150,7 +268,7 @@ def check_distribution(name: str, p, *, atol: float = 1e-9) -> np.ndarray:
     ...
     ValueError: p must sum to 1, got sum 1.1
     """
-    arr = np.asarray(p, dtype=float)
+    arr = _as_float_array(name, p)
     if arr.ndim != 1 or arr.size == 0:
         raise ValueError(f"{name} must be a non-empty 1-D probability vector, got shape {arr.shape}")
     if not np.all(np.isfinite(arr)):

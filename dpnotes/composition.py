@@ -7,7 +7,7 @@ import math
 import numpy as np
 from scipy.special import gammaln, logsumexp
 
-from ._validate import check_delta, check_in_range, check_integer, check_positive
+from ._validate import check_array, check_delta, check_in_range, check_integer, check_positive
 
 __all__ = [
     "basic",
@@ -26,10 +26,8 @@ __all__ = [
 
 def _float_array(name, x) -> np.ndarray:
     """``x`` as a float array, or a ValueError naming the parameter (numpy's own error does not)."""
-    try:
-        return np.asarray(x, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a real number or an array of real numbers, got {x!r}") from None
+    # None, bool scalars, strings and complex numbers are refused here with the parameter's name
+    return check_array(name, x, allow_inf=True, allow_nan=True, allow_empty=True)
 
 
 def _nonneg_array(name, x) -> np.ndarray:
@@ -226,7 +224,12 @@ def optimal_delta(epsilon, k, epsilon_prime, step_delta=0.0):
     :math:`\delta(\varepsilon') = 1 - (1-\delta_0)^k\bigl(1 - \delta_k(\varepsilon')\bigr)`.
 
     Every term of :math:`\delta_k` is non-negative, so the sum is evaluated in log space
-    (``logsumexp`` of ``log a_l + log(-expm1(...))``) without cancellation.
+    (``logsumexp`` of ``log a_l + log(-expm1(...))``) without cancellation. The one limit on its
+    accuracy is the log-binomial :math:`\log\binom{k}{l}`, a difference of log-gamma values of
+    size :math:`k\log k` each rounded to :math:`2.2\times 10^{-16}` relative: the relative error of
+    the result is about :math:`10^{-16}\,k\log k` (measured against 30-digit mpmath: ``1.1e-9`` at
+    :math:`k = 10^6`, ``5e-10`` at :math:`k = 4.4\times 10^5`, and within ``1e-13`` for
+    :math:`k \le 300`).
 
     Parameters
     ----------
@@ -263,6 +266,7 @@ def optimal_delta(epsilon, k, epsilon_prime, step_delta=0.0):
     with np.errstate(divide="ignore"):          # log(0) = -inf for the terms with gap >= 0, dropped below
         log_terms = np.where(gap < 0, log_a + np.log(-np.expm1(np.minimum(gap, 0.0))), -np.inf)
     out = np.exp(logsumexp(log_terms, axis=-1))
+    out = np.minimum(out, 1.0)                    # a log-space sum of masses can round above 1
     if step_delta > 0.0:
         # 1 - (1 - d0)^k (1 - out), with 1 - (1 - d0)^k = -expm1(k log1p(-d0)) (no cancellation for small d0)
         catastrophe = -math.expm1(k * math.log1p(-step_delta))
@@ -333,9 +337,10 @@ def optimal(epsilon, k, delta, step_delta=0.0) -> float:
     step_delta = check_delta("step_delta", step_delta)
     if step_delta > 0.0:
         # the target for k-fold randomized response: 1 - (1 - delta) / (1 - step_delta)^k
-        delta = -math.expm1(math.log1p(-delta) - k * math.log1p(-step_delta))
-        if delta < 0.0:                  # delta below the mass 1 - (1 - d0)^k of the "I am U" outcomes
-            return math.inf
+        x = math.log1p(-delta) - k * math.log1p(-step_delta)
+        if x > 0.0:                      # delta below the mass 1 - (1 - d0)^k of the "I am U" outcomes
+            return math.inf              # (tested before expm1, which overflows for x > 709.8)
+        delta = -math.expm1(x)
     if delta == 0.0:
         return k * epsilon
     n = (k + 1) // 2                              # breakpoints with positive loss
@@ -359,7 +364,8 @@ def optimal(epsilon, k, delta, step_delta=0.0) -> float:
     ratio = log_delta - log_A[j]
     if ratio >= 0.0:                    # delta >= A: every eps' >= 0 works
         return 0.0
-    return float(max(log_A[j] + math.log(-math.expm1(ratio)) - log_B, 0.0))
+    # in [0, k eps]: the exact answer is, and rounding may not push it out (it did by one ulp at k = 1)
+    return float(min(max(log_A[j] + math.log(-math.expm1(ratio)) - log_B, 0.0), k * epsilon))
 
 
 def _check_heterogeneous(epsilons, deltas) -> tuple[np.ndarray, np.ndarray]:
@@ -479,7 +485,7 @@ def optimal_delta_heterogeneous(epsilons, epsilon_prime, deltas=None):
         terms = log_p[above] + np.log(-np.expm1(e_prime - loss[above]))
         out[idx] = math.exp(logsumexp(terms)) if terms.size else 0.0
     catastrophe = -math.expm1(float(np.sum(np.log1p(-dl))))     # 1 - prod(1 - delta_i)
-    out = catastrophe + (1.0 - catastrophe) * out
+    out = catastrophe + (1.0 - catastrophe) * np.minimum(out, 1.0)   # a sum of masses can round above 1
     return float(out) if out.ndim == 0 else out
 
 
@@ -505,8 +511,9 @@ def uv_pair(epsilon, delta=0.0) -> tuple[np.ndarray, np.ndarray]:
     """
     epsilon = check_in_range("epsilon", epsilon, 0.0)
     delta = check_delta("delta", delta)
-    p = 1.0 / (1.0 + math.exp(-epsilon))
-    u = np.array([delta, (1 - delta) * p, (1 - delta) * (1 - p), 0.0])
+    t = math.exp(-epsilon)
+    p, q = 1.0 / (1.0 + t), t / (1.0 + t)           # q = 1 - p without the cancellation of 1 - p
+    u = np.array([delta, (1 - delta) * p, (1 - delta) * q, 0.0])
     return u, u[::-1].copy()
 
 

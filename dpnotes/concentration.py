@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from ._validate import check_in_range, check_integer, check_positive, check_rng
+from ._validate import check_array, check_in_range, check_integer, check_positive, check_rng
 
 __all__ = ["azuma_bound", "hoeffding_bound", "rr_loss_paths"]
 
@@ -144,10 +144,8 @@ def rr_loss_paths(epsilon, k, n_paths, rng, adaptive=False):
 
 
 def _float_array(name, x):
-    try:
-        return np.asarray(x, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a real number or an array of real numbers, got {x!r}") from None
+    # None, bool scalars, strings and complex numbers are refused here with the parameter's name
+    return check_array(name, x, allow_inf=True, allow_nan=True, allow_empty=True)
 
 
 def _nonneg_array(name, x):

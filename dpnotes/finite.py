@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validate import check_integer
+from ._validate import check_array, check_integer
 
 __all__ = ["binary_datasets", "pairs_at_distance", "epsilon_over_pairs", "epsilon_by_distance"]
 
@@ -34,27 +34,39 @@ def binary_datasets(n) -> np.ndarray:
 def pairs_at_distance(datasets, k) -> np.ndarray:
     """Index pairs ``(i, j)``, ``i < j``, of rows of ``datasets`` that differ in exactly ``k`` records.
 
-    ``k = 1`` gives the neighbouring pairs of the replace-one relation.
+    ``k = 1`` gives the neighbouring pairs of the replace-one relation. ``datasets`` is a 2-D
+    array of finite numbers, one data set per row and one record (encoded as a number, as by
+    :func:`binary_datasets`) per column; ``k`` is an integer in ``[1, n_records]``.
 
     Examples
     --------
     >>> pairs_at_distance(binary_datasets(2), 2).tolist()
     [[0, 3], [1, 2]]
     """
-    d = np.asarray(datasets)
-    if d.ndim != 2:
-        raise ValueError(f"datasets must be a 2-D array (one data set per row), got shape {d.shape}")
+    d = _datasets(datasets)
     k = check_integer("k", k, low=1, high=d.shape[1])
     dist = (d[:, None, :] != d[None, :, :]).sum(axis=-1)
     i, j = np.nonzero(np.triu(dist == k, 1))
     return np.column_stack([i, j])
 
 
+def _datasets(datasets) -> np.ndarray:
+    # records are compared for equality: nan (never equal to itself) or inf would corrupt the distances
+    d = check_array("datasets", datasets, allow_nan=True, allow_inf=True, allow_empty=True)
+    if d.ndim != 2:
+        raise ValueError(f"datasets must be a 2-D array (one data set per row), got shape {d.shape}")
+    if d.size == 0:
+        raise ValueError(f"datasets must not be empty, got shape {d.shape}")
+    return check_array("datasets", d)
+
+
 def _table(table) -> np.ndarray:
-    t = np.asarray(table, dtype=float)
+    t = check_array("table", table, allow_nan=True, allow_inf=True, allow_empty=True)
     if t.ndim != 2:
         raise ValueError(f"table must be 2-D (data sets x outputs), got shape {t.shape}")
-    if np.any(t < 0) or not np.allclose(t.sum(axis=1), 1.0, rtol=0.0, atol=1e-9):
+    if t.size == 0:
+        raise ValueError(f"table must not be empty, got shape {t.shape}")
+    if not np.all(np.isfinite(t)) or np.any(t < 0) or not np.allclose(t.sum(axis=1), 1.0, rtol=0.0, atol=1e-9):
         raise ValueError("table must have non-negative rows that each sum to 1")
     return t
 
@@ -72,9 +84,12 @@ def epsilon_over_pairs(table, pairs) -> float:
     True
     """
     t = _table(table)
-    p = np.asarray(pairs, dtype=int).reshape(-1, 2)
+    p = check_array("pairs", pairs, integer=True, allow_empty=True)
     if p.size == 0:
         raise ValueError("pairs must contain at least one pair")
+    if p.shape[-1:] != (2,) or p.ndim > 2:
+        raise ValueError(f"pairs must be index pairs (i, j), shape (m, 2), got shape {p.shape}")
+    p = p.reshape(-1, 2)
     if p.min() < 0 or p.max() >= t.shape[0]:
         raise ValueError(f"pairs must index rows 0..{t.shape[0] - 1} of table")
     a, b = t[p[:, 0]], t[p[:, 1]]
@@ -99,8 +114,8 @@ def epsilon_by_distance(table, datasets) -> np.ndarray:
     >>> (epsilon_by_distance(table, d) / math.log(3)).round(12).tolist()
     [1.0, 2.0]
     """
-    d = np.asarray(datasets)
+    d = _datasets(datasets)
     t = _table(table)
-    if d.ndim != 2 or d.shape[0] != t.shape[0]:
+    if d.shape[0] != t.shape[0]:
         raise ValueError(f"datasets must have one row per row of table ({t.shape[0]}), got shape {d.shape}")
     return np.array([epsilon_over_pairs(t, pairs_at_distance(d, k)) for k in range(1, d.shape[1] + 1)])

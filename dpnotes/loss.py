@@ -27,7 +27,14 @@ import math
 
 import numpy as np
 
-from ._validate import check_delta, check_distribution, check_distribution_pair, check_in_range, check_positive
+from ._validate import (
+    check_array,
+    check_delta,
+    check_distribution,
+    check_distribution_pair,
+    check_in_range,
+    check_positive,
+)
 
 __all__ = [
     "privacy_loss",
@@ -61,6 +68,15 @@ def _array(name: str, value, low: float = 0.0, *, low_inclusive: bool = True):
     for extreme in (np.min(arr), np.max(arr)):
         check_in_range(name, float(extreme), low, math.inf, low_inclusive=low_inclusive)
     return arr, arr.ndim == 0
+
+
+def _loss_law(loss, prob):
+    """A discrete loss law: ``prob`` a probability vector, ``loss`` one value per entry (``inf`` allowed)."""
+    prob = check_distribution("prob", prob)
+    loss = check_array("loss", loss, allow_inf=True, allow_nan=True)
+    if loss.shape != prob.shape or np.any(np.isnan(loss)):
+        raise ValueError(f"loss must be a vector of {prob.size} numbers (inf allowed), got {loss.tolist()}")
+    return prob, loss
 
 
 def _out(arr, scalar):
@@ -125,7 +141,8 @@ def hockey_stick(p, q, epsilon):
     with np.errstate(over="ignore", invalid="ignore"):
         scale = np.exp(eps)[..., None]
         terms = np.where(q > 0, p - scale * q, p)
-    return _out(np.maximum(terms, 0.0).sum(axis=-1), scalar)
+    # a sum of masses can round above 1 (1 + 2e-16): the divergence never does
+    return _out(np.minimum(np.maximum(terms, 0.0).sum(axis=-1), 1.0), scalar)
 
 
 def hockey_stick_from_loss(loss, prob, epsilon):
@@ -148,13 +165,10 @@ def hockey_stick_from_loss(loss, prob, epsilon):
     >>> hockey_stick_from_loss([math.inf, 0.0], [0.01, 0.99], 5.0)
     0.01
     """
-    prob = check_distribution("prob", prob)
-    loss = np.asarray(loss, dtype=float)
-    if loss.shape != prob.shape or np.any(np.isnan(loss)):
-        raise ValueError(f"loss must be a vector of {prob.size} numbers (inf allowed), got {loss.tolist()}")
+    prob, loss = _loss_law(loss, prob)
     eps, scalar = _array("epsilon", epsilon)
     factor = -np.expm1(np.minimum(eps[..., None] - loss, 0.0))   # (1 - e^{eps - L})_+
-    return _out((prob * factor).sum(axis=-1), scalar)
+    return _out(np.minimum((prob * factor).sum(axis=-1), 1.0), scalar)          # rounding: never above 1
 
 
 def loss_tail(loss, prob, epsilon, *, strict=True):
@@ -165,13 +179,10 @@ def loss_tail(loss, prob, epsilon, *, strict=True):
     >>> loss_tail([1.0, -1.0], [0.75, 0.25], 1.0), loss_tail([1.0, -1.0], [0.75, 0.25], 1.0, strict=False)
     (0.0, 0.75)
     """
-    prob = check_distribution("prob", prob)
-    loss = np.asarray(loss, dtype=float)
-    if loss.shape != prob.shape or np.any(np.isnan(loss)):
-        raise ValueError(f"loss must be a vector of {prob.size} numbers (inf allowed), got {loss.tolist()}")
+    prob, loss = _loss_law(loss, prob)
     eps, scalar = _array("epsilon", epsilon, -math.inf)
     hit = loss > eps[..., None] if strict else loss >= eps[..., None]
-    return _out((prob * hit).sum(axis=-1), scalar)
+    return _out(np.minimum((prob * hit).sum(axis=-1), 1.0), scalar)             # rounding: never above 1
 
 
 def tail_bound_from_dp(epsilon, delta, epsilon_prime):
@@ -213,7 +224,7 @@ def rr_delta(epsilon, epsilon_rr):
     epsilon_rr = check_in_range("epsilon_rr", epsilon_rr, 0.0)
     eps, scalar = _array("epsilon", epsilon)
     p = 1.0 / (1.0 + math.exp(-epsilon_rr))
-    return _out(p * np.maximum(-np.expm1(eps - epsilon_rr), 0.0), scalar)
+    return _out(p * (0.0 - np.expm1(np.minimum(eps - epsilon_rr, 0.0))), scalar)   # min first: no overflow
 
 
 # ---------------------------------------------------------------- Laplace mechanism
@@ -233,7 +244,7 @@ def laplace_delta(epsilon, mu):
     """
     mu = check_positive("mu", mu)
     eps, scalar = _array("epsilon", epsilon)
-    return _out(np.maximum(-np.expm1(0.5 * (eps - mu)), 0.0), scalar)
+    return _out(0.0 - np.expm1(np.minimum(0.5 * (eps - mu), 0.0)), scalar)   # min first: no overflow; 0.0 - 0.0 = +0
 
 
 def laplace_loss_cdf(ell, mu):
@@ -384,7 +395,9 @@ def gaussian_epsilon(delta, mu) -> float:
         d = gaussian_delta(e, mu)
         return (math.log(d) if d > 0 else -1e300) - target
 
-    return float(brentq(gap, 0.0, hi, xtol=1e-15, rtol=4.0 * np.finfo(float).eps, maxiter=200))
+    # relative tolerance only: an absolute 1e-15 was 2.5e-9 of the root eps = 4e-7 (sigma = 1e7), enough
+    # to leave delta(eps) 4e-9 above the target
+    return float(brentq(gap, 0.0, hi, xtol=1e-300, rtol=4.0 * np.finfo(float).eps, maxiter=400))
 
 
 def gaussian_loss(mu):
@@ -414,11 +427,14 @@ def gaussian_loss_tail(epsilon, mu):
     >>> round(gaussian_loss_tail(0.5, 1.0), 12)
     0.5
     """
-    from scipy.special import ndtr
+    from scipy.special import log_ndtr, ndtr
 
     mu = check_positive("mu", mu)
     eps, scalar = _array("epsilon", epsilon, -math.inf)
-    return _out(ndtr(0.5 * mu - eps / mu), scalar)
+    x = 0.5 * mu - eps / mu
+    # ndtr underflows to 0 below x = -37.5 while Phi(x) is still a subnormal number (down to
+    # x = -38.5); exp(log_ndtr) keeps those values, as gaussian_delta (built on log_ndtr) does
+    return _out(np.where(x < -37.0, np.exp(log_ndtr(x)), ndtr(x)), scalar)
 
 
 def gaussian_test_power(gamma, mu):

@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 
-from ._validate import check_delta, check_in_range, check_integer, check_positive, check_rng
+from ._validate import check_array, check_delta, check_in_range, check_integer, check_positive, check_rng
 
 __all__ = [
     "rr_keep_probability",
@@ -83,6 +83,10 @@ def rr_epsilon(keep_probability) -> float:
     """
     p = check_in_range("keep_probability", keep_probability, 0.0, 1.0,
                        low_inclusive=False, high_inclusive=False)
+    if 0.25 <= p <= 0.75:
+        # log p - log(1-p) cancels near p = 1/2 (eps = 1e-10 kept only 7 digits); 2p - 1 is exact
+        # here (Sterbenz) and log(p/(1-p)) = 2 atanh(2p - 1) is accurate to the last digit
+        return float(abs(2.0 * math.atanh(2.0 * p - 1.0)))
     return float(abs(math.log(p) - math.log1p(-p)))
 
 
@@ -96,7 +100,11 @@ def rr_matrix(epsilon) -> np.ndarray:
            [0.25, 0.75]])
     """
     p = rr_keep_probability(epsilon)
-    return np.array([[p, 1.0 - p], [1.0 - p, p]])
+    # 1 - p formed as e^-eps/(1 + e^-eps): the subtraction 1 - p loses log10(e^eps) digits
+    # (a thousandth of the flip probability at eps = 30), and the ratio p/(1-p) must be e^eps
+    t = math.exp(-epsilon)
+    q = t / (1.0 + t)
+    return np.array([[p, q], [q, p]])
 
 
 def _bits(name: str, x) -> np.ndarray:
@@ -145,7 +153,10 @@ def randomized_response_log_pmf(y, x, epsilon) -> np.ndarray:
 
     With keep-probability :math:`p`, :math:`\log \Pr[\mathrm{RR}(x) = y] =
     a \log p + d \log(1-p)` where :math:`a` and :math:`d` count the positions where
-    ``y`` agrees and disagrees with ``x``.
+    ``y`` agrees and disagrees with ``x``. Both logarithms are formed from
+    :math:`\varepsilon` directly (:math:`\log p = -\log(1+e^{-\varepsilon})`,
+    :math:`\log(1-p) = \log p - \varepsilon`), so they are exact for every
+    :math:`\varepsilon`, also where :math:`p` itself rounds to 1.
 
     Parameters
     ----------
@@ -171,13 +182,14 @@ def randomized_response_log_pmf(y, x, epsilon) -> np.ndarray:
     if x.ndim != 1 or y.shape[-1:] != x.shape:
         raise ValueError(f"y must have last axis of length {x.shape[-1] if x.ndim else 0} "
                          f"(the size of x), got shape {y.shape}")
-    p = rr_keep_probability(epsilon)
+    epsilon = check_in_range("epsilon", epsilon, 0.0)
+    # log p and log(1 - p) straight from epsilon: 1 - p formed from a rounded p would lose
+    # log10(e^eps) digits and round to 0 (log = -inf, an infinite privacy loss) from eps = 36.7 on
+    log_p = -math.log1p(math.exp(-epsilon))        # log(e^eps / (1 + e^eps))
+    log_q = log_p - epsilon                         # log(1 / (1 + e^eps))
     disagree = (y != x).sum(axis=-1)
     agree = x.shape[0] - disagree
-    if p < 1.0:
-        return agree * math.log(p) + disagree * math.log1p(-p)
-    # p = 1 in floats (huge epsilon): only y = x is possible; 0 * log(0) must count as 0, not nan
-    return np.where(disagree == 0, 0.0, -math.inf)
+    return agree * log_p + disagree * log_q
 
 
 def _gaussian_log_delta(mu: float, epsilon: float, *, integral_below: float = 0.5) -> float:
@@ -438,17 +450,35 @@ def sensitivity(query, n, domain, ord=1) -> float:
         raise ValueError(f"domain must contain at least two values, got {list(domain)}")
     if ord not in (1, 2, np.inf):
         raise ValueError(f"ord must be one of 1, 2, inf, got {ord!r}")
+    def answer(data):
+        out = query(data)
+        if isinstance(out, (bool, np.bool_)):       # a predicate: its answer counts as 0 or 1
+            out = int(out)
+        try:
+            return np.atleast_1d(check_array("query", out, ndim=(0, 1)))
+        except ValueError as exc:
+            raise ValueError(f"query must return a finite real number or 1-D array on every data set; "
+                             f"on {data!r}: {exc}") from None
+
     best = 0.0
     for x in itertools.product(domain, repeat=n):
-        fx = np.atleast_1d(np.asarray(query(x), dtype=float))
+        fx = answer(x)
         for y in replace_one_neighbours(x, domain):
-            fy = np.atleast_1d(np.asarray(query(y), dtype=float))
-            best = max(best, float(np.linalg.norm(fx - fy, ord=ord)))
+            fy = answer(y)
+            best = max(best, _norm(fx - fy, ord))
     return best
 
 
+def _norm(v: np.ndarray, ord) -> float:
+    """The 1-, 2- or max-norm of a vector without overflow or underflow in the squares (numpy's 2-norm
+    of a difference of 1e200 is inf, of 1e-200 is 0): math.hypot scales."""
+    if ord == 2:
+        return float(math.hypot(*v))
+    return float(np.linalg.norm(v, ord=ord))
+
+
 def _check_cov(cov, d: int) -> np.ndarray:
-    m = np.asarray(cov, dtype=float)
+    m = check_array("cov", cov, allow_inf=True, allow_nan=True)
     if m.shape != (d, d):
         raise ValueError(f"cov must be a ({d}, {d}) matrix, got shape {m.shape}")
     if not np.all(np.isfinite(m)) or not np.allclose(m, m.T, rtol=1e-12, atol=1e-12):
@@ -482,17 +512,22 @@ def mahalanobis_sensitivity(differences, cov) -> float:
     >>> mahalanobis_sensitivity([[2.0, 0.0], [0.0, 1.0]], [[4.0, 0.0], [0.0, 1.0]])
     1.0
     """
-    diffs = np.atleast_2d(np.asarray(differences, dtype=float))
+    diffs = np.atleast_2d(check_array("differences", differences, allow_inf=True, allow_nan=True))
     if diffs.ndim != 2 or not np.all(np.isfinite(diffs)):
         raise ValueError(f"differences must be a finite (k, d) array, got shape {diffs.shape}")
     chol = _check_cov(cov, diffs.shape[1])
     from scipy.linalg import solve_triangular
 
     white = solve_triangular(chol, diffs.T, lower=True)
-    return float(np.max(np.linalg.norm(white, axis=0)))
+    return max(_norm(col, 2) for col in white.T)
 
 
 # ---------------------------------------------------------------- Laplace mechanism
+def _value(value) -> np.ndarray:
+    """The true answer of a noise-adding mechanism: a finite real number or array of them."""
+    return check_array("value", value, allow_empty=True)
+
+
 def laplace_scale(epsilon, sensitivity=1.0) -> float:
     r"""Scale :math:`b = \Delta_1/\varepsilon` of the Laplace mechanism.
 
@@ -550,9 +585,7 @@ def laplace_mechanism(value, epsilon, rng, sensitivity=1.0) -> np.ndarray | floa
     """
     b = laplace_scale(epsilon, sensitivity)
     rng = check_rng("rng", rng)
-    v = np.asarray(value, dtype=float)
-    if not np.all(np.isfinite(v)):
-        raise ValueError("value must be finite")
+    v = _value(value)
     out = v + rng.laplace(0.0, b, size=v.shape)
     return float(out) if out.ndim == 0 else out
 
@@ -584,9 +617,7 @@ def gaussian_mechanism(value, sigma, rng, cov=None) -> np.ndarray | float:
     """
     sigma = check_positive("sigma", sigma)
     rng = check_rng("rng", rng)
-    v = np.asarray(value, dtype=float)
-    if not np.all(np.isfinite(v)):
-        raise ValueError("value must be finite")
+    v = _value(value)
     if cov is None:
         out = v + sigma * rng.standard_normal(v.shape)
         return float(out) if out.ndim == 0 else out

@@ -20,7 +20,7 @@ import math
 
 import numpy as np
 
-from ._validate import check_delta, check_distribution_pair, check_in_range
+from ._validate import check_array, check_delta, check_distribution_pair, check_in_range, check_nonnegative
 
 __all__ = ["error_pairs", "optimal_tradeoff", "region_lower_boundary", "in_privacy_region"]
 
@@ -57,8 +57,11 @@ def error_pairs(p, q) -> np.ndarray:
         raise ValueError(f"p must have at most {_MAX_OUTCOMES} outcomes for enumeration, got {m}")
     regions = (np.arange(2**m)[:, None] >> np.arange(m)[None, :]) & 1
     alpha = regions @ p
-    beta = 1.0 - regions @ q
-    return np.column_stack([alpha, np.clip(beta, 0.0, 1.0)])
+    # beta as the mass of q kept, not 1 - the mass rejected: a sum of positive terms keeps a tiny beta's
+    # digits (1 - sum lost them all at beta = 2e-16, and e^eps beta in the DP inequality magnifies that)
+    beta = (1 - regions) @ q
+    # sums of masses can round outside [0, 1] (1.0000000000000002): error rates never do
+    return np.column_stack([np.clip(alpha, 0.0, 1.0), np.clip(beta, 0.0, 1.0)])
 
 
 def optimal_tradeoff(p, q) -> tuple[np.ndarray, np.ndarray]:
@@ -92,7 +95,8 @@ def optimal_tradeoff(p, q) -> tuple[np.ndarray, np.ndarray]:
     # merge ties: only the last outcome of each group of equal ratios is a vertex
     last_of_group = np.append(ratio[1:] != ratio[:-1], True)
     alpha = np.concatenate([[0.0], np.cumsum(p)[last_of_group]])
-    beta = np.concatenate([[1.0], 1.0 - np.cumsum(q)[last_of_group]])
+    kept = np.append(np.cumsum(q[::-1])[::-1][1:], 0.0)       # q-mass of the outcomes after each one
+    beta = np.concatenate([[1.0], kept[last_of_group]])
     return np.clip(alpha, 0.0, 1.0), np.clip(beta, 0.0, 1.0)
 
 
@@ -104,6 +108,25 @@ def region_lower_boundary(alpha, epsilon, delta=0.0) -> np.ndarray:
 
     .. math:: \beta_{\min}(\alpha) = \max\bigl(0,\; 1-\delta-e^{\varepsilon}\alpha,\; e^{-\varepsilon}(1-\delta-\alpha)\bigr).
 
+    Parameters
+    ----------
+    alpha : float or array_like
+        Levels (false-positive rates), each in ``[0, 1]``.
+    epsilon : float
+        ``>= 0``.
+    delta : float
+        In ``[0, 1)``.
+
+    Returns
+    -------
+    numpy.ndarray
+        :math:`\beta_{\min}` at each level, the shape of ``alpha``.
+
+    Raises
+    ------
+    ValueError
+        If an argument is outside its range or not a real number (the message names it).
+
     Examples
     --------
     >>> region_lower_boundary([0.0, 0.25, 1.0], math.log(3)).round(12).tolist()
@@ -111,9 +134,7 @@ def region_lower_boundary(alpha, epsilon, delta=0.0) -> np.ndarray:
     """
     epsilon = check_in_range("epsilon", epsilon, 0.0)
     delta = check_delta("delta", delta)
-    a = np.asarray(alpha, dtype=float)
-    if np.any((a < 0) | (a > 1)) or not np.all(np.isfinite(a)):
-        raise ValueError("alpha must lie in [0, 1]")
+    a = check_array("alpha", alpha, low=0.0, high=1.0, allow_empty=True)
     e = math.exp(epsilon)
     return np.maximum.reduce([np.zeros_like(a), 1.0 - delta - e * a, (1.0 - delta - a) / e])
 
@@ -124,6 +145,24 @@ def in_privacy_region(alpha, beta, epsilon, delta=0.0, *, tol=1e-12) -> np.ndarr
     Returns a boolean array: ``True`` where :math:`e^{\varepsilon}\alpha+\beta \ge 1-\delta`
     and :math:`\alpha+e^{\varepsilon}\beta \ge 1-\delta` hold (up to ``tol``, for rounding).
 
+    Parameters
+    ----------
+    alpha, beta : float or array_like
+        False-positive and false-negative rates of tests, finite, same shape. (Rates lie in
+        ``[0, 1]``; a value outside, such as a sum of probabilities that rounds to ``1 + 1e-16``,
+        is not refused: the inequalities still answer for it.)
+    epsilon : float
+        ``>= 0``.
+    delta : float
+        In ``[0, 1)``.
+    tol : float
+        Slack ``>= 0`` granted to both inequalities.
+
+    Raises
+    ------
+    ValueError
+        If an argument is outside its range or not a real number (the message names it).
+
     Examples
     --------
     >>> in_privacy_region([0.25, 0.1], [0.25, 0.1], math.log(3)).tolist()
@@ -131,8 +170,9 @@ def in_privacy_region(alpha, beta, epsilon, delta=0.0, *, tol=1e-12) -> np.ndarr
     """
     epsilon = check_in_range("epsilon", epsilon, 0.0)
     delta = check_delta("delta", delta)
-    a = np.asarray(alpha, dtype=float)
-    b = np.asarray(beta, dtype=float)
+    tol = check_nonnegative("tol", tol)
+    a = check_array("alpha", alpha, allow_empty=True)
+    b = check_array("beta", beta, allow_empty=True)
     if a.shape != b.shape:
         raise ValueError(f"alpha and beta must have the same shape, got {a.shape} and {b.shape}")
     e = math.exp(epsilon)

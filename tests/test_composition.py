@@ -282,7 +282,7 @@ def test_rdp_improved_conversion_matches_canonne_kamath_steinke_form():
         e = comp.rdp_to_dp([alpha], [rho], dlt)
         assert e > 0
         back = math.exp((alpha - 1) * (rho - e)) / (alpha - 1) * (1 - 1 / alpha) ** alpha
-        assert back == pytest.approx(dlt, rel=1e-9)
+        assert back == pytest.approx(dlt, rel=1e-9, abs=0)      # abs=0: approx keeps abs=1e-12 otherwise
         assert e < comp.rdp_to_dp([alpha], [rho], dlt, method="classic")
 
 
@@ -524,3 +524,36 @@ def test_optimal_is_zero_when_delta_equals_the_mass_of_positive_losses_exactly()
         for eps in np.linspace(0.05, 2.5, 50):
             A = float(stats.binom.cdf(n - 1, k, 1 / (1 + math.exp(eps))))
             assert comp.optimal(float(eps), k, A) == 0.0
+
+
+def test_uv_pair_is_exact_at_large_epsilon():
+    """Regression (found by tests/test_props_composition.py): (1 - delta)(1 - p) lost log10(e^eps) digits,
+    so U and V at eps = 30 were (30, 1e-3)-indistinguishable instead of (30, 0)."""
+    from dpnotes import loss
+
+    u, v = comp.uv_pair(30.0)
+    assert u[1] / u[2] == pytest.approx(math.exp(30.0), rel=1e-15, abs=0)
+    assert loss.hockey_stick(u, v, 30.0) == 0.0
+    u, v = comp.uv_pair(800.0, 0.25)          # e^800 overflows: no error, the flip mass is 0
+    assert u.tolist() == [0.25, 0.75, 0.0, 0.0]
+
+
+def test_optimal_far_below_the_catastrophe_mass_is_inf_not_an_overflow():
+    """Regression (found by tests/test_props_composition.py): with 1 - (1 - d0)^k close to 1 and a much
+    smaller target, expm1 of k log(1/(1 - d0)) > 709.8 raised OverflowError instead of answering inf."""
+    assert comp.optimal(1e-4, 6737, 0.0, step_delta=0.1) == math.inf
+    assert comp.optimal(1e-4, 6737, 0.5, step_delta=0.1) == math.inf
+
+
+def test_optimal_delta_never_exceeds_one():
+    """Regression (found by tests/test_props_composition.py): at eps = 20, k = 442413 the log-space sum of
+    the masses rounded to 1.0000000000003."""
+    assert comp.optimal_delta(20.0, 442413, 0.0) <= 1.0
+    assert comp.optimal_delta(20.0, 442413, 0.0) == pytest.approx(1.0, rel=1e-12, abs=0)
+
+
+def test_optimal_never_exceeds_k_epsilon():
+    """Regression (found by tests/test_props_composition.py, thorough profile): with a target just above the
+    catastrophe mass the answer is just below the top breakpoint k eps, and rounding put it one ulp above."""
+    eps = 0.049787068367863944
+    assert comp.optimal(eps, 1, 1.000000000000001e-12, step_delta=1e-12) <= eps

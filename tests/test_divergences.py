@@ -279,3 +279,43 @@ def test_approx_max_divergence_with_delta_at_the_top_of_its_range():
 def test_more_bad_inputs(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+@pytest.mark.parametrize("alpha, eps", [(1 + 1e-9, 1e-6), (1.001, 0.0009118819655545162), (1.5, 1e-8),
+                                        (30.0, 0.02), (1.0001, 0.9), (1.000000001, 30.0), (1 + 1e-12, 3.0)])
+def test_laplace_renyi_keeps_its_digits_near_order_one_and_small_epsilon(alpha, eps):
+    """Regression (found by tests/test_props_divergences.py): the logaddexp form lost
+    log10(1/((alpha - 1) eps^2)) digits and gave -2e-9 for the true 5e-13 at alpha = 1 + 1e-9, eps = 1e-6.
+    Reference: the closed form at 50 digits."""
+    with mp.workdps(50):
+        a, e = mp.mpf(alpha), mp.mpf(eps)
+        ref = mp.log(a / (2 * a - 1) * mp.e ** ((a - 1) * e) + (a - 1) / (2 * a - 1) * mp.e ** (-a * e)) / (a - 1)
+    assert div.laplace_renyi(alpha, eps) == pytest.approx(float(ref), rel=1e-13, abs=0)
+
+
+def test_renyi_divergence_of_a_law_with_itself_is_zero_near_order_one():
+    """Regression (found by tests/test_props_divergences.py): sum p = 1 + 2e-16 in floats, and the log of
+    the sum divided by alpha - 1 = 1e-6 gave -1.1e-10, a negative divergence."""
+    w = np.array([0.7214883401940817, 0.5253543224757259, 0.31024187555895566])
+    p = w / w.sum()
+    for a in (1 + 1e-6, 1 - 1e-6, 1 + 1e-12, 1.3):
+        assert div.renyi_divergence(p, p, a) == 0.0
+    # order below 1 with almost all of P where q = 0: the sum is tiny, no log1p of a number near -1
+    assert div.renyi_divergence([0.0, 1e-300, 1.0], [0.0, 1.0, 0.0], 0.999999) == pytest.approx(
+        0.999999 * math.log(1e-300) / (0.999999 - 1), rel=1e-12)
+
+
+def test_approx_max_divergence_at_delta_zero_counts_a_tiny_event():
+    """Regression (found by tests/test_props_divergences.py): a fixed slack of 1e-15 in P(S) > delta dropped
+    an event of mass 1e-300 that q never produces, so the divergence came out 0 instead of inf."""
+    p, q = [0.0, 1e-300, 1.0 - 1e-300], [0.0, 0.0, 1.0]
+    assert div.approx_max_divergence(p, q, 0.0) == math.inf == div.max_divergence(p, q)
+
+
+@pytest.mark.parametrize("eps", [1.522997974471263e-08, 1e-4, 0.3, 0.999, 1.0, 7.0])
+def test_laplace_kl_keeps_its_digits_for_small_epsilon(eps):
+    """Regression (found by tests/test_props_divergences.py, thorough profile): eps + expm1(-eps) cancels
+    to eps^2/2 and lost log10(2/eps) digits (3e-8 relative at eps = 1.5e-8). Reference: 50 digits."""
+    with mp.workdps(50):
+        ref = float(mp.mpf(eps) - 1 + mp.e ** (-mp.mpf(eps)))
+    assert div.laplace_kl(eps) == pytest.approx(ref, rel=1e-15, abs=0)

@@ -367,3 +367,35 @@ def test_gaussian_epsilon_at_the_smallest_positive_delta(mu):
     assert 0 < e < hi
     with mp.workdps(60):
         assert mp.mpf("0.5") * mp.mpf(delta) <= mp_gaussian_delta(e, mu) < mp.mpf("1.5") * mp.mpf(delta)
+
+
+def test_gaussian_loss_tail_keeps_subnormal_values():
+    """Regression (found by tests/test_props_loss.py, thorough profile): scipy's ndtr returns 0 below
+    x = -37.5, so the tail Pr[L >= 1000] at mu = 20.72 (1.63e-314, a subnormal double) came out 0, below
+    gaussian_delta there (5.77e-315), against delta(eps) <= Pr[L >= eps]. Reference: 50-digit mpmath."""
+    mu = 20.723120306578686
+    assert loss.gaussian_loss_tail(1000.0, mu) == pytest.approx(1.6327219186266837e-314, rel=1e-6, abs=0)
+    assert loss.gaussian_delta(1000.0, mu) <= loss.gaussian_loss_tail(1000.0, mu)
+    # above the switch at x = -37 nothing changed: ndtr, correct to the last digit
+    assert loss.gaussian_loss_tail(0.5, 1.0) == 0.5
+
+
+def test_sums_of_masses_never_exceed_one():
+    """Regression (found by tests/test_props_loss.py, thorough profile): the masses of p on outcomes that
+    q never produces summed to 1.0000000000000002, a divergence above 1 that a caller's delta check refuses."""
+    w = np.array([0.7214883401940817, 0.5253543224757259, 0.31024187555895566, 0.0])
+    p = w / w.sum()
+    q = [0.0, 0.0, 0.0, 1.0]
+    assert math.fsum(p) == 1.0 and p.sum() > 1.0              # the float sum rounds up
+    assert loss.hockey_stick(p, q, 0.0) == 1.0
+    ell, prob = loss.privacy_loss(p, q)
+    assert loss.hockey_stick_from_loss(ell, prob, 3.0) == 1.0
+    assert loss.loss_tail(ell, prob, 3.0) == 1.0
+
+
+def test_gaussian_epsilon_is_accurate_when_it_is_tiny():
+    """Regression (found by tests/test_peers_gaussian.py against mpmath): brentq's absolute tolerance 1e-15
+    was 2.5e-9 of the root eps = 3.9e-7 at sigma = 1e7, delta = 1e-12, so the profile there sat 4e-9 above
+    delta. Reference: the profile at 50 digits."""
+    e = loss.gaussian_epsilon(1e-12, 1e-7)
+    assert float(mp_gaussian_delta(e, 1e-7)) == pytest.approx(1e-12, rel=1e-11, abs=0)

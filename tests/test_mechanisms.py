@@ -30,6 +30,24 @@ def test_rr_epsilon_of_a_keep_probability_below_one_half(p):
     assert mech.rr_epsilon(float(p)) == pytest.approx(mech.rr_epsilon(float(1 - p)), rel=1e-14, abs=0)
 
 
+@pytest.mark.parametrize("p", [0.5078125, 0.5 + 2**-33, 0.5 - 2**-40, 0.25, 0.75, 0.7499999999999999])
+def test_rr_epsilon_keeps_every_digit_near_one_half(p):
+    """Regression (found by tests/test_props_mechanisms.py, thorough profile): log p - log(1 - p)
+    cancels near p = 1/2 and lost digits (22 ulps at p = 0.5078125; 7 digits left at p = 1/2 + 2^-33).
+    Reference: 40-digit mpmath on the exact binary value of p."""
+    with mp.workdps(40):
+        ref = float(abs(mp.log(mp.mpf(p) / (1 - mp.mpf(p)))))
+    assert mech.rr_epsilon(p) == pytest.approx(ref, rel=2 * np.finfo(float).eps, abs=0)
+
+
+def test_rr_matrix_flip_probability_is_exact_at_large_epsilon():
+    """Regression (found by tests/test_props_composition.py on the same formula in uv_pair): 1 - p lost
+    log10(e^eps) digits, so at eps = 30 the likelihood ratio was e^eps off by 0.1 %."""
+    m = mech.rr_matrix(30.0)
+    assert m[0, 0] / m[0, 1] == pytest.approx(math.exp(30.0), rel=1e-15, abs=0)
+    assert m[0, 1] == pytest.approx(1.0 / (1.0 + math.exp(30.0)), rel=1e-15, abs=0)
+
+
 def test_rr_keep_probability_large_epsilon_is_stable():
     assert mech.rr_keep_probability(800.0) == 1.0  # no overflow
     assert mech.rr_keep_probability(0.0) == 0.5
@@ -395,7 +413,7 @@ def test_gaussian_mechanism_covariance():
         (lambda: mech.laplace_epsilon(-2.0), "scale must be > 0"),
         (lambda: mech.laplace_mechanism(1.0, -1.0, np.random.default_rng(0)), "epsilon must be > 0"),
         (lambda: mech.laplace_mechanism(1.0, 1.0, None), "rng must be"),
-        (lambda: mech.laplace_mechanism(np.inf, 1.0, np.random.default_rng(0)), "value must be finite"),
+        (lambda: mech.laplace_mechanism(np.inf, 1.0, np.random.default_rng(0)), "value must have finite entries"),
         (lambda: mech.gaussian_mechanism(1.0, 0.0, np.random.default_rng(0)), "sigma must be > 0"),
         (lambda: mech.gaussian_mechanism([1.0, 2.0], 1.0, np.random.default_rng(0), cov=np.eye(3)), "cov must be"),
         (lambda: mech.gaussian_mechanism([[1.0]], 1.0, np.random.default_rng(0), cov=np.eye(1)), "value must be a 1-D"),
@@ -424,8 +442,21 @@ def test_new_functions_bad_inputs(call, match):
         (lambda: mech.gaussian_sigma(1.0, 0.0, method="analytic"), "delta must be in (0, 1) for the Gaussian mechanism, got 0"),
         (lambda: list(mech.replace_one_neighbours((0,), ())), "domain must contain at least one value, got an empty domain"),
         (lambda: mech.laplace_epsilon(2.0, sensitivity=0.0), "sensitivity must be > 0, got 0"),
-        (lambda: mech.laplace_mechanism(np.inf, 1.0, np.random.default_rng(0)), "value must be finite"),
-        (lambda: mech.gaussian_mechanism([np.nan], 1.0, np.random.default_rng(0)), "value must be finite"),
+        (lambda: mech.laplace_mechanism(np.inf, 1.0, np.random.default_rng(0)), "value must have finite entries, got inf"),
+        (lambda: mech.gaussian_mechanism([np.nan], 1.0, np.random.default_rng(0)),
+         "value must have finite entries, got nan"),
+        # issue 22: a string used to surface as numpy's "could not convert string to float"
+        (lambda: mech.laplace_mechanism("a", 1.0, np.random.default_rng(0)),
+         "value must be a real number or an array of real numbers, got 'a'"),
+        (lambda: mech.gaussian_mechanism(["1", 2.0], 1.0, np.random.default_rng(0)),
+         "value must be a real number or an array of real numbers, got ['1', 2.0]"),
+        (lambda: mech.gaussian_mechanism([1.0, 2.0], 1.0, np.random.default_rng(0), cov="a"),
+         "cov must be a real number or an array of real numbers, got 'a'"),
+        (lambda: mech.mahalanobis_sensitivity([["x", 0.0]], np.eye(2)),
+         "differences must be a real number or an array of real numbers, got [['x', 0.0]]"),
+        (lambda: mech.sensitivity(lambda x: "many", 2, (0, 1)),
+         "query must return a finite real number or 1-D array on every data set; on (0, 0): "
+         "query must be a real number or an array of real numbers, got 'many'"),
         (lambda: mech.gaussian_mechanism(1.0, 1.0, 7),
          "rng must be a numpy.random.Generator (use numpy.random.default_rng(seed)), got int"),
         (lambda: mech.gaussian_mechanism([1.0, 2.0], 1.0, np.random.default_rng(0), cov=[[1.0, 0.0], [0.0, 1.0], [0.0, 0.0]]),
@@ -461,10 +492,20 @@ def test_replace_one_neighbours_of_a_one_value_domain_is_empty():
     assert list(mech.replace_one_neighbours((0, 0, 0), (0,))) == []
 
 
-def test_randomized_response_log_pmf_when_the_keep_probability_is_one():
-    # eps = 800: p = 1.0 in floats; agreeing outputs have log-probability 0, others -inf (not an error)
+def test_randomized_response_log_pmf_when_the_keep_probability_rounds_to_one():
+    """Regression (found by tests/test_props_mechanisms.py): from eps = 36.7 on, p = e^eps/(1+e^eps)
+    rounds to 1.0, and the log-pmf used to call every output with a flipped bit impossible (-inf),
+    an infinite privacy loss for an eps-DP mechanism. The exact values are -eps per flip (up to
+    log(1 + e^-eps), below rounding here)."""
     logp = mech.randomized_response_log_pmf([[1, 1], [1, 0], [0, 0]], [1, 1], 800.0)
-    assert logp.tolist() == [0.0, -math.inf, -math.inf]
+    assert logp.tolist() == [0.0, -800.0, -1600.0]
+    # eps = 40: neighbours' log-probabilities differ by exactly eps at every output
+    ys = np.array([[0, 0], [0, 1], [1, 0], [1, 1]])
+    gap = mech.randomized_response_log_pmf(ys, [0, 1], 40.0) - mech.randomized_response_log_pmf(ys, [1, 1], 40.0)
+    assert np.allclose(np.abs(gap), 40.0, rtol=1e-15, atol=0)
+    # eps = 30: 1 - p from a rounded p is off by about 1e-3 relative; the exact log(1-p) is -30 - log1p(e^-30)
+    assert mech.randomized_response_log_pmf([0], [1], 30.0) == pytest.approx(-30.0 - math.log1p(math.exp(-30.0)),
+                                                                              rel=1e-15)
 
 
 def test_mechanisms_accept_exact_rationals_and_booleans():
@@ -511,3 +552,12 @@ def test_gaussian_log_delta_both_forms_against_mpmath(eps, mu):
     if gap > 0.05:                      # the closed form keeps its digits here
         closed = mech._gaussian_log_delta(mu, eps, integral_below=1e-300)
         assert closed == pytest.approx(log_ref, rel=1e-14, abs=1e-14)
+
+
+@pytest.mark.parametrize("scale", [1e200, 1e-200, 2.2250738585e-313])
+def test_two_norm_sensitivities_neither_overflow_nor_underflow(scale):
+    """Regression (found by tests/test_props_mechanisms.py, thorough profile): numpy's 2-norm squares the
+    entries, so a count scaled by 1e200 had sensitivity inf and one scaled by 1e-200 had 0."""
+    assert mech.sensitivity(lambda x: scale * sum(x), 2, (0, 1), ord=2) == pytest.approx(scale, rel=1e-15, abs=0)
+    got = mech.mahalanobis_sensitivity([[3 * scale, 4 * scale]], np.eye(2))
+    assert got == pytest.approx(5 * scale, rel=1e-15, abs=0)

@@ -683,3 +683,17 @@ def test_neighbour_pairs_name_the_bad_argument_and_accept_a_gap_of_exactly_one()
     assert math.isfinite(value) and value > 0.0
     with pytest.raises(ValueError, match=r"^answers and answers_prime must differ by at most 1"):
         svt.max_log_ratio([1.0 + 1e-9, 0.0], [0.0, 0.0], 0.0, 0.7)
+
+
+def test_advanced_per_query_epsilon_is_accurate_when_it_is_tiny():
+    """Regression (found by tests/test_props_svt.py): brentq's absolute tolerance 1e-15 was a relative
+    7e-8 of e0 = 1.35e-8 (eps = 1e-4, k = 1e6, delta' = 1e-12): the round trip missed eps by 6e-10."""
+    e0 = svt.advanced_per_query_epsilon(1e-4, 10**6, 1e-12)
+    assert composition.advanced(e0, 10**6, 1e-12)[0] == pytest.approx(1e-4, rel=1e-14, abs=0)
+
+
+def test_accuracy_failure_probability_is_never_negative():
+    """Regression (found by tests/test_props_svt.py, thorough profile): at k = 1, eps = 1, beta = 1e-9 the
+    success probability integrates to 1 + 2e-16 and the failure probability came out -2.2e-16."""
+    fail = svt.accuracy_failure_probability(1, 1.0, svt.accuracy_alpha(1, 1.0, 1e-9))
+    assert 0.0 <= fail <= 1e-9 + 1e-11

@@ -7,7 +7,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from dpnotes import tradeoff
+from dpnotes import loss, tradeoff
 
 
 def test_error_pairs_by_hand():
@@ -135,7 +135,7 @@ def test_region_contains_exactly_the_tests_of_an_eps_dp_pair():
         (lambda: tradeoff.optimal_tradeoff([0.5, 0.6], [0.5, 0.5]), "p must sum to 1"),
         (lambda: tradeoff.region_lower_boundary([0.5], -1.0), "epsilon must be >= 0"),
         (lambda: tradeoff.region_lower_boundary([0.5], 1.0, 1.0), r"delta must be in \[0, 1\)"),
-        (lambda: tradeoff.region_lower_boundary([1.5], 1.0), r"alpha must lie in \[0, 1\]"),
+        (lambda: tradeoff.region_lower_boundary([1.5], 1.0), r"alpha must have entries in \[0, 1\], got 1.5"),
         (lambda: tradeoff.in_privacy_region([0.1, 0.2], [0.1], 1.0), "same shape"),
     ],
 )
@@ -151,8 +151,14 @@ def test_bad_inputs(call, match):
         (lambda: tradeoff.in_privacy_region([0.5], [0.5], 1.0, 1.5), "delta must be in [0, 1), got 1.5"),
         (lambda: tradeoff.region_lower_boundary([0.5], -0.5), "epsilon must be >= 0, got -0.5"),
         (lambda: tradeoff.region_lower_boundary([0.5], 1.0, -0.1), "delta must be in [0, 1), got -0.1"),
-        (lambda: tradeoff.region_lower_boundary([np.nan], 1.0), "alpha must lie in [0, 1]"),
-        (lambda: tradeoff.region_lower_boundary([-0.1], 1.0), "alpha must lie in [0, 1]"),
+        (lambda: tradeoff.region_lower_boundary([np.nan], 1.0), "alpha must have finite entries, got nan"),
+        (lambda: tradeoff.region_lower_boundary([-0.1], 1.0), "alpha must have entries in [0, 1], got -0.1"),
+        # issue 22: a string used to surface as numpy's "could not convert string to float"
+        (lambda: tradeoff.region_lower_boundary("a", 1.0),
+         "alpha must be a real number or an array of real numbers, got 'a'"),
+        (lambda: tradeoff.in_privacy_region([0.5], ["b"], 1.0), "beta must be a real number or an array of real numbers, got ['b']"),
+        (lambda: tradeoff.in_privacy_region([0.5], [np.inf], 1.0), "beta must have finite entries, got inf"),
+        (lambda: tradeoff.in_privacy_region([0.5], [0.5], 1.0, tol=-1e-3), "tol must be >= 0, got -0.001"),
         (lambda: tradeoff.in_privacy_region([0.1, 0.2], [0.1], 1.0), "alpha and beta must have the same shape, got (2,) and (1,)"),
     ],
 )
@@ -232,3 +238,32 @@ def test_error_pairs_accepts_exactly_up_to_the_maximum_number_of_outcomes(monkey
     assert np.allclose(pairs[:, 1], 1 - r / 3, atol=1e-12, rtol=0)
     with pytest.raises(ValueError, match="^p must have at most 3 outcomes for enumeration, got 4$"):
         tradeoff.error_pairs(np.full(4, 0.25), np.full(4, 0.25))
+
+
+def test_error_pairs_are_rates_in_the_unit_interval_after_rounding():
+    """Regression (found by tests/test_props_tradeoff.py, thorough profile): p = w / w.sum() sums to
+    1.0000000000000002 in floats, and the test that rejects everything had that false-positive rate, which
+    region_lower_boundary then refused as outside [0, 1]."""
+    w = np.array([0.7214883401940817, 0.5253543224757259, 0.31024187555895566])
+    p = w / w.sum()
+    assert p.sum() > 1.0
+    errs = tradeoff.error_pairs(p, [0.0, 0.0, 1.0])
+    assert errs.min() >= 0.0 and errs.max() <= 1.0
+    assert errs[-1].tolist() == [1.0, 0.0]
+    assert tradeoff.region_lower_boundary(errs[:, 0], 0.5).shape == (8,)
+
+
+def test_a_tiny_false_negative_rate_keeps_its_digits():
+    """Regression (found by tests/test_props_tradeoff.py, thorough profile): beta was 1 - (mass rejected),
+    which is 2.2e-16 for the true 2.3195e-16 here; at eps = 20 the DP inequality multiplies beta by e^20,
+    and the pair's own tests fell outside its exact (eps, delta) region. Beta is now the mass kept."""
+    p = np.array([0.0, 0.5, 0.0, 0.0, 0.5])
+    q = np.array([0.0, 1.0, 0.0, 0.0, 2.3195228302435694e-16])
+    q = q / q.sum()
+    errs = tradeoff.error_pairs(p, q)
+    rejects_1 = errs[2]                                   # the region {1}: alpha = p[1], beta = q[4]
+    assert rejects_1[0] == 0.5 and rejects_1[1] == pytest.approx(q[4], rel=1e-15, abs=0)
+    delta = max(loss.hockey_stick(p, q, 20.0), loss.hockey_stick(q, p, 20.0))
+    assert tradeoff.in_privacy_region(errs[:, 0], errs[:, 1], 20.0, delta, tol=1e-15).all()
+    a, b = tradeoff.optimal_tradeoff(p, q)
+    assert b[1] == pytest.approx(q[4], rel=1e-15, abs=0)

@@ -58,6 +58,12 @@ __all__ = [
     "one_run_guesses",
     "OneRunResult",
     "one_run_audit",
+    "simultaneous_error_bounds",
+    "gdp_mu_from_errors",
+    "gdp_mu_lower_bound",
+    "gdp_epsilon_lower_bound",
+    "tradeoff_epsilon_lower_bound",
+    "nested_tests_exceedance",
 ]
 
 
@@ -1330,3 +1336,402 @@ def one_run_audit(run, n_canaries, *, n_positive, n_negative, rng, delta=0.0, co
     correct = int(np.count_nonzero((guesses == 1) & included) + np.count_nonzero((guesses == -1) & ~included))
     eps = one_run_epsilon(m, kp + kn, correct, delta=delta, confidence=confidence)
     return OneRunResult(eps, m, kp + kn, correct, confidence, delta)
+
+
+# ---- Gaussian-DP and f-DP auditing ---------------------------------------------------
+# (issue 23) Bounds that read a trade-off curve, not a single (epsilon, delta) point, from
+# error counts: the Gaussian-DP parameter mu of Nasr et al. (2023) and the bound that uses
+# several tests of the same runs at once. Everything below uses one confidence region, the
+# Clopper--Pearson box of every test's two error rates with a Bonferroni split over all of them.
+def _count_vector(name: str, value, total_name: str, total: int) -> np.ndarray:
+    """``value``: one count or a 1-D array of counts, each an integer in ``[0, total]``, as int64."""
+    arr = _real_array(name, value)
+    if arr.ndim > 1 or arr.size == 0:
+        raise ValueError(f"{name} must be a count or a non-empty 1-D array of counts, got shape {arr.shape}")
+    arr = np.atleast_1d(arr)
+    bad = (arr < 0) | (arr > total) | (arr != np.floor(arr))
+    if np.any(bad):
+        raise ValueError(f"{name} must hold integers in [0, {total_name}] = [0, {total}], "
+                         f"got {arr[bad][0]!r}")
+    return arr.astype(np.int64)
+
+
+def _box(false_positives, n_negatives, false_negatives, n_positives, confidence):
+    n_neg = check_integer("n_negatives", n_negatives, low=1)
+    n_pos = check_integer("n_positives", n_positives, low=1)
+    fp = _count_vector("false_positives", false_positives, "n_negatives", n_neg)
+    fn = _count_vector("false_negatives", false_negatives, "n_positives", n_pos)
+    if fp.shape != fn.shape:
+        raise ValueError(f"false_positives and false_negatives must have the same length (one pair per "
+                         f"test), got {fp.size} and {fn.size}")
+    level = (1.0 - _confidence(confidence)) / (2.0 * fp.size)
+    return (np.atleast_1d(clopper_pearson_upper(fp, n_neg, level)),
+            np.atleast_1d(clopper_pearson_upper(fn, n_pos, level)))
+
+
+def simultaneous_error_bounds(false_positives, n_negatives, false_negatives, n_positives, *,
+                              confidence=0.95) -> tuple[np.ndarray, np.ndarray]:
+    r"""Upper confidence bounds on the error rates of :math:`k` tests that hold all at once.
+
+    Test :math:`j` (a set :math:`S_j` of outputs called :math:`x'`, fixed before the counted
+    runs) erred on ``false_positives[j]`` of ``n_negatives`` runs on :math:`x` and on
+    ``false_negatives[j]`` of ``n_positives`` runs on :math:`x'`; the :math:`k` tests may score the
+    same runs (thresholds of one score, say). Each of the :math:`2k` rates gets its
+    :func:`clopper_pearson_upper` bound at level :math:`(1 - c)/(2k)`, :math:`c` = ``confidence``.
+    By the union bound (Bonferroni) the event that every rate lies below its bound has
+    probability at least :math:`c`, whatever the dependence between the tests: this box is the
+    confidence region from which :func:`tradeoff_epsilon_lower_bound` and
+    :func:`gdp_mu_lower_bound` read their bounds. With :math:`k = 1` it is the region of
+    :func:`epsilon_lower_bound`.
+
+    Parameters
+    ----------
+    false_positives, false_negatives : int or array_like of int
+        One count per test (1-D, the same length :math:`k \ge 1`), in ``[0, n_negatives]`` and
+        ``[0, n_positives]``.
+    n_negatives, n_positives : int
+        Runs on :math:`x` and on :math:`x'`, ``>= 1``.
+    confidence : float
+        In ``(0, 1)``.
+
+    Returns
+    -------
+    (p_bar, q_bar) : tuple of numpy.ndarray
+        The bounds on the false-positive and false-negative rates, shape ``(k,)``.
+
+    Raises
+    ------
+    ValueError
+        If a count is not an integer in its range, the two count arrays differ in length, a
+        number of runs is below 1, or ``confidence`` is not in ``(0, 1)``.
+
+    Examples
+    --------
+    With one test the box is :func:`epsilon_lower_bound`'s; with four, each bound is taken at a
+    quarter of the level and is larger:
+
+    >>> a = (1 - 0.95) / 2
+    >>> p1, q1 = simultaneous_error_bounds(30, 1000, 600, 1000)
+    >>> bool(p1[0] == clopper_pearson_upper(30, 1000, a) and q1[0] == clopper_pearson_upper(600, 1000, a))
+    True
+    >>> p4, q4 = simultaneous_error_bounds([30, 80, 150, 300], 1000, [600, 450, 330, 170], 1000)
+    >>> bool(p4[0] == clopper_pearson_upper(30, 1000, a / 4) > p1[0])
+    True
+    """
+    return _box(false_positives, n_negatives, false_negatives, n_positives, confidence)
+
+
+def gdp_mu_from_errors(alpha, beta):
+    r"""The :math:`\mu` of the Gaussian trade-off curve through the error pair :math:`(\alpha, \beta)`.
+
+    :math:`\mu`-GDP (:cite:`dong2022gaussian`) requires every test to have
+    :math:`\beta \ge G_\mu(\alpha) = \Phi(\Phi^{-1}(1 - \alpha) - \mu)`. Since :math:`\Phi` is
+    increasing, this is :math:`\Phi^{-1}(\beta) \ge \Phi^{-1}(1-\alpha) - \mu`, that is
+
+    .. math:: \mu \;\ge\; \Phi^{-1}(1 - \alpha) + \Phi^{-1}(1 - \beta) = -\Phi^{-1}(\alpha) - \Phi^{-1}(\beta),
+
+    and the right-hand side, returned here, is the smallest :math:`\mu` whose curve passes
+    below or through the pair. It is symmetric in :math:`\alpha, \beta` (the test read in the
+    other direction, :math:`x'` against :math:`x`, has the pair swapped) and decreasing in both;
+    negative when :math:`\alpha + \beta > 1` (a test that does worse than a coin). Written with
+    :math:`-\Phi^{-1}(\alpha)` (``scipy.special.ndtri``) rather than :math:`\Phi^{-1}(1-\alpha)`,
+    which loses every digit of a small :math:`\alpha`.
+
+    Parameters
+    ----------
+    alpha, beta : float or array_like
+        Error rates in ``[0, 1]`` (broadcast together). A rate 0 gives ``+inf`` (no Gaussian curve
+        passes below it), a rate 1 gives ``-inf``; the two together are refused.
+
+    Returns
+    -------
+    float or numpy.ndarray
+
+    Raises
+    ------
+    ValueError
+        If a rate is not a number in ``[0, 1]``, or a pair has one rate 0 and the other 1.
+
+    Examples
+    --------
+    The Gaussian mechanism with :math:`\mu = 1.5` (outputs :math:`N(0,1)` on :math:`x`,
+    :math:`N(1.5,1)` on :math:`x'`): the test "output > t" has :math:`\alpha = \Phi(-t)` and
+    :math:`\beta = \Phi(t - 1.5)`, on :math:`G_{1.5}` for every threshold :math:`t`:
+
+    >>> from scipy.stats import norm
+    >>> [round(float(gdp_mu_from_errors(norm.sf(t), norm.cdf(t - 1.5))), 12) for t in (-1.0, 0.5, 3.0)]
+    [1.5, 1.5, 1.5]
+    >>> float(gdp_mu_from_errors(0.5, 0.5)), float(gdp_mu_from_errors(0.0, 0.3))
+    (0.0, inf)
+    """
+    a = _real_array("alpha", alpha)
+    b = _real_array("beta", beta)
+    for name, arr in (("alpha", a), ("beta", b)):
+        if np.any((arr < 0) | (arr > 1)):
+            raise ValueError(f"{name} must be in [0, 1], got {alpha if name == 'alpha' else beta!r}")
+    try:
+        a, b = np.broadcast_arrays(a, b)
+    except ValueError:
+        raise ValueError(f"alpha and beta must have shapes that broadcast, got {a.shape} and {b.shape}") from None
+    if np.any(((a == 0) & (b == 1)) | ((a == 1) & (b == 0))):
+        raise ValueError("alpha and beta must not be 0 and 1 together: -inf + inf has no value")
+    out = 0.0 - special.ndtri(a) - special.ndtri(b)        # 0.0 - ...: no -0.0 at alpha = beta = 1/2
+    return float(out) if out.ndim == 0 else out
+
+
+def gdp_mu_lower_bound(false_positives, n_negatives, false_negatives, n_positives, confidence=0.95) -> float:
+    r"""A lower confidence bound on the Gaussian-DP parameter :math:`\mu` from error counts.
+
+    The method of :cite:`nasr2023tight` (their conversion of an audit's error rates through
+    Gaussian DP), for one test or for :math:`k` tests at once. With the simultaneous box
+    :math:`\bar\alpha_j, \bar\beta_j` of :func:`simultaneous_error_bounds` (level
+    :math:`(1-c)/(2k)` each), the result is
+
+    .. math:: \hat\mu = \max\Bigl(0,\ \max_j \bigl[-\Phi^{-1}(\bar\alpha_j) - \Phi^{-1}(\bar\beta_j)\bigr]\Bigr),
+
+    the smallest :math:`\mu` whose curve :math:`G_\mu` no point of the box lies below
+    (:func:`gdp_mu_from_errors` of the box's corner, the point most favourable to privacy).
+    **Soundness**: if the mechanism is :math:`\mu`-GDP on this pair, then with probability at
+    least ``confidence`` every rate lies in its box, so
+    :math:`\hat\mu \le \max_j \mu(\alpha_j, \beta_j) \le \mu` (the function decreases in both
+    rates, and every test of a :math:`\mu`-GDP pair has :math:`\mu(\alpha, \beta) \le \mu`). No
+    assumption on the shape of the mechanism's trade-off curve is needed for this bound on
+    :math:`\mu`; only its translation into :math:`\varepsilon` (:func:`gdp_epsilon_lower_bound`)
+    needs one. Each test's direction is fixed by its counts: the bound never takes
+    :math:`|\mu|` of a test that does worse than a coin (that would need *lower* bounds on its
+    rates, which this box does not give); to try both directions, pass both tests, the second
+    with counts ``n_negatives - false_positives`` and ``n_positives - false_negatives``.
+
+    Parameters
+    ----------
+    false_positives, false_negatives : int or array_like of int
+        One count per test, fixed before the runs were counted (1-D, the same length).
+    n_negatives, n_positives : int
+        Runs on :math:`x` and on :math:`x'`, ``>= 1``.
+    confidence : float
+        In ``(0, 1)``.
+
+    Returns
+    -------
+    float
+        :math:`\hat\mu \ge 0`.
+
+    Raises
+    ------
+    ValueError
+        As :func:`simultaneous_error_bounds`.
+
+    Examples
+    --------
+    The Gaussian mechanism with :math:`\mu = 0.5`, test "output > 0.25" (both rates
+    :math:`\Phi(-0.25) \approx 0.401`), with counts equal to their expectations on 100 000 runs:
+
+    >>> from scipy.stats import norm
+    >>> k = round(100_000 * norm.sf(0.25))
+    >>> mu_hat = gdp_mu_lower_bound(k, 100_000, k, 100_000)
+    >>> 0.48 < mu_hat < 0.5
+    True
+    >>> gdp_mu_lower_bound(50_000, 100_000, 50_000, 100_000)     # a coin: nothing to show
+    0.0
+    """
+    p_bar, q_bar = _box(false_positives, n_negatives, false_negatives, n_positives, confidence)
+    mu = -special.ndtri(p_bar) - special.ndtri(q_bar)        # p_bar, q_bar in (0, 1]: never inf - inf
+    return float(max(0.0, float(np.max(mu))))
+
+
+def gdp_epsilon_lower_bound(false_positives, n_negatives, false_negatives, n_positives, delta,
+                            confidence=0.95) -> float:
+    r"""The :math:`\varepsilon(\delta)` of the Gaussian curve with :math:`\mu =` :func:`gdp_mu_lower_bound`.
+
+    Returns :math:`\varepsilon_{G}(\delta; \hat\mu)`, the exact :math:`\varepsilon` at which a
+    :math:`\hat\mu`-GDP pair (the Gaussian mechanism with :math:`\Delta/\sigma = \hat\mu`) has
+    privacy profile :math:`\delta` (:func:`dpnotes.loss.gaussian_epsilon`, the profile of
+    :cite:`balle2018improving`), as :cite:`nasr2023tight` do. **This is a lower bound on the
+    mechanism's** :math:`\varepsilon(\delta)` **only if its trade-off curve on this pair is
+    Gaussian**, :math:`T = G_{\mu_0}` for some :math:`\mu_0`: then its profile is the Gaussian's
+    at :math:`\mu_0` (a profile is a function of the trade-off curve), :math:`\hat\mu \le \mu_0`
+    with probability at least ``confidence``, and :math:`\varepsilon_G(\delta; \mu)` increases
+    in :math:`\mu`. For a mechanism whose curve is not Gaussian the value can exceed the true
+    :math:`\varepsilon(\delta)` at every confidence (randomized response is the auditing chapter's
+    example); :func:`tradeoff_epsilon_lower_bound` needs no such assumption.
+
+    Parameters
+    ----------
+    false_positives, n_negatives, false_negatives, n_positives, confidence
+        As :func:`gdp_mu_lower_bound`.
+    delta : float
+        In ``(0, 1)``: at :math:`\delta = 0` a Gaussian curve has :math:`\varepsilon = \infty`.
+
+    Returns
+    -------
+    float
+        ``0`` when :math:`\hat\mu = 0`.
+
+    Raises
+    ------
+    ValueError
+        As :func:`gdp_mu_lower_bound`, or if ``delta`` is not in ``(0, 1)``.
+
+    Examples
+    --------
+    The example of :func:`gdp_mu_lower_bound`, at :math:`\delta = 10^{-5}`; the exact
+    :math:`\varepsilon` of :math:`\mu = 0.5` there is 1.99:
+
+    >>> from scipy.stats import norm
+    >>> from dpnotes.loss import gaussian_epsilon
+    >>> k = round(100_000 * norm.sf(0.25))
+    >>> e = gdp_epsilon_lower_bound(k, 100_000, k, 100_000, 1e-5)
+    >>> round(gaussian_epsilon(1e-5, 0.5), 2), 1.9 < e < gaussian_epsilon(1e-5, 0.5)
+    (1.99, True)
+    """
+    from .loss import gaussian_epsilon
+
+    delta = check_in_range("delta", delta, 0.0, 1.0, low_inclusive=False, high_inclusive=False)
+    mu = gdp_mu_lower_bound(false_positives, n_negatives, false_negatives, n_positives, confidence)
+    return 0.0 if mu == 0.0 else float(gaussian_epsilon(delta, mu))
+
+
+def tradeoff_epsilon_lower_bound(false_positives, n_negatives, false_negatives, n_positives, delta=0.0,
+                                 confidence=0.95):
+    r"""A lower bound on :math:`\varepsilon(\delta)` from several tests at once, for one or many :math:`\delta`.
+
+    :math:`(\varepsilon, \delta)`-DP on a pair is :math:`f`-DP with the piecewise-linear curve
+    :math:`f_{\varepsilon,\delta}(\alpha) = \max(0, 1 - \delta - e^{\varepsilon}\alpha,
+    e^{-\varepsilon}(1 - \delta - \alpha))` (:cite:`kairouz2015composition`, :cite:`dong2022gaussian`).
+    A box corner :math:`(\bar\alpha_j, \bar\beta_j)` of :func:`simultaneous_error_bounds` that lies
+    below :math:`f_{\varepsilon,\delta}` rejects that :math:`\varepsilon`; the rejected
+    :math:`\varepsilon` of one corner are those below :func:`epsilon_lower_bound`'s formula, so the
+    result is
+
+    .. math:: \hat\varepsilon(\delta) = \max\Bigl(0,\ \max_j \max\Bigl(\log\frac{1-\delta-\bar\beta_j}{\bar\alpha_j},\ \log\frac{1-\delta-\bar\alpha_j}{\bar\beta_j}\Bigr)\Bigr),
+
+    a term dropped where its numerator is :math:`\le 0`. **Soundness, simultaneous in**
+    :math:`\delta`: on the event of probability at least ``confidence`` that every rate lies in
+    its box, :math:`f_{\varepsilon(\delta),\delta}(\bar\alpha_j) \le f_{\varepsilon(\delta),\delta}(\alpha_j)
+    \le \beta_j \le \bar\beta_j` for every test and every :math:`\delta`, so no true
+    :math:`\varepsilon(\delta)` is rejected: :math:`\hat\varepsilon(\delta) \le \varepsilon(\delta)`
+    for all :math:`\delta` at once. With one test this is :func:`epsilon_lower_bound`. More tests
+    reach more of the curve; each costs a stricter level for all (the Bonferroni split over
+    :math:`2k` rates).
+
+    Parameters
+    ----------
+    false_positives, n_negatives, false_negatives, n_positives, confidence
+        As :func:`simultaneous_error_bounds`.
+    delta : float or array_like
+        In ``[0, 1)``; an array gives the bound at each :math:`\delta`, all from one confidence event.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The bound (natural log, ``>= 0``), an array of ``delta``'s shape when ``delta`` is one.
+
+    Raises
+    ------
+    ValueError
+        As :func:`simultaneous_error_bounds`, or if a ``delta`` is not in ``[0, 1)``.
+
+    Examples
+    --------
+    >>> tradeoff_epsilon_lower_bound(30, 1000, 600, 1000) == epsilon_lower_bound(30, 1000, 600, 1000)
+    True
+    >>> fp, fn = [30, 80, 150], [600, 450, 330]
+    >>> b = tradeoff_epsilon_lower_bound(fp, 1000, fn, 1000, delta=[0.0, 0.1])
+    >>> b.shape, bool(b[0] > b[1])
+    ((2,), True)
+    """
+    d = _real_array("delta", delta)
+    if np.any((d < 0) | (d >= 1)):
+        raise ValueError(f"delta must be in [0, 1), got {delta!r}")
+    p_bar, q_bar = _box(false_positives, n_negatives, false_negatives, n_positives, confidence)
+    out = _bound_from_upper(p_bar, q_bar, d[..., None]).max(axis=-1)
+    return float(out) if out.ndim == 0 else out
+
+
+def nested_tests_exceedance(cdf_x, cdf_x_prime, n_negatives, n_positives, point_exceeds) -> float:
+    r"""Exact probability that some test of a family of thresholds gives a bound above a value.
+
+    The tests are :math:`S_j = \{y > t_j\}` for thresholds :math:`t_1 < \dots < t_k` of a real
+    output (or score), all scored on the same runs: ``n_negatives`` runs on :math:`x`, whose law
+    has :math:`\Pr[y \le t_j]` = ``cdf_x[j]``, and ``n_positives`` on :math:`x'` (``cdf_x_prime``).
+    Test :math:`j` has :math:`\mathrm{FP}_j = \#\{x\text{-runs} > t_j\}` and
+    :math:`\mathrm{FN}_j = \#\{x'\text{-runs} \le t_j\}`: the counts of different tests are
+    dependent. ``point_exceeds(fp, fn)`` says, for a test with those counts, whether its bound
+    exceeds the value of interest (for instance the true :math:`\varepsilon`); it receives integer
+    arrays of shapes ``(n_negatives + 1, 1)`` and ``(1, n_positives + 1)`` and returns the
+    broadcast boolean array. The result is :math:`\Pr[\exists j:` ``point_exceeds``
+    :math:`(\mathrm{FP}_j, \mathrm{FN}_j)]`, the probability that a bound which takes the largest of
+    the tests' bounds (:func:`tradeoff_epsilon_lower_bound`, :func:`gdp_mu_lower_bound`) exceeds it.
+
+    Computed exactly, without simulation: the counts :math:`A_j = \#\{x\text{-runs} \le t_j\}`
+    form a Markov chain, :math:`A_{j+1} - A_j \mid A_j \sim \mathrm{Bin}(n - A_j,\
+    (F_{j+1} - F_j)/(1 - F_j))`, independent of the chain of the :math:`x'`-runs; the mass of the
+    pairs :math:`(A_j, B_j)` on which no test has exceeded yet is carried from threshold to
+    threshold by two binomial transition matrices (``scipy.stats.binom``), :math:`O(k n^3)` work.
+    Hand-written because no library sums this union over dependent tests.
+
+    Parameters
+    ----------
+    cdf_x, cdf_x_prime : array_like
+        1-D, the same length :math:`k \ge 1`, non-decreasing, in ``[0, 1]``.
+    n_negatives, n_positives : int
+        In ``[1, 2000]`` (the transition matrices are dense).
+    point_exceeds : callable
+        As above.
+
+    Returns
+    -------
+    float
+        In ``[0, 1]``.
+
+    Raises
+    ------
+    ValueError
+        If the CDF arrays are not of that form, a number of runs is out of range, or
+        ``point_exceeds`` does not return a boolean array of the broadcast shape.
+
+    Examples
+    --------
+    One threshold: the union is one event, and its probability is a double sum of binomial
+    probabilities:
+
+    >>> fx, fxp = [0.6], [0.3]
+    >>> exceeds = lambda fp, fn: fp + fn <= 5
+    >>> k0, k1 = np.arange(11)[:, None], np.arange(11)[None, :]
+    >>> direct = (stats.binom.pmf(k0, 10, 0.4) * stats.binom.pmf(k1, 10, 0.3) * (k0 + k1 <= 5)).sum()
+    >>> math.isclose(nested_tests_exceedance(fx, fxp, 10, 10, exceeds), direct, rel_tol=1e-12)
+    True
+    """
+    cdfs = []
+    for name, c in (("cdf_x", cdf_x), ("cdf_x_prime", cdf_x_prime)):
+        arr = _real_array(name, c)
+        if arr.ndim != 1 or arr.size == 0 or np.any((arr < 0) | (arr > 1)) or np.any(np.diff(arr) < 0):
+            raise ValueError(f"{name} must be a non-empty 1-D non-decreasing array in [0, 1], got {c!r}")
+        cdfs.append(arr)
+    if cdfs[0].size != cdfs[1].size:
+        raise ValueError(f"cdf_x and cdf_x_prime must have the same length, got {cdfs[0].size} and {cdfs[1].size}")
+    n0 = check_integer("n_negatives", n_negatives, low=1, high=2000)
+    n1 = check_integer("n_positives", n_positives, low=1, high=2000)
+    fp = n0 - np.arange(n0 + 1)[:, None]          # FP_j as a function of A_j (rows)
+    fn = np.arange(n1 + 1)[None, :]                # FN_j = B_j (columns)
+    out = np.asarray(point_exceeds(fp, fn))
+    if out.shape != (n0 + 1, n1 + 1) or out.dtype != bool:
+        raise ValueError(f"point_exceeds must return a bool array of shape ({n0 + 1}, {n1 + 1}), "
+                         f"got {out.dtype} of shape {out.shape}")
+    alive = ~out
+
+    def kernel(n, f_prev, f_next):
+        # P(A_next = a' | A = a) = Binomial(n - a, r) at a' - a, r the conditional mass of (t_j, t_j+1]
+        r = 0.0 if f_prev >= 1.0 else min(1.0, max(0.0, (f_next - f_prev) / (1.0 - f_prev)))
+        a = np.arange(n + 1)
+        return stats.binom.pmf(a[None, :] - a[:, None], n - a[:, None], r)
+
+    fx, fxp = cdfs
+    mass = np.outer(stats.binom.pmf(np.arange(n0 + 1), n0, fx[0]), stats.binom.pmf(np.arange(n1 + 1), n1, fxp[0]))
+    mass = np.where(alive, mass, 0.0)
+    # small dense products: one BLAS thread is ten times faster than several on a busy machine
+    with threadpool_limits(1, user_api="blas") if threadpool_limits is not None else contextlib.nullcontext():
+        for j in range(1, fx.size):
+            mass = kernel(n0, fx[j - 1], fx[j]).T @ mass @ kernel(n1, fxp[j - 1], fxp[j])
+            mass = np.where(alive, mass, 0.0)
+    return float(min(1.0, max(0.0, 1.0 - mass.sum())))

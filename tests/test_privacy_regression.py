@@ -209,6 +209,10 @@ def oue(eps, f=1.0):
     return lambda v, size, rng: local.oue_randomize([v], eps / f, 3, rng, size=size).reshape(size, 3)
 
 
+def hr(eps, f=1.0):
+    return lambda v, size, rng: local.hr_randomize([v], eps / f, 3, rng, size=size).reshape(size)
+
+
 def shuffled_rr(eps0, f=1.0):
     return lambda x, size, rng: np.atleast_1d(local.shuffled_rr_count(x, eps0 / f, rng, size=size))
 
@@ -262,6 +266,7 @@ REGISTRY = [
           weakened=snapping(2.0, 20.0, 0.5)),
     Entry("local.krr_randomize", krr(1.2), 0, 1, 1.2, weakened=krr(1.2, 0.5)),
     Entry("local.oue_randomize", oue(1.2), 0, 1, 1.2, weakened=oue(1.2, 0.5)),
+    Entry("local.hr_randomize", hr(1.2), 0, 1, 1.2, weakened=hr(1.2, 0.5)),
     # the central claim after shuffling four users' reports: the exact profile at delta = 0.01
     Entry("local.shuffled_rr_count", shuffled_rr(1.5), [0, 0, 0, 0], [1, 0, 0, 0],
           local.shuffled_rr_epsilon(1.5, 4, 0.01), 0.01, weakened=shuffled_rr(1.5, 0.5)),

@@ -17,7 +17,12 @@ Frequency oracles (:cite:`wang2017locally`)
     unbiased estimate :math:`\hat n_v = (C_v - nq)/(p - q)` of the true count :math:`n_v`,
     with exact variance
     :math:`\operatorname{Var}\hat n_v = \big(n_v p(1-p) + (n - n_v) q(1-q)\big)/(p-q)^2`
-    for fixed data (the randomness is the randomizers' only).
+    for fixed data (the randomness is the randomizers' only). *Hadamard response*
+    (:cite:`acharya2019hadamard`) reports one of :math:`K` values (the smallest power of two
+    above :math:`k`): uniform on category :math:`v`'s half of them, the columns where row
+    :math:`v + 1` of the Sylvester-Hadamard matrix is :math:`+1`, with probability
+    :math:`e^{\varepsilon}/(1+e^{\varepsilon})`, uniform on the other half otherwise; its variance
+    :math:`n/\tanh^2(\varepsilon/2) - n_v` does not grow with :math:`k`.
 
 The shuffle model (:cite:`cheu2019distributed`, :cite:`erlingsson2019amplification`)
     A shuffler hides who sent which report. With binary randomized response
@@ -26,8 +31,10 @@ The shuffle model (:cite:`cheu2019distributed`, :cite:`erlingsson2019amplificati
     :math:`\delta(\varepsilon)` of that count, worst case over the other users' bits and
     over the order of the neighbouring pair (the book's replace-one relation: one user's
     bit changes). :func:`fmt_epsilon` is the closed-form bound of Feldman, McMillan and
-    Talwar (:cite:`feldman2021hiding`, Theorem 3.1) and :func:`fmt_clone_delta` evaluates
-    exactly the pair of distributions their proof reduces to ("clones"), a tighter bound.
+    Talwar (:cite:`feldman2021hiding`, Theorem 3.1, in the larger form their reference code
+    computes), :func:`fmt_stronger_epsilon` their closed form for twice as many clones
+    (:cite:`feldman2023stronger`), and :func:`fmt_clone_delta` evaluates exactly the pair of
+    distributions their proofs reduce to ("clones"), a tighter bound.
 
 Samplers take ``rng`` and an optional ``size`` (that many independent runs at once,
 stacked on a new first axis).

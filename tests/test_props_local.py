@@ -9,7 +9,10 @@ same seed. Shuffled randomized response: the laws sum to one and keep every rati
 non-increasing in ``n`` (one more person is post-processing noise) and non-decreasing in
 epsilon0 (randomized response at a smaller epsilon0 is a post-processing of that at a larger);
 the bounds are ordered, exact <= clone <= Feldman, McMillan and Talwar's closed form <=
-epsilon0 (the last one was broken: see ``test_fmt_epsilon_is_never_vacuous``).
+epsilon0 (the last one was broken: see ``test_fmt_epsilon_is_never_vacuous``), and their 2023
+closed form is never vacuous, is monotone and lies below the 2021 one. Hadamard response: the
+estimator's exact mean and variance by enumeration, the report law's ratio and overlaps, the
+sampler's recipe on any seed.
 
 Tolerances: the profiles are sums of positive terms, accurate to about ``1e-13`` relative;
 order relations get ``1e-12`` relative slack plus ``1e-15`` absolute: a privacy loss that equals

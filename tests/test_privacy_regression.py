@@ -29,7 +29,8 @@ Noise-adding functions deliberately not audited here: ``attacks.bounded_noise_an
 ``concentration.rr_loss_paths`` (a simulation of privacy-loss paths, not a release),
 ``discrete.bernoulli_exp``, ``discrete.sample_discrete_laplace`` and
 ``discrete.sample_discrete_gaussian`` (noise only, one draw; audited through the two discrete
-mechanisms, whose samplers they are), ``functional.sample_gp`` (noise only; audited through ``functional.private_kde``),
+mechanisms, whose samplers they are), ``discrete.full_precision_uniform`` (the uniform of the snapping
+mechanism, releases nothing; audited through ``discrete.snapping_mechanism``), ``functional.sample_gp`` (noise only; audited through ``functional.private_kde``),
 ``functional.gp_extend`` (draws the noise process at new points given a release: post-processing of
 ``functional.gp_mechanism``, audited above),
 ``functional.kde_ise_normal`` (simulates the error of ``private_kde``),

@@ -66,6 +66,7 @@ __all__ = [
     "textbook_laplace_can_output",
     "textbook_laplace_law",
     "snapping_epsilon",
+    "full_precision_uniform",
     "snapping_mechanism",
     "snapping_law",
 ]
@@ -923,6 +924,49 @@ def _snap(value, lam, bound, sign, ustar, p):
     return np.clip(snapped, -bound, bound)
 
 
+def full_precision_uniform(rng, size=None):
+    r"""A uniform real in :math:`(0, 1)` rounded down to a double: the :math:`U^*` of the snapping mechanism.
+
+    Every double :math:`x \in (0, 1)` has probability equal to its gap to the next double, so the
+    binade :math:`[2^{-1-g}, 2^{-g})` has probability :math:`2^{-1-g}` and, inside it, all
+    :math:`2^{52}` doubles are equally likely. ``rng.random()`` is *not* this: it returns only the
+    multiples of :math:`2^{-53}`, which miss half of the doubles in :math:`[1/4, 1/2)`, three
+    quarters of those in :math:`[1/8, 1/4)`, and so on, and never returns a value below
+    :math:`2^{-53}` other than 0. Mironov's proof of the snapping mechanism
+    (:cite:`mironov2012significance`) needs the full-precision law. The draws:
+    ``G = rng.geometric(0.5, n) - 1`` leading zero bits, then ``M = rng.integers(0, 2**52, n)``, and
+    :math:`U^* = (1 + M\,2^{-52})\,2^{-1-G}`. (For :math:`G \ge 1022`, probability :math:`2^{-1022}`, the
+    value falls below the normal range and is rounded by ``ldexp``.)
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+    size : int, optional
+        Number of draws (default: one, returned as a float).
+
+    Returns
+    -------
+    float or numpy.ndarray
+
+    Examples
+    --------
+    >>> u = full_precision_uniform(np.random.default_rng(0), size=100_000)
+    >>> bool(np.all((u > 0) & (u < 1)))
+    True
+    >>> off_grid = np.mean(u * 2.0**53 != np.floor(u * 2.0**53))     # not a multiple of 2^-53: about 1/3
+    >>> bool(0.3 < off_grid < 0.37)
+    True
+    """
+    from ._validate import check_rng
+
+    rng = check_rng("rng", rng)
+    n = 1 if size is None else check_integer("size", size, low=1)
+    g = rng.geometric(0.5, size=n) - 1
+    mantissa = rng.integers(0, 2**52, size=n)
+    out = np.ldexp(1.0 + mantissa * 2.0**-52, -1 - g)
+    return float(out[0]) if size is None else out
+
+
 def snapping_mechanism(value, scale, bound, rng, size=None):
     r"""Mironov's snapping mechanism in double precision (:cite:`mironov2012significance` §5.2).
 
@@ -932,6 +976,8 @@ def snapping_mechanism(value, scale, bound, rng, size=None):
     (every double in :math:`(0,1)` with probability equal to its distance to the next double, as a
     uniform real rounded down), round to the nearest multiple of :math:`\Lambda`, the smallest power
     of two :math:`\ge \lambda` (ties up), and clamp again. Guarantee: :func:`snapping_epsilon`.
+    The draws: ``U* = full_precision_uniform(rng, n)``, then ``rng.integers(0, 2, n)`` for the signs
+    (1: plus); the logarithm is the C library's (``math.log``).
 
     Parameters
     ----------
@@ -957,10 +1003,7 @@ def snapping_mechanism(value, scale, bound, rng, size=None):
     lam, bound, _ = _snap_parameters(scale, bound, 53)
     rng = check_rng("rng", rng)
     n = 1 if size is None else check_integer("size", size, low=1)
-    # U* = (1 + M 2^-52) 2^-(1+G): G leading zero bits (geometric), M a 52-bit mantissa
-    g = rng.geometric(0.5, size=n) - 1
-    mantissa = rng.integers(0, 2**52, size=n)
-    ustar = np.ldexp(1.0 + mantissa * 2.0**-52, -1 - g)
+    ustar = full_precision_uniform(rng, n)
     sign = np.where(rng.integers(0, 2, size=n) == 1, 1.0, -1.0)
     out = _snap(value, lam, bound, sign, ustar, 53)
     return float(out[0]) if size is None else out

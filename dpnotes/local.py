@@ -17,7 +17,12 @@ Frequency oracles (:cite:`wang2017locally`)
     unbiased estimate :math:`\hat n_v = (C_v - nq)/(p - q)` of the true count :math:`n_v`,
     with exact variance
     :math:`\operatorname{Var}\hat n_v = \big(n_v p(1-p) + (n - n_v) q(1-q)\big)/(p-q)^2`
-    for fixed data (the randomness is the randomizers' only).
+    for fixed data (the randomness is the randomizers' only). *Hadamard response*
+    (:cite:`acharya2019hadamard`) reports one of :math:`K` values (the smallest power of two
+    above :math:`k`): uniform on category :math:`v`'s half of them, the columns where row
+    :math:`v + 1` of the Sylvester-Hadamard matrix is :math:`+1`, with probability
+    :math:`e^{\varepsilon}/(1+e^{\varepsilon})`, uniform on the other half otherwise; its variance
+    :math:`n/\tanh^2(\varepsilon/2) - n_v` does not grow with :math:`k`.
 
 The shuffle model (:cite:`cheu2019distributed`, :cite:`erlingsson2019amplification`)
     A shuffler hides who sent which report. With binary randomized response
@@ -26,8 +31,10 @@ The shuffle model (:cite:`cheu2019distributed`, :cite:`erlingsson2019amplificati
     :math:`\delta(\varepsilon)` of that count, worst case over the other users' bits and
     over the order of the neighbouring pair (the book's replace-one relation: one user's
     bit changes). :func:`fmt_epsilon` is the closed-form bound of Feldman, McMillan and
-    Talwar (:cite:`feldman2021hiding`, Theorem 3.1) and :func:`fmt_clone_delta` evaluates
-    exactly the pair of distributions their proof reduces to ("clones"), a tighter bound.
+    Talwar (:cite:`feldman2021hiding`, Theorem 3.1, in the larger form their reference code
+    computes), :func:`fmt_stronger_epsilon` their closed form for twice as many clones
+    (:cite:`feldman2023stronger`), and :func:`fmt_clone_delta` evaluates exactly the pair of
+    distributions their proofs reduce to ("clones"), a tighter bound.
 
 Samplers take ``rng`` and an optional ``size`` (that many independent runs at once,
 stacked on a new first axis).
@@ -54,12 +61,18 @@ __all__ = [
     "oue_randomize",
     "oue_estimate",
     "oue_variance",
+    "hr_parameters",
+    "hr_randomize",
+    "hr_estimate",
+    "hr_variance",
     "shuffled_rr_count",
     "shuffled_rr_laws",
     "shuffled_rr_delta",
     "shuffled_rr_epsilon",
     "fmt_epsilon0_max",
     "fmt_epsilon",
+    "fmt_stronger_epsilon0_max",
+    "fmt_stronger_epsilon",
     "fmt_clone_delta",
     "fmt_clone_epsilon",
 ]
@@ -415,6 +428,188 @@ def oue_variance(counts, epsilon) -> np.ndarray:
     return (c * 0.25 + (n - c) * q * one_minus_q) / gap**2
 
 
+# --------------------------------------------------------------------------- Hadamard response
+def _hr(epsilon, k) -> tuple[int, float, float]:
+    """K (the smallest power of two > k), and tanh(eps/2), cosh(eps/2)^-2 for the estimate and variance."""
+    epsilon = check_positive("epsilon", epsilon)
+    k = check_integer("k", k, low=2)
+    return 1 << k.bit_length(), math.tanh(epsilon / 2.0), 1.0 / math.cosh(min(epsilon / 2.0, 350.0)) ** 2
+
+
+def _parity(a: np.ndarray) -> np.ndarray:
+    """popcount(a) mod 2 for non-negative integers: 0 where the Sylvester-Hadamard entry is +1."""
+    return np.bitwise_count(a) & 1
+
+
+def hr_parameters(epsilon, k) -> tuple[int, float]:
+    r"""Report space size :math:`K` and in-set probability :math:`p` of Hadamard response.
+
+    :math:`K` is the smallest power of two larger than :math:`k`, and category :math:`v` owns the set
+    :math:`C_v = \{j \in \{0,\dots,K-1\} : H_{v+1,j} = +1\}` of the :math:`K/2` columns where row
+    :math:`v+1` of the Sylvester-Hadamard matrix :math:`H_{ij} = (-1)^{\mathrm{popcount}(i \,\&\, j)}`
+    is :math:`+1`. A report falls in :math:`C_v` with probability
+    :math:`p = e^{\varepsilon}/(1+e^{\varepsilon})` and is uniform within :math:`C_v` and within its
+    complement (:cite:`acharya2019hadamard`, the scheme with one set per category).
+
+    Parameters
+    ----------
+    epsilon : float
+        Local privacy parameter, ``> 0``.
+    k : int
+        Number of categories, ``>= 2``.
+
+    Returns
+    -------
+    (int, float)
+        ``(K, p)``.
+
+    Examples
+    --------
+    >>> hr_parameters(math.log(3), 3)          # K = 4 > 3, p = 3/4
+    (4, 0.75)
+    >>> hr_parameters(1.0, 4)[0]                # 4 is not > 4: K = 8
+    8
+    """
+    K, _, _ = _hr(epsilon, k)
+    return K, float(expit(epsilon))
+
+
+def hr_randomize(x, epsilon, k, rng, size=None) -> np.ndarray:
+    r"""Hadamard response: each record :math:`v` becomes one integer in :math:`\{0, \dots, K-1\}`.
+
+    With :math:`r = v + 1` and :math:`C_v` as in :func:`hr_parameters`, the report is uniform on
+    :math:`C_v` with probability :math:`p = e^{\varepsilon}/(1+e^{\varepsilon})` and uniform on its
+    complement otherwise, so every report has probability :math:`2e^{\varepsilon}/(K(1+e^{\varepsilon}))`
+    or :math:`2/(K(1+e^{\varepsilon}))`: the ratio for two records is at most :math:`e^{\varepsilon}`.
+    The draws: ``U = rng.random(shape)`` (in :math:`C_v` when ``U < p``), then
+    ``J = rng.integers(0, K, shape)``; if ``J`` is on the wrong side, its lowest bit in common with
+    :math:`r` is flipped (a bijection between :math:`C_v` and its complement, so the result is uniform
+    on the chosen side). A report takes :math:`\log_2 K` bits, against :math:`k` for unary encoding.
+
+    Parameters
+    ----------
+    x : array_like of int
+        True categories in ``[0, k - 1]`` (any shape).
+    epsilon : float
+        Local privacy parameter, ``> 0``.
+    k : int
+        Number of categories, ``>= 2``.
+    rng : numpy.random.Generator
+        Source of randomness.
+    size : int, optional
+        Number of independent runs; adds a leading axis of that length.
+
+    Returns
+    -------
+    numpy.ndarray of int64
+        The reports, shape ``x.shape`` (or ``(size,) + x.shape``).
+
+    Examples
+    --------
+    >>> reports = hr_randomize([0, 2, 2], 1.0, 3, np.random.default_rng(0), size=2)
+    >>> reports.shape, bool(reports.min() >= 0 and reports.max() < 4)
+    ((2, 3), True)
+    """
+    K, p = hr_parameters(epsilon, k)
+    values = _categories("x", x, k)
+    rng = check_rng("rng", rng)
+    shape = _shape(values, _size(size))
+    want_in = rng.random(shape) < p
+    j = rng.integers(0, K, size=shape)
+    row = np.broadcast_to(values + 1, shape)
+    wrong = (_parity(j & row) == 0) != want_in
+    return np.where(wrong, j ^ (row & -row), j)
+
+
+def _walsh_hadamard(h: np.ndarray) -> np.ndarray:
+    """Sylvester-ordered Walsh-Hadamard transform along the last axis (length a power of two), in
+    O(K log K) integer additions. scipy has only the dense matrix (scipy.linalg.hadamard, O(K^2)
+    memory), hence this butterfly; the tests compare the two."""
+    K = h.shape[-1]
+    lead = h.shape[:-1]
+    step = 1
+    while step < K:
+        h = h.reshape(lead + (K // (2 * step), 2, step))
+        a, b = h[..., 0, :], h[..., 1, :]
+        h = np.stack((a + b, a - b), axis=-2).reshape(lead + (K,))
+        step *= 2
+    return h
+
+
+def hr_estimate(reports, epsilon, k) -> np.ndarray:
+    r"""Unbiased estimate of every category's count from Hadamard-response reports.
+
+    With :math:`C_v` the number of reports in the set of category :math:`v`,
+    :math:`\mathbb E C_v = n_v p + (n - n_v)/2`: a report of another category :math:`w` lands in
+    :math:`C_v` with probability exactly :math:`1/2`, because :math:`|C_v \cap C_w| = K/4` (two
+    distinct rows of a Hadamard matrix other than the first agree on half the columns). So
+    :math:`\hat n_v = (C_v - n/2)/(p - 1/2)`. All :math:`C_v` come at once from the Walsh-Hadamard
+    transform :math:`T` of the histogram of reports: :math:`C_v = (n + T_{v+1})/2`, hence
+    :math:`\hat n_v = T_{v+1}/\tanh(\varepsilon/2)`.
+
+    Parameters
+    ----------
+    reports : array_like of int, shape (..., n)
+        Reports of :func:`hr_randomize` (the last axis holds one run's ``n >= 1`` reports).
+    epsilon : float
+        The local privacy parameter the reports were made with, ``> 0``.
+    k : int
+        Number of categories, ``>= 2``.
+
+    Returns
+    -------
+    numpy.ndarray, shape (..., k)
+
+    Examples
+    --------
+    >>> e = 2 * math.atanh(0.5)                 # tanh(eps / 2) = 1/2: p - 1/2 = 1/4
+    >>> hr_estimate([0, 0, 1, 3], e, 2).round(12).tolist()     # C_0 = {0, 2}, C_1 = {0, 1}
+    [0.0, 4.0]
+    """
+    K, tanh_half, _ = _hr(epsilon, k)
+    r = _categories("reports", reports, K)
+    if r.ndim == 0 or r.shape[-1] == 0:
+        raise ValueError(f"reports must have a last axis with n >= 1 reports, got shape {r.shape}")
+    n = r.shape[-1]
+    flat = r.reshape(-1, n)
+    rows = flat.shape[0]
+    hist = np.bincount((flat + K * np.arange(rows)[:, None]).ravel(), minlength=rows * K).reshape(rows, K)
+    transform = _walsh_hadamard(hist)[:, 1:k + 1]           # integers: exact
+    return (transform / tanh_half).reshape(r.shape[:-1] + (k,))
+
+
+def hr_variance(counts, epsilon) -> np.ndarray:
+    r"""Exact variance of every Hadamard-response count estimate, for the true counts (fixed data).
+
+    :math:`C_v` sums :math:`n_v` Bernoulli variables of mean :math:`p` and :math:`n - n_v` of mean
+    :math:`1/2`, so, with :math:`p(1-p) = 1/(4\cosh^2(\varepsilon/2))` and
+    :math:`p - 1/2 = \tanh(\varepsilon/2)/2`,
+
+    .. math:: \operatorname{Var}\hat n_v = \frac{n_v p(1-p) + (n - n_v)/4}{(p - 1/2)^2}
+              = \frac{n}{\tanh^2(\varepsilon/2)} - n_v ,
+
+    whatever :math:`k`: :math:`\cosh^2(\varepsilon/2)` times OUE's variance for a rare category.
+
+    Parameters
+    ----------
+    counts : array_like of int, shape (k,)
+        True count of each of the ``k >= 2`` categories.
+    epsilon : float
+        Local privacy parameter, ``> 0``.
+
+    Examples
+    --------
+    >>> e = 2 * math.atanh(0.5)
+    >>> hr_variance([3, 1], e).round(12).tolist()      # 4 / (1/4) - n_v
+    [13.0, 15.0]
+    """
+    c = _counts(counts)
+    _, tanh_half, sech2 = _hr(epsilon, c.size)
+    n = c.sum()
+    # (n_v sech^2 + n - n_v) / tanh^2: both terms positive, no cancellation for large epsilon
+    return (c * sech2 + (n - c)) / tanh_half**2
+
+
 # --------------------------------------------------------------------------- shuffled randomized response
 def _log_rr(epsilon0: float) -> tuple[float, float]:
     """log p and log q of randomized response, p = e^eps0 / (1 + e^eps0), stable for any eps0."""
@@ -674,12 +869,15 @@ def shuffled_rr_epsilon(epsilon0, n, delta) -> float:
 
 # --------------------------------------------------------------------------- Feldman, McMillan, Talwar (2021)
 def fmt_epsilon0_max(n, delta) -> float:
-    r"""The largest :math:`\varepsilon_0` for which :func:`fmt_epsilon` applies: :math:`\log\big(n / (16 \log(2/\delta))\big)`.
+    r"""The largest :math:`\varepsilon_0` for which :func:`fmt_epsilon` applies: :math:`\log\big(n / (16 \log(4/\delta))\big)`.
 
-    :cite:`feldman2021hiding`, Theorem 3.1, assumes
-    :math:`\varepsilon_0 \le \log(n / (16\log(2/\delta)))`, that is
-    :math:`n \ge 16\, e^{\varepsilon_0} \log(2/\delta)`. The value is negative (no
-    :math:`\varepsilon_0 > 0` qualifies) when :math:`n < 16\log(2/\delta)`.
+    :cite:`feldman2021hiding`, Theorem 3.1, is quoted (by the book until 2025 and by secondary
+    sources) with the condition :math:`\varepsilon_0 \le \log(n / (16\log(2/\delta)))`; the authors'
+    reference code (``closedformanalysis`` in ``apple/ml-shuffling-amplification``) refuses the
+    closed form unless :math:`\varepsilon_0 \le \log(n / (16\log(4/\delta)))`, a smaller range. The
+    book keeps the smaller one, :math:`n \ge 16\, e^{\varepsilon_0} \log(4/\delta)`: inside it both
+    readings apply. The value is negative (no :math:`\varepsilon_0 > 0` qualifies) when
+    :math:`n < 16\log(4/\delta)`.
 
     Parameters
     ----------
@@ -691,29 +889,42 @@ def fmt_epsilon0_max(n, delta) -> float:
     Examples
     --------
     >>> round(fmt_epsilon0_max(10_000, 1e-6), 4)
-    3.763
+    3.7163
     """
     n = check_integer("n", n, low=2)
     delta = _open_delta(delta)
-    return math.log(n) - math.log(16.0 * math.log(2.0 / delta))      # math.log(n): any integer n
+    return math.log(n) - math.log(16.0 * math.log(4.0 / delta))      # math.log(n): any integer n
+
+
+def _fmt_spread(epsilon0: float, n: int, delta: float) -> tuple[float, float]:
+    """e^{eps1} - 1 = 8 sqrt(e^eps0 log(4/delta) / n) + 8 e^eps0 / n, and e^-eps0, without overflow
+    (e^eps0 / n <= 1 / (16 log(4/delta)) inside the range)."""
+    ratio = math.exp(epsilon0 - math.log(n))
+    return 8.0 * math.sqrt(ratio * math.log(4.0 / delta)) + 8.0 * ratio, math.exp(-epsilon0)
 
 
 def fmt_epsilon(epsilon0, n, delta) -> float:
     r"""Closed-form amplification bound of Feldman, McMillan and Talwar (:cite:`feldman2021hiding`, Theorem 3.1).
 
     Shuffling the reports of ``n`` users who each apply an :math:`\varepsilon_0`-locally DP
-    randomizer gives an :math:`(\varepsilon, \delta)`-DP output (replace-one neighbours) with
+    randomizer gives an :math:`(\varepsilon, \delta)`-DP output (replace-one neighbours). With
 
-    .. math:: \varepsilon = \log\Big(1 + \frac{e^{\varepsilon_0}-1}{e^{\varepsilon_0}+1}
-              \Big(\frac{8\sqrt{e^{\varepsilon_0}\log(4/\delta)}}{\sqrt n} + \frac{8 e^{\varepsilon_0}}{n}\Big)\Big),
+    .. math:: e^{\varepsilon_1} - 1 = \frac{8\sqrt{e^{\varepsilon_0}\log(4/\delta)}}{\sqrt n} + \frac{8 e^{\varepsilon_0}}{n},
 
-    provided :math:`\varepsilon_0 \le \log(n/(16\log(2/\delta)))` (:func:`fmt_epsilon0_max`);
-    outside that range the theorem says nothing and a ``ValueError`` is raised. The shuffled
-    output is also :math:`\varepsilon_0`-DP whatever :math:`n` (changing one person's record
-    changes only that person's :math:`\varepsilon_0`-DP report, and shuffling is
-    post-processing), and near the lower end of the range (small :math:`\varepsilon_0`,
-    :math:`n` close to :math:`16 e^{\varepsilon_0}\log(2/\delta)`) the display exceeds
-    :math:`\varepsilon_0`; the function returns the smaller of the two, so it never reports
+    the theorem as quoted in the literature reads
+    :math:`\varepsilon = \log\big(1 + \frac{e^{\varepsilon_0}-1}{e^{\varepsilon_0}+1}(e^{\varepsilon_1} - 1)\big)`,
+    while the authors' reference code (``closedformanalysis``, ``apple/ml-shuffling-amplification``,
+    which reproduces the value its README prints) computes the larger
+
+    .. math:: \varepsilon = \log\Big(1 + \frac{1 - e^{-\varepsilon_0}}{1 + e^{-\varepsilon_0 - \varepsilon_1}}\,(e^{\varepsilon_1} - 1)\Big).
+
+    This function returns the larger (code) form, inside the smaller range of the two,
+    :math:`\varepsilon_0 \le \log(n/(16\log(4/\delta)))` (:func:`fmt_epsilon0_max`); outside it a
+    ``ValueError`` is raised. The shuffled output is also :math:`\varepsilon_0`-DP whatever
+    :math:`n` (changing one person's record changes only that person's :math:`\varepsilon_0`-DP
+    report, and shuffling is post-processing), and near the lower end of the range (small
+    :math:`\varepsilon_0`, :math:`n` close to :math:`16 e^{\varepsilon_0}\log(4/\delta)`) the display
+    exceeds :math:`\varepsilon_0`; the function returns the smaller of the two, so it never reports
     a vacuous amplification.
 
     Parameters
@@ -738,24 +949,102 @@ def fmt_epsilon(epsilon0, n, delta) -> float:
     Examples
     --------
     >>> round(fmt_epsilon(1.0, 10_000, 1e-6), 4)
-    0.214
-    >>> fmt_epsilon(0.1, 25, 0.5)                 # the display gives 0.130 > epsilon0 here
+    0.2333
+    >>> fmt_epsilon(0.1, 37, 0.5)                 # the display gives 0.154 > epsilon0 here
     0.1
     >>> fmt_epsilon(4.0, 10_000, 1e-6)
     Traceback (most recent call last):
     ...
-    ValueError: epsilon0 must be <= log(n / (16 log(2/delta))) = 3.763 for Theorem 3.1 to apply (n = 10000, delta = 1e-06), got 4.0
+    ValueError: epsilon0 must be <= log(n / (16 log(4/delta))) = 3.716 for Theorem 3.1 to apply (n = 10000, delta = 1e-06), got 4.0
     """
     epsilon0 = check_positive("epsilon0", epsilon0)
     limit = fmt_epsilon0_max(n, delta)
     n, delta = check_integer("n", n), float(delta)
     if epsilon0 > limit:
-        raise ValueError(f"epsilon0 must be <= log(n / (16 log(2/delta))) = {limit:.4g} for Theorem 3.1 "
+        raise ValueError(f"epsilon0 must be <= log(n / (16 log(4/delta))) = {limit:.4g} for Theorem 3.1 "
                          f"to apply (n = {n}, delta = {delta!r}), got {epsilon0!r}")
-    ratio = math.exp(epsilon0 - math.log(n))       # e^eps0 / n <= 1 / (16 log(2/delta)): no overflow
-    spread = 8.0 * math.sqrt(ratio * math.log(4.0 / delta)) + 8.0 * ratio
-    # (e^eps0 - 1) / (e^eps0 + 1) = tanh(eps0 / 2), without cancellation for small eps0
-    return min(math.log1p(math.tanh(epsilon0 / 2.0) * spread), epsilon0)
+    spread, shrink = _fmt_spread(epsilon0, n, delta)
+    # 1 - e^-eps0 by expm1 (no cancellation for small eps0); e^{-eps0 - eps1} = e^-eps0 / (1 + spread)
+    factor = -math.expm1(-epsilon0) / (1.0 + shrink / (1.0 + spread))
+    return min(math.log1p(factor * spread), epsilon0)
+
+
+def fmt_stronger_epsilon0_max(n, delta) -> float:
+    r"""The largest :math:`\varepsilon_0` for which :func:`fmt_stronger_epsilon` applies: :math:`\log\big(n/(8\log(2/\delta)) - 1\big)`.
+
+    That is :math:`2n/(e^{\varepsilon_0} + 1) \ge 16\log(2/\delta)`: the expected number of
+    stronger clones, :math:`2/(e^{\varepsilon_0}+1)` per person, must be large enough for the Chernoff
+    bound of the proof. The value is ``-inf`` when :math:`n \le 8\log(2/\delta)`.
+
+    Parameters
+    ----------
+    n : int
+        Number of users, ``>= 2``.
+    delta : float
+        In ``(0, 1)``.
+
+    Examples
+    --------
+    >>> round(fmt_stronger_epsilon0_max(10_000, 1e-6), 4)
+    4.4445
+    """
+    n = check_integer("n", n, low=2)
+    delta = _open_delta(delta)
+    log_ratio = math.log(n) - math.log(8.0 * math.log(2.0 / delta))   # logs: any integer n
+    return log_ratio + math.log1p(-math.exp(-log_ratio)) if log_ratio > 0 else -math.inf
+
+
+def fmt_stronger_epsilon(epsilon0, n, delta) -> float:
+    r"""Closed-form bound of the stronger clone reduction (:cite:`feldman2023stronger`).
+
+    Each other user's report law is split as :math:`\tfrac{1}{e^{\varepsilon_0}+1}R(x_1^0) +
+    \tfrac{1}{e^{\varepsilon_0}+1}R(x_1^1) + \big(1 - \tfrac{2}{e^{\varepsilon_0}+1}\big)L_i`, twice as many
+    clones as in :func:`fmt_clone_delta`'s default; for randomized response this is the clone bound with
+    :math:`r = 2/(1+e^{\varepsilon_0})`. The same Chernoff and Hoeffding bounds then give
+
+    .. math:: \varepsilon = \log\Big(1 + (e^{\varepsilon_0} - 1)\Big(\frac{4\sqrt{2\log(4/\delta)}}{\sqrt{(e^{\varepsilon_0}+1)\,n}} + \frac{4}{n}\Big)\Big)
+
+    for :math:`\varepsilon_0 \le \log(n/(8\log(2/\delta)) - 1)` (:func:`fmt_stronger_epsilon0_max`);
+    outside that range a ``ValueError`` is raised. Like :func:`fmt_epsilon` it returns at most
+    :math:`\varepsilon_0`. The display is below :func:`fmt_epsilon`'s wherever both apply. The
+    arXiv version of :cite:`feldman2023stronger` carries an erratum restricting its general
+    theorems to a class of randomizers; the book uses the bound for randomized response only, and
+    checks it there against the exact clone bound it comes from.
+
+    Parameters
+    ----------
+    epsilon0 : float
+        Local privacy parameter, ``> 0``.
+    n : int
+        Number of users, ``>= 2``.
+    delta : float
+        In ``(0, 1)``.
+
+    Raises
+    ------
+    ValueError
+        If ``epsilon0`` exceeds :func:`fmt_stronger_epsilon0_max` ``(n, delta)`` or a parameter is out of range.
+
+    Examples
+    --------
+    >>> round(fmt_stronger_epsilon(1.0, 10_000, 1e-6), 4)
+    0.18
+    >>> fmt_stronger_epsilon(5.0, 10_000, 1e-6)
+    Traceback (most recent call last):
+    ...
+    ValueError: epsilon0 must be <= log(n / (8 log(2/delta)) - 1) = 4.444 for the stronger clone bound to apply (n = 10000, delta = 1e-06), got 5.0
+    """
+    epsilon0 = check_positive("epsilon0", epsilon0)
+    limit = fmt_stronger_epsilon0_max(n, delta)
+    n, delta = check_integer("n", n), float(delta)
+    if epsilon0 > limit:
+        raise ValueError(f"epsilon0 must be <= log(n / (8 log(2/delta)) - 1) = {limit:.4g} for the stronger "
+                         f"clone bound to apply (n = {n}, delta = {delta!r}), got {epsilon0!r}")
+    # (e^eps0 - 1) * spread with e^eps0 / n <= 1 / (8 log(2/delta)) formed first: no overflow for any n
+    ratio = math.exp(epsilon0 - math.log(n))
+    shrink = -math.expm1(-epsilon0)                                   # 1 - e^-eps0, no cancellation
+    total = shrink * (4.0 * math.sqrt(2.0 * math.log(4.0 / delta) * ratio / (1.0 + math.exp(-epsilon0))) + 4.0 * ratio)
+    return min(math.log1p(total), epsilon0)
 
 
 def _clone_probability(epsilon0: float, clone_probability) -> float:

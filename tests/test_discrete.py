@@ -772,3 +772,49 @@ def test_snapping_mechanism_single_release_is_coupled_and_validated():
     assert out == max(-bound, min(bound, math.floor(z / 4 + 0.5) * 4))
     with pytest.raises(ValueError, match="^value must be a real number, got nan$"):
         dsc.snapping_mechanism(np.nan, lam, bound, np.random.default_rng(0))
+
+
+def test_full_precision_uniform_law_and_grid():
+    """U* has binade [2^-1-g, 2^-g) with probability 2^-1-g and is uniform inside it; about a third of
+    the draws are not multiples of 2^-53 (sum over g >= 1 of 2^-(g+1) (1 - 2^-g) = 1/3), which
+    rng.random() never produces."""
+    n = 200_000
+    u = dsc.full_precision_uniform(np.random.default_rng(17), size=n)
+    assert np.all((u > 0) & (u < 1))
+    _, expo = np.frexp(u)                          # u in [2^(expo-1), 2^expo)
+    g = -expo
+    for j in range(8):
+        p = 2.0 ** -(j + 1)
+        assert abs(np.mean(g == j) - p) < 5 * math.sqrt(p * (1 - p) / n)
+    off = u * 2.0**53 != np.floor(u * 2.0**53)
+    assert abs(off.mean() - 1 / 3) < 5 * math.sqrt(2 / 9 / n)
+    in_quarter = (u >= 0.25) & (u < 0.5)           # spacing 2^-54 there: odd multiples are off the grid
+    assert abs(off[in_quarter].mean() - 0.5) < 5 * math.sqrt(0.25 / in_quarter.sum())
+    grid = np.random.default_rng(17).random(n)
+    assert not np.any(grid * 2.0**53 != np.floor(grid * 2.0**53))      # rng.random(): on the grid, always
+
+
+def test_full_precision_uniform_recipe_and_validation():
+    rng = np.random.default_rng(5)
+    g = rng.geometric(0.5, size=50) - 1
+    m = rng.integers(0, 2**52, size=50)
+    want = np.array([math.ldexp(1 + int(mm) / 2**52, -1 - int(gg)) for gg, mm in zip(g, m)])
+    assert np.array_equal(dsc.full_precision_uniform(np.random.default_rng(5), size=50), want)
+    assert isinstance(dsc.full_precision_uniform(np.random.default_rng(5)), float)
+    with pytest.raises(ValueError, match="^rng must be"):
+        dsc.full_precision_uniform(random.Random(0), size=3)
+    with pytest.raises(ValueError, match="^size must be an integer >= 1, got 0$"):
+        dsc.full_precision_uniform(np.random.default_rng(0), size=0)
+
+
+def test_snapping_mechanism_draws_its_uniform_at_full_precision():
+    """The snapping mechanism's releases are the formula applied to full_precision_uniform's draws and
+    then the signs (coupled seeds), on the lattice of the power of two Lambda = 4 >= lambda = 2.5."""
+    f, lam, bound, n = 3.3, 2.5, 40.0, 3000
+    out = dsc.snapping_mechanism(f, lam, bound, np.random.default_rng(9), size=n)
+    rng = np.random.default_rng(9)
+    ustar = dsc.full_precision_uniform(rng, n)
+    sign = np.where(rng.integers(0, 2, size=n) == 1, 1.0, -1.0)
+    noisy = f + sign * np.array([lam * math.log(v) for v in ustar])
+    assert np.array_equal(out, np.clip(np.floor(noisy / 4.0 + 0.5) * 4.0, -bound, bound))
+    assert np.all(out % 4.0 == 0) and np.any(out % 2.5 != 0)      # the lattice of Lambda, not of lambda

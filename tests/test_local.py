@@ -16,6 +16,7 @@ import mpmath as mp
 import numpy as np
 import pytest
 from scipy import stats
+from scipy.linalg import hadamard
 
 from dpnotes import finite, local, loss, mechanisms
 
@@ -218,6 +219,123 @@ def test_total_variances_are_data_free_and_cross_over():
 
 
 # --------------------------------------------------------------------------- bad input
+# --------------------------------------------------------------------------- Hadamard response
+def hr_channel(eps, k):
+    """channel[v, j] = Pr[report j | category v], from scipy's dense Sylvester-Hadamard matrix."""
+    K = 1
+    while K <= k:
+        K *= 2
+    H = hadamard(K)
+    e = math.exp(eps)
+    return np.where(H[1:k + 1] == 1, 2 * e / (K * (1 + e)), 2 / (K * (1 + e)))
+
+
+@pytest.mark.parametrize("eps,k", [(EPS, 3), (2.2, 5), (0.3, 2), (1.3, 8)])
+def test_hr_is_exactly_epsilon_ldp_and_a_law(eps, k):
+    ch = hr_channel(eps, k)
+    K, p = local.hr_parameters(eps, k)
+    assert ch.shape == (k, K) and K > k and K < 2 * (k + 1) and (K & (K - 1)) == 0
+    assert np.allclose(ch.sum(axis=1), 1.0, rtol=1e-14)
+    assert math.isclose(p, math.exp(eps) / (1 + math.exp(eps)), rel_tol=1e-14)
+    pairs = np.array(list(itertools.combinations(range(k), 2)))
+    assert math.isclose(finite.epsilon_over_pairs(ch, pairs), eps, rel_tol=1e-12)
+    # a report of another category lands in C_v with probability exactly 1/2
+    inside = hadamard(K)[1:k + 1] == 1
+    for v in range(k):
+        for w in range(k):
+            assert math.isclose(ch[w, inside[v]].sum(), p if v == w else 0.5, rel_tol=1e-13)
+
+
+def test_walsh_hadamard_matches_the_dense_matrix():
+    rng = np.random.default_rng(3)
+    for K in (2, 4, 16, 64):
+        h = rng.integers(0, 50, (3, K))
+        assert np.array_equal(local._walsh_hadamard(h), h @ hadamard(K).T)
+
+
+def test_hr_randomize_coupled_draws():
+    x = np.array([0, 4, 2, 2, 1, 3, 0])
+    eps, k = 1.1, 5                                    # K = 8
+    got = local.hr_randomize(x, eps, k, np.random.default_rng(12), size=40)
+    rng = np.random.default_rng(12)
+    K, p = 8, math.exp(eps) / (1 + math.exp(eps))
+    want_in = rng.random((40, x.size)) < p
+    j = rng.integers(0, K, (40, x.size))
+    H = hadamard(K)
+    expected = np.empty_like(j)
+    for a in range(40):
+        for i, v in enumerate(x):
+            cand = j[a, i]
+            if (H[v + 1, cand] == 1) != want_in[a, i]:
+                low = (v + 1) & -(v + 1)               # the lowest bit of the row index
+                cand ^= low
+            assert (H[v + 1, cand] == 1) == want_in[a, i]
+            expected[a, i] = cand
+    assert np.array_equal(got, expected)
+
+
+def test_hr_randomize_frequencies():
+    eps, k, runs = EPS, 6, 200_000
+    ch = hr_channel(eps, k)
+    for v in (0, 3, 5):
+        reports = local.hr_randomize([v], eps, k, np.random.default_rng(20 + v), size=runs)[:, 0]
+        freq = np.bincount(reports, minlength=8) / runs
+        assert np.all(np.abs(freq - ch[v]) < 5 * np.sqrt(ch[v] * (1 - ch[v]) / runs))
+
+
+@pytest.mark.parametrize("eps", [math.log(3), EPS, 3.5])
+def test_hr_estimator_unbiased_with_exact_variance_by_enumeration(eps):
+    x, k = np.array([0, 2, 2]), 3                      # K = 4: 4^3 report vectors
+    ch = hr_channel(eps, k)
+    reports = np.array(list(itertools.product(range(4), repeat=x.size)))
+    prob = np.prod(ch[x, reports], axis=1)
+    assert math.isclose(prob.sum(), 1.0, rel_tol=1e-13)
+    est = local.hr_estimate(reports, eps, k)
+    counts = np.bincount(x, minlength=k)
+    assert np.allclose(prob @ est, counts, atol=1e-10)
+    assert np.allclose(prob @ (est - counts) ** 2, local.hr_variance(counts, eps), rtol=1e-10)
+
+
+def test_hr_variance_closed_forms():
+    counts, eps = np.array([7, 0, 3, 11]), 1.4
+    n, e = counts.sum(), math.exp(1.4)
+    p = e / (1 + e)
+    by_definition = (counts * p * (1 - p) + (n - counts) / 4) / (p - 0.5) ** 2
+    assert np.allclose(local.hr_variance(counts, eps), by_definition, rtol=1e-12)
+    assert np.allclose(local.hr_variance(counts, eps), n / math.tanh(0.7) ** 2 - counts, rtol=1e-12)
+    # a rare category: cosh^2(eps/2) times OUE's, whatever k
+    rare = local.hr_variance([0, 20], eps)[0]
+    assert math.isclose(rare, math.cosh(0.7) ** 2 * local.oue_variance([0, 20], eps)[0], rel_tol=1e-12)
+    assert math.isclose(local.hr_variance([0, 5, 15], eps)[0], rare, rel_tol=1e-12)
+
+
+def test_hr_estimate_batched_and_hand_example():
+    e = 2 * math.atanh(0.5)                           # p - 1/2 = 1/4
+    # C_0 = {0, 2}, C_1 = {0, 1}: counts 2 and 3 of 4 reports, (C - 2) / (1/4)
+    assert np.allclose(local.hr_estimate([0, 0, 1, 3], e, 2), [0.0, 4.0], atol=1e-12)
+    batch = local.hr_estimate([[0, 0, 1, 3], [2, 2, 2, 2]], e, 2)
+    assert np.allclose(batch, [[0.0, 4.0], [8.0, -8.0]], atol=1e-12)
+    reports = local.hr_randomize(np.arange(9) % 7, 0.9, 7, np.random.default_rng(5), size=6)
+    assert np.allclose(local.hr_estimate(reports, 0.9, 7), [local.hr_estimate(r, 0.9, 7) for r in reports])
+
+
+def test_hr_bad_inputs():
+    with pytest.raises(ValueError, match=r"^reports must contain integers in \[0, 3\], got values from 0 to 4$"):
+        local.hr_estimate([0, 4], 1.0, 3)
+    with pytest.raises(ValueError, match=r"^reports must have a last axis with n >= 1 reports, got shape \(0,\)$"):
+        local.hr_estimate([], 1.0, 3)
+    with pytest.raises(ValueError, match=r"^x must contain integers in \[0, 2\], got values from 0 to 3$"):
+        local.hr_randomize([0, 3], 1.0, 3, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="^epsilon must be > 0, got 0$"):
+        local.hr_parameters(0, 3)
+    with pytest.raises(ValueError, match="^k must be an integer >= 2, got 1$"):
+        local.hr_randomize([0], 1.0, 1, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="^counts must be a 1-D histogram with k >= 2 entries"):
+        local.hr_variance([3], 1.0)
+    with pytest.raises(ValueError, match="^rng must be"):
+        local.hr_randomize([0], 1.0, 3, 7)
+
+
 def test_bad_inputs_raise():
     rng = np.random.default_rng(0)
     with pytest.raises(ValueError, match="epsilon must be > 0, got 0"):
@@ -423,27 +541,92 @@ def test_shuffled_rr_count_coupled_and_law():
 
 # --------------------------------------------------------------------------- Feldman, McMillan, Talwar
 def fmt_reference(eps0, n, delta):
+    """The authors' reference code's closed form (``closedformanalysis``), in mpmath at 30 digits."""
+    with mp.workdps(30):
+        e0 = mp.e ** mp.mpf(eps0)
+        spread = 8 * mp.sqrt(e0 * mp.log(4 / mp.mpf(delta))) / mp.sqrt(n) + 8 * e0 / n
+        e1 = mp.log(1 + spread)
+        return float(mp.log(1 + (1 - 1 / e0) / (1 + mp.e ** (-mp.mpf(eps0) - e1)) * spread))
+
+
+def fmt_paper(eps0, n, delta):
+    """Theorem 3.1 as the literature quotes it: prefactor (e^eps0 - 1)/(e^eps0 + 1)."""
     with mp.workdps(30):
         e0 = mp.e ** mp.mpf(eps0)
         spread = 8 * mp.sqrt(e0 * mp.log(4 / mp.mpf(delta))) / mp.sqrt(n) + 8 * e0 / n
         return float(mp.log(1 + (e0 - 1) / (e0 + 1) * spread))
 
 
+def stronger_reference(eps0, n, delta):
+    with mp.workdps(30):
+        e0 = mp.e ** mp.mpf(eps0)
+        spread = 4 * mp.sqrt(2 * mp.log(4 / mp.mpf(delta))) / mp.sqrt((e0 + 1) * n) + mp.mpf(4) / n
+        return float(mp.log(1 + (e0 - 1) * spread))
+
+
 @pytest.mark.parametrize("eps0,n,delta", [(1.0, 10_000, 1e-6), (0.25, 3000, 1e-8), (2.0, 20_000, 1e-3)])
 def test_fmt_epsilon_formula(eps0, n, delta):
     assert math.isclose(local.fmt_epsilon(eps0, n, delta), fmt_reference(eps0, n, delta), rel_tol=1e-12)
+    # the code's form is the larger: the book's choice is the conservative one
+    assert local.fmt_epsilon(eps0, n, delta) > fmt_paper(eps0, n, delta) * (1 + 1e-6)
+    assert math.isclose(local.fmt_stronger_epsilon(eps0, n, delta), stronger_reference(eps0, n, delta), rel_tol=1e-12)
+
+
+def test_fmt_reproduces_the_number_in_the_authors_readme():
+    # README of apple/ml-shuffling-amplification: n = 100000, eps0 = 4, delta = 1e-6 gives
+    # "eps is at most 0.5378040242374512" by the closed form; the paper's form gives 0.5346
+    assert math.isclose(local.fmt_epsilon(4.0, 100_000, 1e-6), 0.5378040242374512, rel_tol=1e-12)
+    assert abs(fmt_paper(4.0, 100_000, 1e-6) - 0.5378) > 2e-3
 
 
 def test_fmt_applicability_range():
     n, delta = 5000, 1e-5
     limit = local.fmt_epsilon0_max(n, delta)
-    assert math.isclose(limit, math.log(n) - math.log(16 * math.log(2 / delta)), rel_tol=1e-13)
-    assert math.isclose(16 * math.exp(limit) * math.log(2 / delta), n, rel_tol=1e-12)   # n >= 16 e^eps0 log(2/delta)
+    assert math.isclose(limit, math.log(n) - math.log(16 * math.log(4 / delta)), rel_tol=1e-13)
+    assert math.isclose(16 * math.exp(limit) * math.log(4 / delta), n, rel_tol=1e-12)   # n >= 16 e^eps0 log(4/delta)
+    assert limit < math.log(n / (16 * math.log(2 / delta)))                           # the smaller of the two ranges
     assert math.isclose(local.fmt_epsilon(limit, n, delta), fmt_reference(limit, n, delta), rel_tol=1e-12)
-    with pytest.raises(ValueError, match=r"epsilon0 must be <= log\(n / \(16 log\(2/delta\)\)\) = 3.243 .*n = 5000, "
-                                         r"delta = 1e-05\), got 3.25"):
-        local.fmt_epsilon(3.25, n, delta)
+    with pytest.raises(ValueError, match=r"epsilon0 must be <= log\(n / \(16 log\(4/delta\)\)\) = 3.187 .*n = 5000, "
+                                         r"delta = 1e-05\), got 3.19"):
+        local.fmt_epsilon(3.19, n, delta)
     assert local.fmt_epsilon0_max(20, 1e-6) < 0
+
+
+def test_fmt_stronger_applicability_range():
+    n, delta = 5000, 1e-5
+    limit = local.fmt_stronger_epsilon0_max(n, delta)
+    # 2 n / (e^eps0 + 1) >= 16 log(2/delta), with equality at the limit
+    assert math.isclose(2 * n / (math.exp(limit) + 1), 16 * math.log(2 / delta), rel_tol=1e-12)
+    assert limit > local.fmt_epsilon0_max(n, delta)                   # twice the clones: a wider range
+    assert math.isclose(local.fmt_stronger_epsilon(limit, n, delta), stronger_reference(limit, n, delta), rel_tol=1e-12)
+    with pytest.raises(ValueError, match=r"epsilon0 must be <= log\(n / \(8 log\(2/delta\)\) - 1\) = 3.916 for "
+                                         r"the stronger clone bound to apply \(n = 5000, delta = 1e-05\), got 3.92"):
+        local.fmt_stronger_epsilon(3.92, n, delta)
+    assert local.fmt_stronger_epsilon0_max(100, 1e-6) == -math.inf       # 100 <= 8 log(2e6): no epsilon0 at all
+    with pytest.raises(ValueError, match="epsilon0 must be <="):
+        local.fmt_stronger_epsilon(0.01, 100, 1e-6)
+
+
+def test_fmt_stronger_bound_holds_and_is_below_the_older_one():
+    # on randomized response the stronger clone pair is the clone pair with r = 2/(1 + e^eps0), computed
+    # exactly by fmt_clone_delta: at the closed form's epsilon its delta (and the exact one) must be <= delta
+    checked = 0
+    for n in (60, 150, 400, 900):
+        for delta in (0.1, 1e-3, 1e-6):
+            for frac in (0.1, 0.5, 1.0):
+                eps0 = frac * local.fmt_stronger_epsilon0_max(n, delta)
+                if not eps0 > 0:
+                    continue
+                eps = local.fmt_stronger_epsilon(eps0, n, delta)
+                r = 2 / (1 + math.exp(eps0))
+                exact = local.shuffled_rr_delta(eps0, n, eps)
+                clone = local.fmt_clone_delta(eps0, n, eps, clone_probability=r)
+                # at eps = eps0 (the cap) both are 0 up to rounding, ~1e-33: 1e-15 absolute slack
+                assert exact <= clone * (1 + 1e-9) + 1e-15 and clone <= delta
+                if eps0 <= local.fmt_epsilon0_max(n, delta):
+                    assert eps <= fmt_paper(eps0, n, delta) <= local.fmt_epsilon(eps0, n, delta)
+                checked += 1
+    assert checked >= 25
 
 
 def test_fmt_bounds_never_below_the_exact_profile():
@@ -540,8 +723,8 @@ def test_every_function_names_its_bad_parameter(call, message):
 
 
 def test_smallest_valid_inputs_and_output_types():
-    # n = 2 is allowed everywhere (and fmt_epsilon0_max is then negative: log(2 / (16 log 20)))
-    assert math.isclose(local.fmt_epsilon0_max(2, 0.1), math.log(2 / (16 * math.log(20))), rel_tol=1e-13)
+    # n = 2 is allowed everywhere (and fmt_epsilon0_max is then negative: log(2 / (16 log 40)))
+    assert math.isclose(local.fmt_epsilon0_max(2, 0.1), math.log(2 / (16 * math.log(40))), rel_tol=1e-13)
     assert 0 < local.fmt_clone_epsilon(1.0, 2, 0.1) <= 1.0
     assert isinstance(local.fmt_clone_delta(1.0, 20, 0.1), float)
     assert local.fmt_clone_delta(1.0, 20, [0.1, 0.2]).shape == (2,)

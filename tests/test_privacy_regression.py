@@ -29,7 +29,8 @@ Noise-adding functions deliberately not audited here: ``attacks.bounded_noise_an
 ``concentration.rr_loss_paths`` (a simulation of privacy-loss paths, not a release),
 ``discrete.bernoulli_exp``, ``discrete.sample_discrete_laplace`` and
 ``discrete.sample_discrete_gaussian`` (noise only, one draw; audited through the two discrete
-mechanisms, whose samplers they are), ``functional.sample_gp`` (noise only; audited through ``functional.private_kde``),
+mechanisms, whose samplers they are), ``discrete.full_precision_uniform`` (the uniform of the snapping
+mechanism, releases nothing; audited through ``discrete.snapping_mechanism``), ``functional.sample_gp`` (noise only; audited through ``functional.private_kde``),
 ``functional.gp_extend`` (draws the noise process at new points given a release: post-processing of
 ``functional.gp_mechanism``, audited above),
 ``functional.kde_ise_normal`` (simulates the error of ``private_kde``),
@@ -209,6 +210,10 @@ def oue(eps, f=1.0):
     return lambda v, size, rng: local.oue_randomize([v], eps / f, 3, rng, size=size).reshape(size, 3)
 
 
+def hr(eps, f=1.0):
+    return lambda v, size, rng: local.hr_randomize([v], eps / f, 3, rng, size=size).reshape(size)
+
+
 def shuffled_rr(eps0, f=1.0):
     return lambda x, size, rng: np.atleast_1d(local.shuffled_rr_count(x, eps0 / f, rng, size=size))
 
@@ -262,6 +267,7 @@ REGISTRY = [
           weakened=snapping(2.0, 20.0, 0.5)),
     Entry("local.krr_randomize", krr(1.2), 0, 1, 1.2, weakened=krr(1.2, 0.5)),
     Entry("local.oue_randomize", oue(1.2), 0, 1, 1.2, weakened=oue(1.2, 0.5)),
+    Entry("local.hr_randomize", hr(1.2), 0, 1, 1.2, weakened=hr(1.2, 0.5)),
     # the central claim after shuffling four users' reports: the exact profile at delta = 0.01
     Entry("local.shuffled_rr_count", shuffled_rr(1.5), [0, 0, 0, 0], [1, 0, 0, 0],
           local.shuffled_rr_epsilon(1.5, 4, 0.01), 0.01, weakened=shuffled_rr(1.5, 0.5)),

@@ -9,7 +9,10 @@ same seed. Shuffled randomized response: the laws sum to one and keep every rati
 non-increasing in ``n`` (one more person is post-processing noise) and non-decreasing in
 epsilon0 (randomized response at a smaller epsilon0 is a post-processing of that at a larger);
 the bounds are ordered, exact <= clone <= Feldman, McMillan and Talwar's closed form <=
-epsilon0 (the last one was broken: see ``test_fmt_epsilon_is_never_vacuous``).
+epsilon0 (the last one was broken: see ``test_fmt_epsilon_is_never_vacuous``), and their 2023
+closed form is never vacuous, is monotone and lies below the 2021 one. Hadamard response: the
+estimator's exact mean and variance by enumeration, the report law's ratio and overlaps, the
+sampler's recipe on any seed.
 
 Tolerances: the profiles are sums of positive terms, accurate to about ``1e-13`` relative;
 order relations get ``1e-12`` relative slack plus ``1e-15`` absolute: a privacy loss that equals
@@ -261,15 +264,37 @@ def test_fmt_epsilon_is_never_vacuous_and_is_monotone(n, delta, data):
 
 
 def test_fmt_epsilon_at_the_range_limit_is_epsilon0():
-    assert local.fmt_epsilon(0.1, 25, 0.5) == 0.1
-    e0 = 1 / (1 + math.exp(-0.1))
-    display = math.log(1 + (2 * e0 - 1) * (8 * math.sqrt(math.exp(0.1) * math.log(8) / 25) + 8 * math.exp(0.1) / 25))
-    assert display > 0.1                                # what the function used to return
-    # and for a huge number of people the closed form works without overflow (mpmath: 0.0010178...)
+    assert local.fmt_epsilon(0.1, 37, 0.5) == 0.1
+    e0 = math.exp(0.1)
+    spread = 8 * math.sqrt(e0 * math.log(8) / 37) + 8 * e0 / 37
+    display = math.log1p((1 - 1 / e0) / (1 + math.exp(-0.1) / (1 + spread)) * spread)
+    assert display > 0.1                                # what the uncapped display would return
+    assert local.fmt_stronger_epsilon(0.1, 37, 0.5) == 0.1          # the same cap for the stronger bound
+    assert math.log1p(math.expm1(0.1) * (4 * math.sqrt(2 * math.log(8) / ((e0 + 1) * 37)) + 4 / 37)) > 0.1
+    # and for a huge number of people the closed forms work without overflow
     with mp.workdps(30):
         ratio = mp.exp(900) / mp.mpf(10) ** 400
-        expected = mp.log1p(mp.tanh(450) * (8 * mp.sqrt(ratio * mp.log(4 / mp.mpf(1e-9))) + 8 * ratio))
+        spread = 8 * mp.sqrt(ratio * mp.log(4 / mp.mpf(1e-9))) + 8 * ratio
+        expected = mp.log1p((1 - mp.exp(-900)) / (1 + mp.exp(-900) / (1 + spread)) * spread)
+        strong = mp.log1p(mp.expm1(900) * (4 * mp.sqrt(2 * mp.log(4 / mp.mpf(1e-9)) / ((mp.exp(900) + 1) * mp.mpf(10) ** 400))
+                                          + 4 / mp.mpf(10) ** 400))
     assert math.isclose(local.fmt_epsilon(900.0, 10**400, 1e-9), float(expected), rel_tol=1e-12)
+    assert math.isclose(local.fmt_stronger_epsilon(900.0, 10**400, 1e-9), float(strong), rel_tol=1e-12)
+
+
+@given(n=st.integers(2, 10**12), delta=st.floats(1e-300, 0.999), data=st.data())
+def test_fmt_stronger_epsilon_is_never_vacuous_monotone_and_below_fmt(n, delta, data):
+    limit = local.fmt_stronger_epsilon0_max(n, delta)
+    assume(limit > 1e-6)
+    eps0 = data.draw(st.floats(1e-6, limit))
+    e = local.fmt_stronger_epsilon(eps0, n, delta)
+    assert 0 < e <= eps0
+    assert local.fmt_stronger_epsilon(eps0, n + n // 3 + 1, delta) <= e       # more people
+    assert local.fmt_stronger_epsilon(eps0 / 2, n, delta) <= e                # less local privacy loss
+    assert local.fmt_stronger_epsilon0_max(n + 1, delta) >= limit
+    assert local.fmt_stronger_epsilon0_max(n, delta) >= local.fmt_epsilon0_max(n, delta)
+    if eps0 <= local.fmt_epsilon0_max(n, delta):                              # both apply: the stronger is smaller
+        assert e <= local.fmt_epsilon(eps0, n, delta) * (1 + 1e-12)
 
 
 @given(n=st.integers(25, profiles.size(fast=120, thorough=600)), delta=st.floats(1e-6, 0.5), data=st.data())
@@ -319,3 +344,78 @@ def test_every_numeric_parameter_rejects_bad_values_by_name(name, param, bad):
     fn(**kwargs)
     with pytest.raises(ValueError, match=rf"\b{param}\b"):
         fn(**{**kwargs, param: bad})
+
+
+# --------------------------------------------------------------------------- Hadamard response
+def _hr_channel(eps, k):
+    """Pr[report j | category v] from the definition: row v + 1 of the Sylvester matrix, popcount parity."""
+    K = 1 << k.bit_length()
+    j = np.arange(K)
+    inside = np.array([[bin((v + 1) & jj).count("1") % 2 == 0 for jj in j] for v in range(k)])
+    p = 1 / (1 + math.exp(-eps))
+    return np.where(inside, p, 1 - p) / (K / 2), inside
+
+
+@given(x=st.lists(st.integers(0, 4), min_size=1, max_size=3), extra=st.integers(0, 3), eps=st.floats(0.05, 30.0))
+def test_hr_estimate_is_unbiased_with_the_stated_variance(x, extra, eps):
+    """Exact mean and variance of the estimator over every report vector (K^n of them, K <= 8)."""
+    k = max(x) + 1 + extra
+    assume(k >= 2)
+    ch, _ = _hr_channel(eps, k)
+    K = ch.shape[1]
+    assert np.allclose(ch.sum(axis=1), 1.0, rtol=1e-13)
+    reports = np.array(list(itertools.product(range(K), repeat=len(x))))
+    prob = np.prod(ch[np.array(x), reports], axis=1)
+    est = local.hr_estimate(reports, eps, k)
+    counts = np.bincount(x, minlength=k)
+    scale = np.abs(est).max()
+    assert np.allclose(prob @ est, counts, rtol=0, atol=1e-11 * scale)
+    assert np.allclose(prob @ (est - counts) ** 2, local.hr_variance(counts, eps), rtol=1e-9, atol=1e-11 * scale**2)
+
+
+@given(eps=WIDE_EPS, k=st.integers(2, 40))
+def test_hr_report_law_has_ratio_e_eps_and_half_overlaps(eps, k):
+    ch, inside = _hr_channel(min(eps, 700.0), k)
+    K, p = local.hr_parameters(eps, k)
+    assert K == ch.shape[1] and k < K <= 2 * k and 0.5 <= p <= 1
+    assert np.all(inside.sum(axis=1) == K // 2)
+    # two categories share exactly a quarter of the reports: Pr[C_v | w] = 1/2 for w != v
+    overlap = inside.astype(int) @ inside.T.astype(int)
+    assert np.all(overlap[~np.eye(k, dtype=bool)] == K // 4)
+    assert math.isclose(p, 1 / (1 + math.exp(-eps)), rel_tol=1e-15)
+    if eps < 30:
+        # the outside probability is 1 - p, formed by a subtraction whose relative rounding is about
+        # 2^-53 (1 + e^eps): the log-ratio is eps up to that (at eps = 13, 2e-11 is seen)
+        tol = 4 * 2.0**-53 * (1 + math.exp(eps))
+        assert math.isclose(math.log(p / (1 - p)), eps, rel_tol=1e-12, abs_tol=tol)
+
+
+@given(x=st.lists(st.integers(0, 9), min_size=1, max_size=20), eps=WIDE_EPS, size=st.none() | st.integers(1, 5),
+       seed=st.integers(0, 2**32 - 1))
+def test_hr_randomize_follows_its_recipe(x, eps, size, seed):
+    k = max(x) + 2
+    K, p = local.hr_parameters(eps, k)
+    arr = np.array(x)
+    shape = arr.shape if size is None else (size,) + arr.shape
+    rng = np.random.default_rng(seed)
+    want_in = rng.random(shape) < p
+    j = rng.integers(0, K, size=shape)
+    row = np.broadcast_to(arr + 1, shape)
+    parity = np.vectorize(lambda a: bin(int(a)).count("1") % 2)
+    flip = (parity(j & row) == 0) != want_in
+    low = np.vectorize(lambda r: r & -r)(row)
+    expected = np.where(flip, j ^ low, j)
+    got = local.hr_randomize(x, eps, k, np.random.default_rng(seed), size=size)
+    assert np.array_equal(got, expected)
+    assert np.all((parity(got & row) == 0) == want_in)        # the report lies on the chosen side
+
+
+@given(counts=st.lists(st.integers(0, 10**6), min_size=2, max_size=8), eps=st.floats(1e-3, 50.0),
+       grow=st.floats(1.01, 10.0))
+def test_hr_variance_positive_falling_in_epsilon_and_above_oue(counts, eps, grow):
+    assume(sum(counts) > 0)
+    v, w = local.hr_variance(counts, eps), local.hr_variance(counts, eps * grow)
+    assert np.all(v > 0) and np.all(w <= v * (1 + 1e-12))
+    # rare categories: exactly cosh^2(eps/2) times OUE's, so never better
+    rare = local.hr_variance(counts + [0], eps)[-1]
+    assert math.isclose(rare, math.cosh(eps / 2) ** 2 * local.oue_variance(counts + [0], eps)[-1], rel_tol=1e-10)

@@ -414,7 +414,7 @@ def kde_difference_rkhs_norm(x, x_prime, n, bandwidth) -> np.ndarray:
     Returns
     -------
     ndarray of shape (k,)
-        The norm for each pair (``k = 1`` for single points).
+        The norm for each pair (``k = 1`` for two numbers).
 
     Raises
     ------

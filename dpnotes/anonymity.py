@@ -54,6 +54,8 @@ __all__ = [
 ]
 
 #: A 4-anonymous table of medical records (source 001, figure 1, left).
+#:
+#: :meta hide-value:
 FIGURE1_LEFT = {
     "zip": ["130**"] * 12,
     "age": ["<30"] * 4 + [">40"] * 4 + ["3*"] * 4,
@@ -66,6 +68,8 @@ FIGURE1_LEFT = {
 }
 
 #: A 6-anonymous version of a medical table (source 001, figure 1, right).
+#:
+#: :meta hide-value:
 FIGURE1_RIGHT = {
     "zip": ["130**"] * 12,
     "age": ["<35"] * 6 + [">35"] * 6,
@@ -77,6 +81,8 @@ FIGURE1_RIGHT = {
 }
 
 #: A 3-diverse table with two sensitive columns, salary in K and disease (source 001, figure 2).
+#:
+#: :meta hide-value:
 FIGURE2 = {
     "zip": ["476**", "476**", "476**", "4790*", "4790*", "4790*", "476**", "476**", "476**"],
     "age": ["2*", "2*", "2*", ">=40", ">=40", ">=40", "3*", "3*", "3*"],
@@ -98,6 +104,8 @@ DISEASE_ORDER = ["gastric ulcer", "gastritis", "stomach cancer", "flu", "bronchi
 #: disease's ancestors from its parent up to the root. The tree has height 3 (leaves, two groups of diseases, two
 #: systems, the root); their hierarchy also holds colon and vascular lung diseases, which leave the
 #: height unchanged.
+#:
+#: :meta hide-value:
 DISEASE_HIERARCHY = {
     **{d: ("stomach diseases", "digestive system diseases", "respiratory & digestive system diseases")
        for d in ("gastric ulcer", "gastritis", "stomach cancer")},

@@ -184,6 +184,8 @@ class BlockStatistic:
 
 
 #: A fictional census block of 7 people (source 001, table 1, after Garfinkel, Abowd and Martindale 2019).
+#:
+#: :meta hide-value:
 CENSUS_TABLE1 = (
     BlockStatistic("1A", "total population", 7, 30, 38),
     BlockStatistic("2A", "female", 4, 30, 33.5, sex="F"),

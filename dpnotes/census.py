@@ -94,6 +94,8 @@ BUREAU_PERSONS_RHO = 1 / BUREAU_PERSONS_GLOBAL_SCALE**2
 #: The delta of the reported epsilon (``approx_dp_delta`` of ``configs/production/prod_default.ini``).
 BUREAU_DELTA = 1e-10
 #: ``geolevel_budget_prop`` of ``configs/production/pl94/person_US.ini``, top down.
+#:
+#: :meta hide-value:
 BUREAU_GEOLEVEL_SHARES = {
     "US": Fraction(104, 4099), "State": Fraction(1440, 4099), "County": Fraction(447, 4099),
     "Tract": Fraction(687, 4099), "Block_Group": Fraction(1256, 4099), "Block": Fraction(165, 4099),
@@ -116,6 +118,8 @@ def _shares(level, *fractions):
 #: level ``g`` spends :math:`\rho_{g,q} = \rho \cdot` ``BUREAU_GEOLEVEL_SHARES[g]`` :math:`\cdot`
 #: ``BUREAU_PERSONS_QUERY_SHARES[g][q]`` with noise :math:`\sigma^2 = 1/\rho_{g,q}`
 #: (``programs/engine/engine_utils.py``, ``primitives.py``).
+#:
+#: :meta hide-value:
 BUREAU_PERSONS_QUERY_SHARES = {
     "US": _shares("US", (52, 4097), (26, 4097), (26, 4097), (26, 4097), (26, 4097), (130, 4097), (130, 4097),
                   (26, 4097), (26, 241), (189, 241)),

@@ -20,6 +20,8 @@ from cycler import cycler
 __all__ = ["PALETTE", "CYCLE", "STYLE", "use_style", "figure"]
 
 #: Okabe & Ito (2008) colour-blind-safe palette, by name.
+#:
+#: :meta hide-value:
 PALETTE = {
     "blue": "#0072B2",
     "orange": "#E69F00",
@@ -32,9 +34,13 @@ PALETTE = {
 }
 
 #: Order in which lines take colours, yellow last because it is faint on white.
+#:
+#: :meta hide-value:
 CYCLE = [PALETTE[c] for c in ("blue", "orange", "green", "vermillion", "purple", "sky", "black", "yellow")]
 
 #: The rcParams that :func:`use_style` applies.
+#:
+#: :meta hide-value:
 STYLE = {
     "figure.figsize": (6.0, 3.6),
     "figure.dpi": 110,

@@ -4,7 +4,7 @@ Every figure and every number in the book is produced by this package, and every
 function in it is unit-tested, so the text and the code cannot disagree.
 
 Conventions (used by every module, stated once here)
----------------------------------------------------
+----------------------------------------------------
 Logarithms
     ``log`` is the natural logarithm; ``epsilon`` is measured in nats, so a
     probability ratio bounded by ``exp(epsilon)`` means ``epsilon``-DP.
@@ -36,7 +36,7 @@ Modules
 ``loss``          privacy loss distributions, hockey-stick divergence, privacy profiles
 ``finite``        exact epsilon of mechanisms with finitely many inputs and outputs
 ``tradeoff``      the hypothesis-testing view: error pairs of tests, the privacy region
-``divergences``   max, approximate max, KL and Renyi divergences
+``divergences``   max, approximate max, KL and Rényi divergences
 ``concentration`` Azuma and Hoeffding bounds, simulated privacy-loss martingales
 ``composition``   basic, advanced and optimal composition; conversions between variants
 ``selection``     private selection: exponential mechanism, report noisy max, permute-and-flip

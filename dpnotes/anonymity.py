@@ -53,7 +53,9 @@ __all__ = [
     "attacker_posterior",
 ]
 
-#: Source 001, figure 1 (left): a 4-anonymous table of medical records.
+#: A 4-anonymous table of medical records (source 001, figure 1, left).
+#:
+#: :meta hide-value:
 FIGURE1_LEFT = {
     "zip": ["130**"] * 12,
     "age": ["<30"] * 4 + [">40"] * 4 + ["3*"] * 4,
@@ -65,7 +67,9 @@ FIGURE1_LEFT = {
     ],
 }
 
-#: Source 001, figure 1 (right): a 6-anonymous version of a medical table.
+#: A 6-anonymous version of a medical table (source 001, figure 1, right).
+#:
+#: :meta hide-value:
 FIGURE1_RIGHT = {
     "zip": ["130**"] * 12,
     "age": ["<35"] * 6 + [">35"] * 6,
@@ -76,7 +80,9 @@ FIGURE1_RIGHT = {
     ],
 }
 
-#: Source 001, figure 2: a 3-diverse table with two sensitive columns (salary in K, disease).
+#: A 3-diverse table with two sensitive columns, salary in K and disease (source 001, figure 2).
+#:
+#: :meta hide-value:
 FIGURE2 = {
     "zip": ["476**", "476**", "476**", "4790*", "4790*", "4790*", "476**", "476**", "476**"],
     "age": ["2*", "2*", "2*", ">=40", ">=40", ">=40", "3*", "3*", "3*"],
@@ -91,13 +97,15 @@ FIGURE2 = {
 #: The salary domain of :data:`FIGURE2` in increasing order (the order of the ordered distance).
 SALARY_ORDER = [3, 4, 5, 6, 7, 8, 9, 10, 11]
 
-#: The disease domain of :data:`FIGURE2`: three stomach diseases, then three respiratory ones.
+#: The disease domain of :data:`FIGURE2`, three stomach diseases and then three respiratory ones.
 DISEASE_ORDER = ["gastric ulcer", "gastritis", "stomach cancer", "flu", "bronchitis", "pneumonia"]
 
-#: Li et al. (2007)'s disease hierarchy (their figure), restricted to :data:`DISEASE_ORDER`: each disease's
-#: ancestors from its parent up to the root. The tree has height 3 (leaves, two groups of diseases, two
+#: Li et al. (2007)'s disease hierarchy (their figure), restricted to :data:`DISEASE_ORDER`, giving each
+#: disease's ancestors from its parent up to the root. The tree has height 3 (leaves, two groups of diseases, two
 #: systems, the root); their hierarchy also holds colon and vascular lung diseases, which leave the
 #: height unchanged.
+#:
+#: :meta hide-value:
 DISEASE_HIERARCHY = {
     **{d: ("stomach diseases", "digestive system diseases", "respiratory & digestive system diseases")
        for d in ("gastric ulcer", "gastritis", "stomach cancer")},
@@ -153,6 +161,26 @@ def equivalence_classes(table, quasi_identifiers) -> list[np.ndarray]:
 
     Two rows are in the same class when they agree on every quasi-identifier.
 
+    Parameters
+    ----------
+    table : mapping
+        Column name -> sequence of values, all columns of the same non-zero length.
+    quasi_identifiers : str or sequence of str
+        The columns an attacker can link to outside data.
+
+    Returns
+    -------
+    list of ndarray
+        The row indices of each class, in increasing order.
+
+    Raises
+    ------
+    ValueError
+        If ``table`` is not a non-empty table of equal-length columns, or
+        ``quasi_identifiers`` names no column or an unknown one.
+
+    Examples
+    --------
     >>> [c.tolist() for c in equivalence_classes({"a": [1, 2, 1], "s": [0, 0, 1]}, ["a"])]
     [[0, 2], [1]]
     """
@@ -171,6 +199,23 @@ def k_anonymity(table, quasi_identifiers) -> int:
     Definition (Sweeney 2002): every record shares its quasi-identifiers with at
     least ``k - 1`` other records.
 
+    Parameters
+    ----------
+    table, quasi_identifiers
+        As in :func:`equivalence_classes`.
+
+    Returns
+    -------
+    int
+        The size of the smallest equivalence class.
+
+    Raises
+    ------
+    ValueError
+        As :func:`equivalence_classes`.
+
+    Examples
+    --------
     >>> k_anonymity(FIGURE1_RIGHT, ["zip", "age", "nationality"])
     6
     """
@@ -192,10 +237,21 @@ def class_distributions(table, quasi_identifiers, sensitive, domain=None):
 
     Returns
     -------
-    (P, q, domain)
-        ``P[j]`` is the distribution of the sensitive value in class ``j``,
-        ``q`` the distribution over the whole table, ``domain`` the value order.
+    P : ndarray of shape (classes, m)
+        ``P[j]`` is the distribution of the sensitive value in class ``j``
+        (classes in the order of :func:`equivalence_classes`).
+    q : ndarray of shape (m,)
+        The distribution of the sensitive value over the whole table.
+    domain : list
+        The ``m`` sensitive values, in the order of the columns of ``P`` and ``q``.
 
+    Raises
+    ------
+    ValueError
+        If a column is unknown, or ``domain`` misses a value of the sensitive column.
+
+    Examples
+    --------
     >>> P, q, dom = class_distributions({"a": [1, 1, 2], "s": ["x", "y", "x"]}, ["a"], "s")
     >>> P.tolist(), q.round(3).tolist(), dom
     ([[0.5, 0.5], [1.0, 0.0]], [0.667, 0.333], ['x', 'y'])
@@ -224,6 +280,25 @@ def distinct_l_diversity(table, quasi_identifiers, sensitive) -> int:
     Each class must hold at least ``l`` distinct sensitive values
     (Machanavajjhala et al. 2007); the function returns the minimum over classes.
 
+    Parameters
+    ----------
+    table, quasi_identifiers
+        As in :func:`equivalence_classes`.
+    sensitive : str
+        The sensitive column.
+
+    Returns
+    -------
+    int
+        The smallest number of distinct sensitive values in a class.
+
+    Raises
+    ------
+    ValueError
+        If a column is unknown or the table is malformed.
+
+    Examples
+    --------
     >>> distinct_l_diversity(FIGURE1_LEFT, ["zip", "age", "nationality"], "condition")
     1
     """
@@ -238,6 +313,25 @@ def entropy_l_diversity(table, quasi_identifiers, sensitive) -> float:
     least ``log l`` (natural log; Machanavajjhala et al. 2007, definition 4.1).
     A class with ``l`` equally frequent values reaches exactly ``l``; skew lowers it.
 
+    Parameters
+    ----------
+    table, quasi_identifiers
+        As in :func:`equivalence_classes`.
+    sensitive : str
+        The sensitive column.
+
+    Returns
+    -------
+    float
+        ``min_j exp(H(P_j))``, at least 1.
+
+    Raises
+    ------
+    ValueError
+        If a column is unknown or the table is malformed.
+
+    Examples
+    --------
     >>> round(entropy_l_diversity({"a": [0, 0], "s": ["x", "y"]}, ["a"], "s"), 6)
     2.0
     """
@@ -248,6 +342,23 @@ def entropy_l_diversity(table, quasi_identifiers, sensitive) -> float:
 def ordered_distance_matrix(m) -> np.ndarray:
     """Ground distance ``|i - j| / (m - 1)`` between the ``m`` values of an ordered domain (Li et al. 2007).
 
+    Parameters
+    ----------
+    m : int
+        Number of values, ``>= 2``.
+
+    Returns
+    -------
+    ndarray of shape (m, m)
+        The distances, 0 on the diagonal and 1 between the two ends.
+
+    Raises
+    ------
+    ValueError
+        If ``m`` is not an integer ``>= 2``.
+
+    Examples
+    --------
     >>> ordered_distance_matrix(3).tolist()
     [[0.0, 0.5, 1.0], [0.5, 0.0, 0.5], [1.0, 0.5, 0.0]]
     """
@@ -259,6 +370,23 @@ def ordered_distance_matrix(m) -> np.ndarray:
 def equal_distance_matrix(m) -> np.ndarray:
     """Ground distance 1 between any two different values of a categorical domain.
 
+    Parameters
+    ----------
+    m : int
+        Number of values, ``>= 2``.
+
+    Returns
+    -------
+    ndarray of shape (m, m)
+        ``1 - I``: 0 on the diagonal, 1 elsewhere.
+
+    Raises
+    ------
+    ValueError
+        If ``m`` is not an integer ``>= 2``.
+
+    Examples
+    --------
     >>> equal_distance_matrix(2).tolist()
     [[0.0, 1.0], [1.0, 0.0]]
     """
@@ -282,6 +410,19 @@ def hierarchy_distance_matrix(hierarchy, domain=None) -> np.ndarray:
     domain : sequence, optional
         The values in the order to use; default: the order of ``hierarchy``.
 
+    Returns
+    -------
+    ndarray of shape (m, m)
+        The distance ``l / H`` between the ``m`` values of ``domain``.
+
+    Raises
+    ------
+    ValueError
+        If ``hierarchy`` maps fewer than 2 values, ``domain`` holds a value it does not map,
+        or the ancestor paths differ in length or do not end at one root.
+
+    Examples
+    --------
     >>> tree = {"a": ("x", "r"), "b": ("x", "r"), "c": ("y", "r")}
     >>> hierarchy_distance_matrix(tree).tolist()
     [[0.0, 0.5, 1.0], [0.5, 0.0, 1.0], [1.0, 1.0, 0.0]]
@@ -331,6 +472,20 @@ def emd_lp(p, q, distance) -> float:
     distance : array_like
         ``m x m`` ground distances (non-negative; a metric for the EMD to be one).
 
+    Returns
+    -------
+    float
+        The minimum work of moving ``p`` to ``q``.
+
+    Raises
+    ------
+    ValueError
+        If ``p`` or ``q`` is not a probability vector (entries ``>= 0`` summing to 1 within
+        ``1e-8``), their lengths differ, or ``distance`` is not a finite non-negative
+        ``m x m`` matrix.
+
+    Examples
+    --------
     >>> round(emd_lp([0.01, 0.99], [0.11, 0.89], equal_distance_matrix(2)), 12)
     0.1
     """
@@ -367,6 +522,23 @@ def emd_ordered(p, q) -> float:
     between ``i`` and ``i + 1``, which gives the cumulative-sum formula
     (Li et al. 2007, section 4.2).
 
+    Parameters
+    ----------
+    p, q : array_like
+        Probability vectors over the same ``m >= 2`` ordered values.
+
+    Returns
+    -------
+    float
+        The EMD, in ``[0, 1]``.
+
+    Raises
+    ------
+    ValueError
+        If ``p`` or ``q`` is not a probability vector, their lengths differ, or ``m < 2``.
+
+    Examples
+    --------
     >>> emd_ordered([1, 0, 0], [0, 0, 1])
     1.0
     """
@@ -379,6 +551,23 @@ def emd_ordered(p, q) -> float:
 def emd_equal(p, q) -> float:
     """EMD under the equal distance: the total variation distance ``sum_i |p_i - q_i| / 2``.
 
+    Parameters
+    ----------
+    p, q : array_like
+        Probability vectors over the same values.
+
+    Returns
+    -------
+    float
+        The EMD, in ``[0, 1]``.
+
+    Raises
+    ------
+    ValueError
+        If ``p`` or ``q`` is not a probability vector or their lengths differ.
+
+    Examples
+    --------
     >>> round(emd_equal([0.4, 0.6], [0.5, 0.5]), 12)
     0.1
     """
@@ -394,6 +583,10 @@ def t_closeness(table, quasi_identifiers, sensitive, *, distance="ordered", doma
 
     Parameters
     ----------
+    table, quasi_identifiers
+        As in :func:`equivalence_classes`.
+    sensitive : str
+        The sensitive column.
     distance : {"ordered", "equal"} or array_like
         ``"ordered"`` for numeric attributes (closed form), ``"equal"`` for
         categorical ones (closed form), or an ``m x m`` ground-distance matrix
@@ -401,6 +594,18 @@ def t_closeness(table, quasi_identifiers, sensitive, *, distance="ordered", doma
     domain : sequence, optional
         Order of the sensitive values (see :func:`class_distributions`).
 
+    Returns
+    -------
+    float
+        The largest EMD between a class's distribution and the table's.
+
+    Raises
+    ------
+    ValueError
+        If a column is unknown, ``distance`` is another string, or a matrix of the wrong shape.
+
+    Examples
+    --------
     >>> t_closeness(FIGURE2, ["zip", "age"], "salary", distance="ordered")
     0.375
     """
@@ -423,6 +628,25 @@ def generalizes(pattern, value) -> bool:
     ``>a``, ``<=a``, ``>=a`` compare numbers; ``*`` matches anything; any other
     pattern must equal the value.
 
+    Parameters
+    ----------
+    pattern : str or number
+        The generalised cell (``≥`` and ``≤`` are read as ``>=`` and ``<=``).
+    value
+        The true value.
+
+    Returns
+    -------
+    bool
+        Whether ``pattern`` covers ``value``.
+
+    Raises
+    ------
+    ValueError
+        If ``pattern`` compares numbers and ``value`` is not one.
+
+    Examples
+    --------
     >>> generalizes("130**", 13053), generalizes("3*", 31), generalizes(">40", 40)
     (True, True, False)
     """
@@ -452,12 +676,31 @@ def attacker_posterior(table, quasi_identifiers, sensitive, target, *, exclude=(
     believes each sensitive value in proportion to its count there. Background
     knowledge that rules values out (``exclude``) renormalises the rest.
 
+    Parameters
+    ----------
+    table, quasi_identifiers
+        As in :func:`equivalence_classes`.
+    sensitive : str
+        The sensitive column.
+    target : mapping
+        Quasi-identifier column -> the target's true value, for every quasi-identifier.
+    exclude : value or sequence of values, optional
+        Sensitive values the attacker knows the target does not have.
+
     Returns
     -------
     dict
         Sensitive value -> posterior probability, in order of first appearance
         (values with probability 0 omitted).
 
+    Raises
+    ------
+    ValueError
+        If ``target`` does not give exactly the quasi-identifiers, matches no row, or
+        ``exclude`` rules out every possible value.
+
+    Examples
+    --------
     >>> attacker_posterior(FIGURE1_LEFT, ["zip", "age"], "condition", {"zip": 13053, "age": 31})
     {'Cancer': 1.0}
     """

@@ -59,7 +59,9 @@ __all__ = [
     "gaussian_answers",
 ]
 
+#: The values of the ``sex`` column of a census record (female, male).
 SEXES = ("F", "M")
+#: The values of the ``race`` column of a census record (Black or African American, White).
 RACES = ("B", "W")
 
 
@@ -116,6 +118,25 @@ class BlockStatistic:
     (``"F"``/``"M"``), ``race`` (``"B"``/``"W"``), ``adult`` (aged at least
     the adult age), ``married`` (``True``/``False``) and ``min_age``/``max_age``
     (inclusive).
+
+    Attributes
+    ----------
+    label : str
+        The row's label in the published table (``"1A"``, ``"2B"``, ...).
+    group : str
+        The group in words (``"female"``, ``"married adults"``).
+    count : int or None
+        Number of people in the group.
+    median, mean : float or None
+        Median and mean age of the group.
+    sex, race : str or None
+        Filters on sex and race; ``None`` for no filter.
+    adult : bool
+        Whether only adults count.
+    married : bool or None
+        Filter on marital status; ``None`` for no filter.
+    min_age, max_age : int or None
+        Inclusive bounds on age; ``None`` for no bound.
     """
 
     label: str
@@ -131,7 +152,20 @@ class BlockStatistic:
     max_age: int | None = None
 
     def members(self, age, sex, race, married, adult_age):
-        """Boolean array: which of the given records (array-like columns) belong to the group."""
+        """Which of the given records belong to the group.
+
+        Parameters
+        ----------
+        age, sex, race, married : array_like
+            The records' columns, aligned.
+        adult_age : int
+            People of this age or older are adults.
+
+        Returns
+        -------
+        ndarray of bool
+            ``True`` for the records in the group.
+        """
         age = np.asarray(age)
         ok = np.ones(age.shape, dtype=bool)
         if self.sex is not None:
@@ -149,7 +183,9 @@ class BlockStatistic:
         return ok
 
 
-#: Source 001, table 1 (after Garfinkel, Abowd and Martindale 2019): a fictional census block of 7 people.
+#: A fictional census block of 7 people (source 001, table 1, after Garfinkel, Abowd and Martindale 2019).
+#:
+#: :meta hide-value:
 CENSUS_TABLE1 = (
     BlockStatistic("1A", "total population", 7, 30, 38),
     BlockStatistic("2A", "female", 4, 30, 33.5, sex="F"),
@@ -441,6 +477,33 @@ def publish_block(records, statistics=CENSUS_TABLE1, *, adult_age=18, decimals=1
     ``threshold`` people. Computed directly with :func:`statistics.median`, so
     it checks :func:`census_block_solutions` independently.
 
+    Parameters
+    ----------
+    records : sequence of (age, sex, race, married)
+        The block's people; ages are integers ``>= 0``.
+    statistics : sequence of BlockStatistic
+        The rows to publish; default :data:`CENSUS_TABLE1`.
+    adult_age : int
+        People of this age or older are adults, ``>= 0``.
+    decimals : int or None
+        Medians and means are rounded to this many decimals, in ``[0, 15]``; ``None`` keeps
+        them exact.
+    threshold : int
+        Groups smaller than this are suppressed, ``>= 1``.
+
+    Returns
+    -------
+    list of tuple
+        ``(label, count, median, mean)`` for each row of ``statistics``; medians and means
+        are ints when whole.
+
+    Raises
+    ------
+    ValueError
+        If ``records`` is empty or holds a malformed record, or a parameter is out of range.
+
+    Examples
+    --------
     >>> recs = [(8, "F", "B", False), (18, "M", "W", False), (24, "F", "W", False), (30, "M", "W", True),
     ...         (36, "F", "B", True), (66, "F", "B", True), (84, "M", "B", True)]
     >>> publish_block(recs)[0]
@@ -482,6 +545,23 @@ def publish_block(records, statistics=CENSUS_TABLE1, *, adult_age=18, decimals=1
 def all_subset_queries(n) -> np.ndarray:
     """All ``2^n`` subset queries as rows of a 0/1 matrix; row ``i`` holds the bits of ``i``.
 
+    Parameters
+    ----------
+    n : int
+        Number of records, in ``[1, 16]``.
+
+    Returns
+    -------
+    ndarray of shape (2**n, n)
+        The queries, as int64 0/1 rows; bit ``j`` of ``i`` (least significant first) in column ``j``.
+
+    Raises
+    ------
+    ValueError
+        If ``n`` is not an integer in ``[1, 16]``.
+
+    Examples
+    --------
     >>> all_subset_queries(2).tolist()
     [[0, 0], [1, 0], [0, 1], [1, 1]]
     """
@@ -492,6 +572,25 @@ def all_subset_queries(n) -> np.ndarray:
 def random_subset_queries(m, n, *, rng) -> np.ndarray:
     """``m`` random subset queries on ``n`` records: each record is in each query with probability 1/2.
 
+    Parameters
+    ----------
+    m, n : int
+        Numbers of queries and records, ``>= 1``.
+    rng : numpy.random.Generator
+        The source of randomness.
+
+    Returns
+    -------
+    ndarray of shape (m, n)
+        int64 0/1 entries, drawn with ``rng.integers(0, 2)``.
+
+    Raises
+    ------
+    ValueError
+        If ``m`` or ``n`` is not an integer ``>= 1``, or ``rng`` is not a Generator.
+
+    Examples
+    --------
     >>> random_subset_queries(2, 3, rng=np.random.default_rng(0)).shape
     (2, 3)
     """
@@ -519,7 +618,23 @@ def bounded_noise_answers(d, queries, bound, *, kind="uniform", rng=None) -> np.
         and ``floor(E)`` zeros turned to ones (the first ones and zeros by
         index). Each answer is then off by at most ``floor(E)``, yet the decoy
         is ``2 floor(E)`` bits from ``d``.
+    rng : numpy.random.Generator, optional
+        The source of the uniform noise; needed for ``kind="uniform"``.
 
+    Returns
+    -------
+    ndarray of shape (m,)
+        One answer per query: floats for ``"uniform"``, integers for ``"decoy"``.
+
+    Raises
+    ------
+    ValueError
+        If ``d`` is not a 0/1 vector, ``queries`` not a 0/1 matrix with one column per record,
+        ``bound < 0``, ``kind`` unknown, ``rng`` missing for ``"uniform"``, or ``bound`` larger
+        than the number of ones or of zeros of ``d`` for ``"decoy"``.
+
+    Examples
+    --------
     >>> bounded_noise_answers([1, 0, 1, 0], [[1, 1, 1, 1], [1, 0, 0, 0]], 1, kind="decoy").tolist()
     [2, 0]
     """
@@ -595,6 +710,17 @@ def exponential_attack(queries, answers, bound, *, chunk=256) -> np.ndarray:
     time (one matrix product), and only the survivors go on to the next
     queries, so ``n`` should stay small (``n <= 16``).
 
+    Parameters
+    ----------
+    queries : array_like
+        0/1 matrix, one query per row, ``n <= 16`` columns.
+    answers : array_like
+        One finite answer per query.
+    bound : float
+        The noise bound ``E``, ``>= 0``.
+    chunk : int
+        Queries tested at once, ``>= 1`` (speed only).
+
     Returns
     -------
     numpy.ndarray
@@ -602,6 +728,14 @@ def exponential_attack(queries, answers, bound, *, chunk=256) -> np.ndarray:
         of the integers whose bits they are; the source's attack outputs the
         first.
 
+    Raises
+    ------
+    ValueError
+        If ``queries`` is not a 0/1 matrix with at most 16 columns, ``answers`` are not one
+        finite number per query, ``bound < 0`` or ``chunk < 1``.
+
+    Examples
+    --------
     >>> Q = all_subset_queries(3)
     >>> exponential_attack(Q, Q @ np.array([0, 1, 1]) + 0.4, bound=0.5).tolist()
     [[0, 1, 1]]
@@ -634,11 +768,30 @@ def lp_attack(queries, answers, *, bound=None, return_fractional=False):
     Dwork and Roth 2014, section 8.1). Either way ``x`` is rounded to the
     nearest bits. Solved with HiGHS via :func:`scipy.optimize.linprog`.
 
+    Parameters
+    ----------
+    queries : array_like
+        0/1 matrix, one query per row.
+    answers : array_like
+        One finite answer per query.
+    bound : float, optional
+        The noise bound ``E``, ``>= 0``; ``None`` for L1 decoding.
+    return_fractional : bool
+        Also return the LP solution before rounding.
+
     Returns
     -------
     numpy.ndarray or (numpy.ndarray, numpy.ndarray)
         The rounded 0/1 vector, and the fractional LP solution if requested.
 
+    Raises
+    ------
+    ValueError
+        If ``queries`` is not a 0/1 matrix, ``answers`` are not one finite number per query,
+        ``bound < 0``, or no ``x`` meets the bound (the answers are inconsistent with it).
+
+    Examples
+    --------
     >>> rng = np.random.default_rng(1)
     >>> d = rng.integers(0, 2, 40)
     >>> Q = random_subset_queries(160, 40, rng=rng)
@@ -677,6 +830,29 @@ def laplace_answers(d, queries, epsilon, *, rng) -> np.ndarray:
     then epsilon-DP (Dwork et al. 2006; Dwork and Roth 2014, Theorem 3.6).
     Noise drawn with ``rng.laplace``.
 
+    Parameters
+    ----------
+    d : array_like of 0/1
+        The secret database.
+    queries : array_like
+        0/1 matrix, one query per row and one column per record.
+    epsilon : float
+        Privacy parameter, ``> 0``.
+    rng : numpy.random.Generator
+        The source of the noise.
+
+    Returns
+    -------
+    ndarray of shape (m,)
+        The noisy answers ``Q d + Laplace(Delta / epsilon)``.
+
+    Raises
+    ------
+    ValueError
+        If ``d`` or ``queries`` is malformed, ``epsilon <= 0`` or ``rng`` is not a Generator.
+
+    Examples
+    --------
     >>> Q = np.array([[1, 1], [0, 1]])
     >>> laplace_answers([1, 0], Q, 1.0, rng=np.random.default_rng(0)).shape
     (2,)
@@ -703,6 +879,32 @@ def gaussian_answers(d, queries, epsilon, delta, *, rng) -> np.ndarray:
     ``m = O(n)`` queries the noise is of order ``sqrt(n)``: the scale at which
     the LP attack stops working. Noise drawn with ``rng.normal``.
 
+    Parameters
+    ----------
+    d : array_like of 0/1
+        The secret database.
+    queries : array_like
+        0/1 matrix, one query per row and one column per record.
+    epsilon : float
+        Privacy parameter, ``> 0``.
+    delta : float
+        Privacy parameter, in ``(0, 1)``.
+    rng : numpy.random.Generator
+        The source of the noise.
+
+    Returns
+    -------
+    ndarray of shape (m,)
+        The noisy answers ``Q d + N(0, sigma^2)``.
+
+    Raises
+    ------
+    ValueError
+        If ``d`` or ``queries`` is malformed, ``epsilon`` or ``delta`` is out of range, or
+        ``rng`` is not a Generator.
+
+    Examples
+    --------
     >>> Q = np.array([[1, 1], [0, 1]])
     >>> gaussian_answers([1, 0], Q, 1.0, 1e-5, rng=np.random.default_rng(0)).shape
     (2,)

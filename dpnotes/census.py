@@ -91,14 +91,16 @@ __all__ = [
 BUREAU_PERSONS_GLOBAL_SCALE = Fraction(339, 542)
 #: The persons' total zCDP budget, ``1 / global_scale**2`` (``programs/engine/budget.py``), about 2.56.
 BUREAU_PERSONS_RHO = 1 / BUREAU_PERSONS_GLOBAL_SCALE**2
-#: ``approx_dp_delta`` of ``configs/production/prod_default.ini``: the delta of the reported epsilon.
+#: The delta of the reported epsilon (``approx_dp_delta`` of ``configs/production/prod_default.ini``).
 BUREAU_DELTA = 1e-10
 #: ``geolevel_budget_prop`` of ``configs/production/pl94/person_US.ini``, top down.
+#:
+#: :meta hide-value:
 BUREAU_GEOLEVEL_SHARES = {
     "US": Fraction(104, 4099), "State": Fraction(1440, 4099), "County": Fraction(447, 4099),
     "Tract": Fraction(687, 4099), "Block_Group": Fraction(1256, 4099), "Block": Fraction(165, 4099),
 }
-#: ``[budget] strategy`` of ``person_US.ini``: the class of ``programs/strategies/strategies.py`` that
+#: ``[budget] strategy`` of ``person_US.ini``, the class of ``programs/strategies/strategies.py`` that
 #: sets the queries measured at each geographic level and each one's share of that level's budget.
 BUREAU_PERSONS_STRATEGY = "ProductionCandidate20210527US_mult8_add02_dsepJune3"
 _QUERY_NAMES = ("total", "cenrace", "hispanic", "votingage", "hhinstlevels", "hhgq", "hispanic * cenrace",
@@ -116,6 +118,8 @@ def _shares(level, *fractions):
 #: level ``g`` spends :math:`\rho_{g,q} = \rho \cdot` ``BUREAU_GEOLEVEL_SHARES[g]`` :math:`\cdot`
 #: ``BUREAU_PERSONS_QUERY_SHARES[g][q]`` with noise :math:`\sigma^2 = 1/\rho_{g,q}`
 #: (``programs/engine/engine_utils.py``, ``primitives.py``).
+#:
+#: :meta hide-value:
 BUREAU_PERSONS_QUERY_SHARES = {
     "US": _shares("US", (52, 4097), (26, 4097), (26, 4097), (26, 4097), (26, 4097), (130, 4097), (130, 4097),
                   (26, 4097), (26, 241), (189, 241)),
@@ -150,6 +154,21 @@ class BlockQueries:
     (Part I's assumption 4; TopDown calls such impossible cells *structural zeros*).
     ``membership[k, c]`` says whether cell ``c`` is in the group of ``groups[k]``. The row
     ``total`` counts everybody; it is the invariant, released exactly, and is not a query.
+
+    Attributes
+    ----------
+    statistics : tuple of BlockStatistic
+        The rows of the table, the total included.
+    total : BlockStatistic
+        The row with no filter.
+    groups : tuple of BlockStatistic
+        The other rows, whose counts are the queries.
+    cells : tuple of four ndarray
+        Age, sex, race and married of every possible record.
+    membership : ndarray of bool, shape (len(groups), n_cells)
+        Which cells each group contains.
+    age_max, adult_age : int
+        The ages of the cells are ``0..age_max``; adults are aged ``adult_age`` or more.
     """
 
     statistics: tuple
@@ -162,12 +181,12 @@ class BlockQueries:
 
     @property
     def n_cells(self) -> int:
-        """Number of cells of the histogram."""
+        """The number of cells of the histogram (an int)."""
         return int(self.cells[0].size)
 
     @cached_property
     def index(self) -> dict:
-        """Cell index of each record ``(age, sex, race, married)``."""
+        """The cell index of each record ``(age, sex, race, married)`` (a dict)."""
         return {rec: i for i, rec in enumerate(zip(*(col.tolist() for col in self.cells)))}
 
 
@@ -316,6 +335,19 @@ class Budget:
     replaced record moves two cells by one) and ``rho_group`` to each of ``n_groups`` group
     counts (sensitivity 1); :math:`\sigma^2 = \Delta^2/(2\rho)` for each. ``rho = inf`` means
     no noise (``sigma = 0``).
+
+    Attributes
+    ----------
+    rho : float
+        The whole budget.
+    detailed_share : float
+        The share of ``rho`` spent on the histogram.
+    n_groups : int
+        Number of group counts.
+    rho_detailed, rho_group : float
+        The budget of the histogram and of each group count.
+    sigma_detailed, sigma_group : float
+        The discrete Gaussian noise scales they buy.
     """
 
     rho: float
@@ -328,7 +360,7 @@ class Budget:
 
     @property
     def shares(self) -> np.ndarray:
-        """The per-query budgets: the histogram's first, then one per group count."""
+        """The per-query budgets, the histogram's first and then one per group count (an array)."""
         return np.array([self.rho_detailed] + [self.rho_group] * self.n_groups)
 
 
@@ -385,7 +417,19 @@ def budget_split(rho, n_groups, *, detailed_share=0.5) -> Budget:
 
 @dataclass(frozen=True)
 class Measurement:
-    """The noisy measurements of a block: the histogram, the group counts, and the exact total."""
+    """The noisy measurements of a block: the histogram, the group counts, and the exact total.
+
+    Attributes
+    ----------
+    detailed : ndarray of int64
+        The noisy histogram, one count per cell.
+    groups : ndarray of int64
+        The noisy group counts.
+    total : int
+        The true number of people (the invariant).
+    budget : Budget
+        The budget and noise scales used.
+    """
 
     detailed: np.ndarray
     groups: np.ndarray
@@ -660,7 +704,19 @@ def round_histogram(x, queries=None, *, total=None) -> np.ndarray:
 
 @dataclass(frozen=True)
 class BlockRelease:
-    """One protected release: the measurements, the least-squares and integer histograms, the records."""
+    """One protected release: the measurements, the least-squares and integer histograms, the records.
+
+    Attributes
+    ----------
+    measurement : Measurement
+        The noisy measurements.
+    least_squares : ndarray of float
+        The non-negative histogram closest to them (:func:`least_squares_histogram`).
+    histogram : ndarray of int64
+        Its rounding to integers with the true total (:func:`round_histogram`).
+    records : tuple
+        The protected records, ``(age, sex, race, married)`` each.
+    """
 
     measurement: Measurement
     least_squares: np.ndarray
@@ -745,6 +801,16 @@ def published_table(records, queries=None, *, threshold=3) -> tuple:
 def people_recovered(solution, truth) -> int:
     """How many people of ``truth`` a reconstruction got exactly right (all attributes; a multiset intersection).
 
+    Parameters
+    ----------
+    solution, truth : sequence of records
+        Two blocks, each record a sequence such as ``(age, sex, race, married)``.
+
+    Returns
+    -------
+    int
+        The size of the multiset intersection.
+
     Examples
     --------
     >>> people_recovered([(8, "F", "B", False), (30, "M", "W", True)], [(30, "M", "W", True), (31, "M", "W", True)])
@@ -762,6 +828,21 @@ class Study:
     ``max_solutions``; ``-1`` where the attack was not run); ``recovered``: people the attack
     gets right, averaged over its solutions (an attacker who picks one at random; ``nan`` where
     not run); ``count_error``: protected minus true count of each row of the table (no suppression).
+
+    Attributes
+    ----------
+    rhos, seeds : ndarray
+        The budgets and the seeds, in the order of the indices.
+    in_release : ndarray of int, shape (len(rhos), len(seeds))
+        People of the block found in the protected records.
+    n_solutions : ndarray of int, shape (len(rhos), len(seeds))
+        Solutions of the attack (``-1``: not run).
+    recovered : ndarray of float, shape (len(rhos), len(seeds))
+        People the attack gets right, averaged over its solutions (``nan``: not run).
+    count_error : ndarray of int, shape (len(rhos), len(seeds), rows)
+        Protected minus true count of each row of the table.
+    true_counts : ndarray of int
+        The true count of each row.
     """
 
     rhos: np.ndarray
@@ -861,6 +942,21 @@ def max_groups_moved(queries=None) -> int:
     contains exactly one of them; the largest number over all pairs of cells, computed over the
     distinct membership patterns.
 
+    Parameters
+    ----------
+    queries : BlockQueries, optional
+        Default :func:`block_queries` ``()``.
+
+    Returns
+    -------
+    int
+        The largest number of group counts that differ between two neighbouring blocks.
+
+    Raises
+    ------
+    ValueError
+        If ``queries`` is not a :class:`BlockQueries`.
+
     Examples
     --------
     >>> max_groups_moved(), len(block_queries().groups)
@@ -879,6 +975,23 @@ def release_sigmas(budget, groups_moved) -> np.ndarray:
     (``sigma_group`` each), each moved by one. With ``groups_moved = budget.n_groups`` this is
     the composition the zCDP accounting charges for (every query at its own worst case at
     once); :func:`max_groups_moved` gives the true worst case.
+
+    Parameters
+    ----------
+    budget : Budget
+        A finite budget, from :func:`budget_split`.
+    groups_moved : int
+        In ``[0, budget.n_groups]``.
+
+    Returns
+    -------
+    ndarray of shape (2 + groups_moved,)
+        ``sigma_detailed`` twice, then ``sigma_group`` ``groups_moved`` times.
+
+    Raises
+    ------
+    ValueError
+        If ``budget`` is not a finite :class:`Budget` or ``groups_moved`` is out of range.
 
     Examples
     --------

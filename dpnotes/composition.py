@@ -502,6 +502,23 @@ def uv_pair(epsilon, delta=0.0) -> tuple[np.ndarray, np.ndarray]:
     Source 001 §3.1 (with the denominators corrected to :math:`e^{\varepsilon}+1`);
     :cite:`kairouz2015composition`.
 
+    Parameters
+    ----------
+    epsilon : float
+        ``>= 0``.
+    delta : float
+        In ``[0, 1)``.
+
+    Returns
+    -------
+    U, V : ndarray of shape (4,)
+        The two probability vectors; ``V`` is ``U`` reversed.
+
+    Raises
+    ------
+    ValueError
+        If ``epsilon < 0`` or ``delta`` is outside ``[0, 1)``.
+
     Examples
     --------
     >>> import math
@@ -526,10 +543,25 @@ def rr_reduction_channel(p, q, epsilon, delta=0.0) -> np.ndarray:
     The channel is found as a feasible point of a linear program
     (:func:`scipy.optimize.linprog`), so nothing about its shape is assumed.
 
+    Parameters
+    ----------
+    p, q : array_like
+        Probability vectors over the same ``m`` outcomes.
+    epsilon : float
+        ``>= 0``.
+    delta : float
+        In ``[0, 1)``.
+
+    Returns
+    -------
+    ndarray of shape (4, m)
+        The channel: row ``i`` is the law of the output given outcome ``i`` of :func:`uv_pair`.
+
     Raises
     ------
     ValueError
-        If ``p`` and ``q`` are not :math:`(\varepsilon,\delta)`-indistinguishable
+        If ``p`` or ``q`` is not a probability vector, ``epsilon`` or ``delta`` is out of range,
+        or ``p`` and ``q`` are not :math:`(\varepsilon,\delta)`-indistinguishable
         (the linear program is infeasible).
 
     Examples
@@ -613,6 +645,23 @@ def zcdp_to_dp(rho, delta) -> float:
 
     :cite:`bun2016concentrated` Proposition 1.3 (the classic conversion applied to
     :math:`\rho(\alpha) = \alpha\rho` at the best real order).
+
+    Parameters
+    ----------
+    rho : float
+        The zCDP parameter, ``> 0``.
+    delta : float
+        In ``(0, 1)``.
+
+    Returns
+    -------
+    float
+        The epsilon.
+
+    Raises
+    ------
+    ValueError
+        If ``rho <= 0`` or ``delta`` is outside ``(0, 1)``.
 
     Examples
     --------

@@ -73,6 +73,16 @@ def hoeffding_bound(tau, n, a, b):
     a, b : float
         The range of each summand, ``a < b``.
 
+    Returns
+    -------
+    float or ndarray
+        The bound on either tail, one per ``tau`` (a float for a scalar ``tau``).
+
+    Raises
+    ------
+    ValueError
+        If ``tau < 0``, ``n`` is not an integer ``>= 1`` or ``b <= a``.
+
     Examples
     --------
     >>> round(float(hoeffding_bound(5.0, 20, 0.0, 1.0)), 12) == round(math.exp(-2.5), 12)

@@ -40,6 +40,16 @@ def max_divergence(p, q) -> float:
     p, q : array_like
         Probability vectors over the same outcomes.
 
+    Returns
+    -------
+    float
+        The divergence, in ``[0, inf]``.
+
+    Raises
+    ------
+    ValueError
+        If ``p`` or ``q`` is not a probability vector or their lengths differ.
+
     Examples
     --------
     >>> import math
@@ -61,6 +71,21 @@ def pure_epsilon(p, q) -> float:
     :math:`\max(D_\infty(P\Vert Q), D_\infty(Q\Vert P))`: a mechanism is
     :math:`\varepsilon`-DP exactly when this is at most :math:`\varepsilon` for the
     output laws on every pair of neighbours.
+
+    Parameters
+    ----------
+    p, q : array_like
+        Probability vectors over the same outcomes.
+
+    Returns
+    -------
+    float
+        The smallest such epsilon, in ``[0, inf]``.
+
+    Raises
+    ------
+    ValueError
+        If ``p`` or ``q`` is not a probability vector or their lengths differ.
 
     Examples
     --------
@@ -88,6 +113,17 @@ def approx_max_divergence(p, q, delta) -> float:
         Probability vectors over the same outcomes.
     delta : float
         In ``[0, 1)``; ``0`` gives :func:`max_divergence`.
+
+    Returns
+    -------
+    float
+        The divergence, in ``[-inf, inf]``.
+
+    Raises
+    ------
+    ValueError
+        If ``p`` or ``q`` is not a probability vector or their lengths differ, or ``delta``
+        is outside ``[0, 1)``.
 
     Examples
     --------
@@ -119,6 +155,21 @@ def kl_divergence(p, q) -> float:
     where ``Q`` puts none (terms with :math:`p_i = 0` are 0). Uses
     :func:`scipy.special.rel_entr`.
 
+    Parameters
+    ----------
+    p, q : array_like
+        Probability vectors over the same outcomes.
+
+    Returns
+    -------
+    float
+        The divergence in nats, in ``[0, inf]``.
+
+    Raises
+    ------
+    ValueError
+        If ``p`` or ``q`` is not a probability vector or their lengths differ.
+
     Examples
     --------
     >>> import math
@@ -138,6 +189,24 @@ def renyi_divergence(p, q, alpha) -> float:
     for :math:`\alpha\in(0,1)\cup(1,\infty)`; :math:`\alpha = 1` gives the KL divergence
     and :math:`\alpha = \infty` the max divergence (the limits). Evaluated with
     ``logsumexp`` (:cite:`mironov2017renyi` Definition 3).
+
+    Parameters
+    ----------
+    p, q : array_like
+        Probability vectors over the same outcomes.
+    alpha : float
+        The order, in ``(0, inf]``.
+
+    Returns
+    -------
+    float
+        The divergence in nats, in ``[0, inf]``.
+
+    Raises
+    ------
+    ValueError
+        If ``p`` or ``q`` is not a probability vector or their lengths differ, or
+        ``alpha <= 0``.
 
     Examples
     --------
@@ -177,6 +246,21 @@ def laplace_kl(epsilon) -> float:
     :math:`D(\mathrm{Lap}(0,b)\Vert\mathrm{Lap}(\Delta,b)) = \varepsilon + e^{-\varepsilon} - 1`
     (integrate :math:`(|y-\Delta|-|y|)/b` against the density of :math:`\mathrm{Lap}(0,b)`).
 
+    Parameters
+    ----------
+    epsilon : float
+        :math:`\Delta/b`, ``> 0``.
+
+    Returns
+    -------
+    float
+        The divergence in nats.
+
+    Raises
+    ------
+    ValueError
+        If ``epsilon <= 0``.
+
     Examples
     --------
     >>> round(laplace_kl(1.0), 12) == round(math.exp(-1), 12)
@@ -212,6 +296,23 @@ def laplace_renyi(alpha, epsilon) -> float:
     :math:`\log_{10}(1/((\alpha-1)\varepsilon^2))` digits there (it gave :math:`-2\times 10^{-9}` for
     the true :math:`5\times 10^{-13}` at :math:`\alpha = 1 + 10^{-9}`, :math:`\varepsilon = 10^{-6}`).
 
+    Parameters
+    ----------
+    alpha : float
+        The order, ``> 1``.
+    epsilon : float
+        :math:`\Delta/b`, ``> 0``.
+
+    Returns
+    -------
+    float
+        The divergence in nats.
+
+    Raises
+    ------
+    ValueError
+        If ``alpha <= 1`` or ``epsilon <= 0``.
+
     Examples
     --------
     >>> round(laplace_renyi(2.0, 1.0), 12) == round(math.log(2 / 3 * math.e + math.exp(-2) / 3), 12)
@@ -235,6 +336,21 @@ def laplace_renyi(alpha, epsilon) -> float:
 def gaussian_kl(mu) -> float:
     r"""KL divergence between :math:`N(0,\sigma^2)` and :math:`N(\Delta,\sigma^2)` with :math:`\mu = \Delta/\sigma`: :math:`\mu^2/2`.
 
+    Parameters
+    ----------
+    mu : float
+        :math:`\Delta/\sigma`, ``> 0``.
+
+    Returns
+    -------
+    float
+        :math:`\mu^2/2`, in nats.
+
+    Raises
+    ------
+    ValueError
+        If ``mu <= 0``.
+
     Examples
     --------
     >>> gaussian_kl(2.0)
@@ -248,6 +364,23 @@ def gaussian_renyi(alpha, mu) -> float:
     r"""Rényi divergence of order :math:`\alpha` between Gaussians with :math:`\mu = \Delta/\sigma`: :math:`\alpha\mu^2/2`.
 
     (:cite:`mironov2017renyi` Proposition 7.)
+
+    Parameters
+    ----------
+    alpha : float
+        The order, ``> 0``.
+    mu : float
+        :math:`\Delta/\sigma`, ``> 0``.
+
+    Returns
+    -------
+    float
+        :math:`\alpha\mu^2/2`, in nats.
+
+    Raises
+    ------
+    ValueError
+        If ``alpha <= 0`` or ``mu <= 0``.
 
     Examples
     --------

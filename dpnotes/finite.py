@@ -22,6 +22,21 @@ _MAX_RECORDS = 16
 def binary_datasets(n) -> np.ndarray:
     """All ``2**n`` data sets of ``n`` binary records, one per row (row ``i`` is the binary expansion of ``i``).
 
+    Parameters
+    ----------
+    n : int
+        Number of records, in ``[1, 16]``.
+
+    Returns
+    -------
+    ndarray of int8, shape (2**n, n)
+        Bit ``j`` of ``i`` (least significant first) in column ``j``.
+
+    Raises
+    ------
+    ValueError
+        If ``n`` is not an integer in ``[1, 16]``.
+
     Examples
     --------
     >>> binary_datasets(2).tolist()
@@ -37,6 +52,23 @@ def pairs_at_distance(datasets, k) -> np.ndarray:
     ``k = 1`` gives the neighbouring pairs of the replace-one relation. ``datasets`` is a 2-D
     array of finite numbers, one data set per row and one record (encoded as a number, as by
     :func:`binary_datasets`) per column; ``k`` is an integer in ``[1, n_records]``.
+
+    Parameters
+    ----------
+    datasets : array_like
+        Non-empty 2-D array of finite numbers, one data set per row.
+    k : int
+        The distance, in ``[1, n_records]``.
+
+    Returns
+    -------
+    ndarray of shape (m, 2)
+        The pairs, in increasing order of ``i`` then ``j``; ``m`` may be 0.
+
+    Raises
+    ------
+    ValueError
+        If ``datasets`` is not a non-empty 2-D array of finite numbers or ``k`` is out of range.
 
     Examples
     --------
@@ -76,6 +108,24 @@ def epsilon_over_pairs(table, pairs) -> float:
 
     Returns ``inf`` if some output is possible on one data set of a pair and impossible on the other.
 
+    Parameters
+    ----------
+    table : array_like
+        ``table[i, j] = Pr[M(x_i) = y_j]``: non-negative rows that each sum to 1 (within ``1e-9``).
+    pairs : array_like of int
+        At least one pair ``(i, j)`` of row indices, shape ``(m, 2)`` (or a single pair).
+
+    Returns
+    -------
+    float
+        The exact epsilon over the pairs, in ``[0, inf]``.
+
+    Raises
+    ------
+    ValueError
+        If ``table`` is not a table of probability rows, or ``pairs`` is empty, not of shape
+        ``(m, 2)`` or indexes a row that does not exist.
+
     Examples
     --------
     >>> import math
@@ -104,6 +154,24 @@ def epsilon_by_distance(table, datasets) -> np.ndarray:
     r"""Exact :math:`\varepsilon_k` for every distance ``k = 1, ..., n``: the largest log-ratio over pairs at distance ``k``.
 
     Group privacy (:prf:ref:`thm-group-privacy`) says :math:`\varepsilon_k \le k\,\varepsilon_1`.
+
+    Parameters
+    ----------
+    table : array_like
+        ``table[i, j] = Pr[M(x_i) = y_j]``, one row per row of ``datasets``.
+    datasets : array_like
+        The data sets, one per row, as for :func:`pairs_at_distance`.
+
+    Returns
+    -------
+    ndarray of shape (n_records,)
+        :math:`\varepsilon_1, \dots, \varepsilon_n`.
+
+    Raises
+    ------
+    ValueError
+        If ``table`` or ``datasets`` is malformed, their numbers of rows differ, or no pair of
+        data sets lies at some distance ``k``.
 
     Examples
     --------

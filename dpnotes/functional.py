@@ -73,6 +73,28 @@ def as_points(name: str, x, d: int | None = None) -> np.ndarray:
     A 1-D array of length ``m`` is read as ``m`` points of dimension 1. If ``d`` is
     given, the dimension must equal it.
 
+    Parameters
+    ----------
+    name : str
+        The parameter's name, for the error message.
+    x : array_like, shape (m,) or (m, d)
+        The points.
+    d : int, optional
+        The required dimension, ``>= 1``.
+
+    Returns
+    -------
+    ndarray of shape (m, d)
+        A float copy of ``x``.
+
+    Raises
+    ------
+    ValueError
+        If ``x`` is not a non-empty array of finite real numbers of one of those shapes, or its
+        dimension is not ``d``.
+
+    Examples
+    --------
     >>> as_points("grid", [0.0, 1.0]).shape
     (2, 1)
     >>> as_points("grid", [[0.0, 1.0]], d=1)
@@ -168,8 +190,20 @@ def mahalanobis_norm(v, gram) -> float:
     Parameters
     ----------
     v : array_like, shape (m,)
+        The vector.
     gram : array_like, shape (m, m)
         Symmetric positive definite :math:`M`.
+
+    Returns
+    -------
+    float
+        :math:`\sqrt{v^\top M^{-1} v}`.
+
+    Raises
+    ------
+    ValueError
+        If ``v`` or ``gram`` has a non-finite entry, their shapes do not match, or ``gram`` is
+        not positive definite.
 
     Examples
     --------
@@ -192,6 +226,26 @@ def rkhs_norm(coef, centers, bandwidth) -> float:
 
     This is exact (the reproducing property gives
     :math:`\langle K(\cdot, z_i), K(\cdot, z_j)\rangle_H = K(z_i, z_j)`).
+
+    Parameters
+    ----------
+    coef : array_like, shape (k,)
+        The coefficients :math:`a_j`.
+    centers : array_like, shape (k,) or (k, d)
+        The centres :math:`z_j`.
+    bandwidth : float
+        :math:`h > 0` of the kernel.
+
+    Returns
+    -------
+    float
+        :math:`\lVert f\rVert_{H_{K_h}}`.
+
+    Raises
+    ------
+    ValueError
+        If ``coef`` does not have one finite entry per centre, ``centers`` is malformed or
+        ``bandwidth <= 0``.
 
     Examples
     --------
@@ -218,9 +272,27 @@ def gp_cholesky(points, bandwidth, *, jitter: float = 1e-10, max_jitter: float =
     :math:`\lVert (M+\tau I)^{-1/2} v\rVert \le \lVert M^{-1/2} v \rVert`, i.e. it
     is the exact GP noise plus independent white noise of variance :math:`\tau`.
 
+    Parameters
+    ----------
+    points : array_like, shape (m,) or (m, d)
+        The points.
+    bandwidth : float
+        :math:`h > 0` of the kernel.
+    jitter, max_jitter : float
+        The first and the largest jitter tried, ``> 0``.
+
     Returns
     -------
-    (L, tau) : (numpy.ndarray of shape (m, m), float)
+    L : ndarray of shape (m, m)
+        The lower Cholesky factor.
+    tau : float
+        The jitter used.
+
+    Raises
+    ------
+    ValueError
+        If ``points`` is malformed, ``bandwidth``, ``jitter`` or ``max_jitter`` is not ``> 0``,
+        or the factorisation fails up to ``max_jitter``.
 
     Examples
     --------
@@ -253,9 +325,28 @@ def sample_gp(points, bandwidth, rng, size: int = 1, *, jitter: float = 1e-10) -
     :math:`L z` with :math:`L L^\top = M + \tau I` (see :func:`gp_cholesky`) and
     :math:`z` standard normal; all paths come from one matrix product.
 
+    Parameters
+    ----------
+    points : array_like, shape (m,) or (m, d)
+        The points.
+    bandwidth : float
+        :math:`h > 0` of the kernel.
+    rng : numpy.random.Generator
+        The source of the normal draws (``m * size`` of them, as one ``(m, size)`` array).
+    size : int
+        Number of paths, ``>= 1``.
+    jitter : float
+        Starting jitter of :func:`gp_cholesky`.
+
     Returns
     -------
     numpy.ndarray, shape (size, m)
+        One path per row.
+
+    Raises
+    ------
+    ValueError
+        If a parameter is out of range or malformed, or the factorisation fails.
 
     Examples
     --------
@@ -311,7 +402,24 @@ def kde_difference_rkhs_norm(x, x_prime, n, bandwidth) -> np.ndarray:
     RKHS of the unnormalised kernel :math:`K_h` is
     :math:`c\sqrt{2 - 2\exp(-\lVert x-x'\rVert^2/(2h^2))}`.
 
-    ``x`` and ``x_prime`` are single points or rows of points (paired row by row).
+    Parameters
+    ----------
+    x, x_prime : float or array_like
+        Single points or rows of points of the same shape, paired row by row.
+    n : int
+        Size of the data set, ``>= 1``.
+    bandwidth : float
+        :math:`h > 0`.
+
+    Returns
+    -------
+    ndarray of shape (k,)
+        The norm for each pair (``k = 1`` for two numbers).
+
+    Raises
+    ------
+    ValueError
+        If the points are malformed or of different shapes, ``n < 1`` or ``bandwidth <= 0``.
 
     Examples
     --------
@@ -354,6 +462,25 @@ def rkhs_sensitivity(n, bandwidth, d: int = 1) -> float:
     :math:`K_h(x,y) = \exp(-\lVert x-y\rVert^2/(2h^2))` with the KDE's own ``h``,
     so the noise must be :math:`\mathrm{GP}(0, K_h)`.
 
+    Parameters
+    ----------
+    n : int
+        Size of the data set, ``>= 1``.
+    bandwidth : float
+        :math:`h > 0`.
+    d : int
+        Dimension of the data, ``>= 1``.
+
+    Returns
+    -------
+    float
+        :math:`\Delta`.
+
+    Raises
+    ------
+    ValueError
+        If ``n`` or ``d`` is not an integer ``>= 1`` or ``bandwidth <= 0``.
+
     Examples
     --------
     >>> round(rkhs_sensitivity(1, 1 / math.sqrt(2 * math.pi)), 12) == round(math.sqrt(2), 12)
@@ -384,15 +511,29 @@ def gp_mechanism(values, points, sensitivity, epsilon, delta, bandwidth, rng, *,
     values : array_like, shape (m,)
         :math:`f_D` at the points.
     points : array_like, shape (m,) or (m, d)
+        The points.
     sensitivity : float
         RKHS sensitivity :math:`\Delta > 0`.
     epsilon, delta : float
+        Privacy parameters, ``epsilon > 0``, ``0 < delta < 1``.
     bandwidth : float
         :math:`h` of the noise kernel :math:`K_h`.
     rng : numpy.random.Generator
+        The source of the noise.
     method : {"hrw", "classical", "analytic"}
+        The calibration of :func:`dpnotes.mechanisms.gaussian_sigma`.
     jitter : float
         Starting jitter of :func:`gp_cholesky`.
+
+    Returns
+    -------
+    ndarray of shape (m,)
+        The released values.
+
+    Raises
+    ------
+    ValueError
+        If ``values`` does not have one finite entry per point, or a parameter is out of range.
 
     Examples
     --------
@@ -515,6 +656,23 @@ def gp_extend(points, values, new_points, bandwidth, rng, *, jitter: float = 1e-
     sensitivity (no extra budget). Drawing *fresh* independent noise at the new points instead
     would be a second release.
 
+    Parameters
+    ----------
+    points, values, new_points, bandwidth, jitter
+        As in :func:`gp_conditional` (``values`` a vector).
+    rng : numpy.random.Generator
+        The source of the normal draws.
+
+    Returns
+    -------
+    ndarray of shape (k,)
+        :math:`G` at ``new_points``.
+
+    Raises
+    ------
+    ValueError
+        As :func:`gp_conditional`, or if ``rng`` is not a Generator.
+
     Examples
     --------
     >>> g = gp_extend([0.0, 1.0], [0.5, -0.5], [0.5], 1.0, np.random.default_rng(0))
@@ -540,6 +698,23 @@ def normal_reference_bandwidth(data, *, scale: str = "iqr") -> np.ndarray:
     :math:`h_j`, divide coordinate :math:`j` of the data and the grid by :math:`h_j`, release
     with ``bandwidth=1`` and divide the result by :math:`\prod_j h_j` (the RKHS sensitivity is then
     :math:`\sqrt2/(n(2\pi)^{d/2}\prod_j h_j)`; chapter "rkhs-kde").
+
+    Parameters
+    ----------
+    data : array_like, shape (n,) or (n, d)
+        At least 2 points.
+    scale : {"iqr", "sd"}
+        The estimate of each coordinate's spread.
+
+    Returns
+    -------
+    ndarray of shape (d,)
+        One bandwidth per coordinate.
+
+    Raises
+    ------
+    ValueError
+        If ``data`` is malformed or has fewer than 2 points, or ``scale`` is unknown.
 
     Examples
     --------
@@ -573,6 +748,23 @@ def normal_kde_mise(n, bandwidth) -> float:
         \frac{1}{2\sqrt\pi}\Bigl(\frac{1}{nh} + \bigl(1-\tfrac1n\bigr)\frac{1}{s} + 1
         - \frac{2\sqrt2}{\sqrt{2+h^2}}\Bigr).
 
+    Parameters
+    ----------
+    n : int
+        Sample size, ``>= 1``.
+    bandwidth : float
+        :math:`h > 0`.
+
+    Returns
+    -------
+    float
+        The MISE.
+
+    Raises
+    ------
+    ValueError
+        If ``n < 1`` or ``bandwidth <= 0``.
+
     Examples
     --------
     >>> round(normal_kde_mise(1, 1.0) * 2 * math.sqrt(math.pi), 6)  # 1 + 1 - 2 sqrt(2/3)
@@ -594,9 +786,34 @@ def kde_ise_normal(n, bandwidth, grid, rng, *, reps: int = 10, epsilon=None, del
     over :math:`T = [\text{grid}_0, \text{grid}_{-1}]`. If ``epsilon`` and ``delta`` are
     given, the same KDEs plus the noise of :func:`private_kde` are scored too.
 
+    Parameters
+    ----------
+    n : int
+        Sample size, ``>= 1``.
+    bandwidth : float
+        :math:`h > 0`.
+    grid : array_like, shape (m,)
+        Increasing, at least 2 points.
+    rng : numpy.random.Generator
+        The source of the samples (then of the noise).
+    reps : int
+        Number of samples, ``>= 1``.
+    epsilon, delta : float, optional
+        Privacy parameters of the release; both ``None`` for the KDE only.
+    method : str
+        Calibration passed to :func:`dpnotes.mechanisms.gaussian_sigma`.
+
     Returns
     -------
-    (ise, ise_private) : numpy.ndarray of shape (reps,), and the same or ``None``
+    ise : ndarray of shape (reps,)
+        The integrated squared error of each KDE.
+    ise_private : ndarray of shape (reps,) or None
+        That of each release, ``None`` without ``epsilon`` and ``delta``.
+
+    Raises
+    ------
+    ValueError
+        If a parameter is out of range or ``grid`` is not increasing.
 
     Examples
     --------
@@ -628,6 +845,23 @@ def lscv(data, bandwidth) -> float:
     :math:`\mathrm{MISE}(h) - \int f^2`; with :math:`\phi_s` the :math:`N(0, s^2 I_d)` density,
     :math:`\int f_D^2 = n^{-2}\sum_{i,j}\phi_{\sqrt2 h}(x_i-x_j)` and
     :math:`f_{D,-i}(x_i) = (n-1)^{-1}\sum_{j\ne i}\phi_h(x_i - x_j)`.
+
+    Parameters
+    ----------
+    data : array_like, shape (n,) or (n, d)
+        At least 2 points.
+    bandwidth : float
+        :math:`h > 0`.
+
+    Returns
+    -------
+    float
+        :math:`\mathrm{LSCV}(h)`.
+
+    Raises
+    ------
+    ValueError
+        If ``data`` is malformed or has fewer than 2 points, or ``bandwidth <= 0``.
 
     Examples
     --------
@@ -665,6 +899,27 @@ def lscv_sensitivity(n, bandwidth, d: int = 1, *, sharp: bool = False) -> float:
     both are reached at once by :math:`n-1` coincident records and :math:`x_n` moved from the
     cluster to distance :math:`2h\sqrt{\log(2b/a)}`. Both are of order :math:`1/(n h^d)`.
 
+    Parameters
+    ----------
+    n : int
+        Size of the data set, ``>= 2``.
+    bandwidth : float
+        :math:`h > 0`.
+    d : int
+        Dimension of the data, ``>= 1``.
+    sharp : bool
+        The exact sensitivity instead of the triangle-inequality bound.
+
+    Returns
+    -------
+    float
+        The bound (or the exact sensitivity).
+
+    Raises
+    ------
+    ValueError
+        If ``n < 2``, ``d < 1`` or ``bandwidth <= 0``.
+
     Examples
     --------
     >>> math.isclose(lscv_sensitivity(10, 1.0), 0.18 / (2 * math.sqrt(math.pi)) + 0.4 / math.sqrt(2 * math.pi))
@@ -696,6 +951,23 @@ def sobolev_kde_sensitivity(n, bandwidth) -> float:
 
     .. math:: \Delta^2 = \frac{2\phi_s(0)}{n^2}\Bigl(1 + \frac{1}{s^2} + \frac{2}{s^2} e^{-(s^2+3)/2}\Bigr).
 
+    Parameters
+    ----------
+    n : int
+        Size of the data set, ``>= 1``.
+    bandwidth : float
+        :math:`h > 0` of the KDE.
+
+    Returns
+    -------
+    float
+        :math:`\Delta`.
+
+    Raises
+    ------
+    ValueError
+        If ``n < 1`` or ``bandwidth <= 0``.
+
     Examples
     --------
     >>> far = math.sqrt(2 * (1 / (2 * math.sqrt(math.pi)) + 1 / (4 * math.sqrt(math.pi)))) / 10  # h = 1, far apart
@@ -717,6 +989,27 @@ def erm_sensitivity(n, lam, *, lipschitz: float = 1.0, kappa: float = 1.0) -> fl
     :math:`K(x,x) \le \kappa^2`, replacing one record moves :math:`f_D` by at most
     :math:`L\kappa/(\lambda n)` in :math:`H` (strong convexity, as in the stability argument of
     Bousquet and Elisseeff; the chapter "rkhs-kde" proves it; :cite:`hall2013differential`, section 4).
+
+    Parameters
+    ----------
+    n : int
+        Size of the data set, ``>= 1``.
+    lam : float
+        The regularisation :math:`\lambda > 0`.
+    lipschitz : float
+        :math:`L > 0`.
+    kappa : float
+        :math:`\kappa > 0`.
+
+    Returns
+    -------
+    float
+        :math:`L\kappa/(\lambda n)`.
+
+    Raises
+    ------
+    ValueError
+        If ``n < 1`` or ``lam``, ``lipschitz`` or ``kappa`` is not ``> 0``.
 
     Examples
     --------
@@ -744,10 +1037,31 @@ def kernel_logistic_regression(data, labels, bandwidth, lam, *, tol: float = 1e-
     regression, hence the hand-written solver. The logistic loss is 1-Lipschitz and
     :math:`K_h(x,x) = 1`, so :func:`erm_sensitivity` ``(n, lam)`` is the RKHS sensitivity.
 
+    Parameters
+    ----------
+    data : array_like, shape (n,) or (n, d)
+        The points :math:`x_i`.
+    labels : array_like, shape (n,)
+        The labels, each ``-1`` or ``1``.
+    bandwidth : float
+        :math:`h > 0` of the kernel.
+    lam : float
+        The regularisation :math:`\lambda > 0`.
+    tol : float
+        Newton stops when :math:`\max_i |r_i| <` ``tol``, ``> 0``.
+    max_iter : int
+        Most Newton steps, ``>= 1``.
+
     Returns
     -------
     numpy.ndarray, shape (n,)
-        Stops when :math:`\max_i |r_i| <` ``tol``; raises ``ValueError`` after ``max_iter`` steps.
+        The coefficients :math:`\alpha`.
+
+    Raises
+    ------
+    ValueError
+        If the data or labels are malformed, a parameter is out of range, or Newton has not
+        reached ``tol`` after ``max_iter`` steps.
 
     Examples
     --------

@@ -129,6 +129,17 @@ def hockey_stick(p, q, epsilon):
     epsilon : float or array_like
         ``>= 0``.
 
+    Returns
+    -------
+    float or ndarray
+        The divergence, in ``[0, 1]``, one per ``epsilon`` (a float for a scalar ``epsilon``).
+
+    Raises
+    ------
+    ValueError
+        If ``p`` or ``q`` is not a probability vector, their lengths differ, or an ``epsilon``
+        is negative or not a number.
+
     Examples
     --------
     >>> round(hockey_stick([0.75, 0.25], [0.25, 0.75], 0.0), 12)   # total variation
@@ -160,6 +171,17 @@ def hockey_stick_from_loss(loss, prob, epsilon):
     epsilon : float or array_like
         ``>= 0``.
 
+    Returns
+    -------
+    float or ndarray
+        The divergence, in ``[0, 1]``, one per ``epsilon`` (a float for a scalar ``epsilon``).
+
+    Raises
+    ------
+    ValueError
+        If ``prob`` is not a probability vector, ``loss`` is not one number (or ``inf``) per
+        probability, or an ``epsilon`` is negative or not a number.
+
     Examples
     --------
     >>> hockey_stick_from_loss([math.inf, 0.0], [0.01, 0.99], 5.0)
@@ -173,6 +195,27 @@ def hockey_stick_from_loss(loss, prob, epsilon):
 
 def loss_tail(loss, prob, epsilon, *, strict=True):
     r""":math:`\Pr[L > \varepsilon]` (``strict=True``) or :math:`\Pr[L \ge \varepsilon]` of a discrete loss law.
+
+    Parameters
+    ----------
+    loss : array_like
+        Values of the loss (``inf`` allowed).
+    prob : array_like
+        Their probabilities (a probability vector).
+    epsilon : float or array_like
+        Any real numbers.
+    strict : bool
+        ``>`` if true, ``>=`` otherwise.
+
+    Returns
+    -------
+    float or ndarray
+        The tail probability, one per ``epsilon`` (a float for a scalar ``epsilon``).
+
+    Raises
+    ------
+    ValueError
+        If the loss law is malformed or an ``epsilon`` is not a number.
 
     Examples
     --------
@@ -194,6 +237,26 @@ def tail_bound_from_dp(epsilon, delta, epsilon_prime):
     the price of the converse of "tail bound implies DP" (:cite:`dwork2014algorithmic` §3.5.1
     states a version with :math:`\varepsilon' = 2\varepsilon`).
 
+    Parameters
+    ----------
+    epsilon : float
+        ``>= 0``.
+    delta : float
+        In ``[0, 1)``.
+    epsilon_prime : float or array_like
+        Each ``> epsilon``.
+
+    Returns
+    -------
+    float or ndarray
+        :math:`\min(1, \delta / (1 - e^{\varepsilon - \varepsilon'}))`, one per ``epsilon_prime``.
+
+    Raises
+    ------
+    ValueError
+        If ``epsilon < 0``, ``delta`` is outside ``[0, 1)`` or an ``epsilon_prime`` is not
+        ``> epsilon``.
+
     Examples
     --------
     >>> round(tail_bound_from_dp(1.0, 1e-6, 1.0 + math.log(2)), 12)
@@ -213,6 +276,23 @@ def rr_delta(epsilon, epsilon_rr):
     The output laws on the two inputs are :math:`(p, 1-p)` and :math:`(1-p, p)` with
     :math:`p = e^{\varepsilon_0}/(1+e^{\varepsilon_0})`, so
     :math:`\delta(\varepsilon) = (p - e^{\varepsilon}(1-p))_+ = p\,(1 - e^{\varepsilon-\varepsilon_0})_+`.
+
+    Parameters
+    ----------
+    epsilon : float or array_like
+        ``>= 0``.
+    epsilon_rr : float
+        The parameter :math:`\varepsilon_0` of randomized response, ``>= 0``.
+
+    Returns
+    -------
+    float or ndarray
+        :math:`\delta(\varepsilon)`, one per ``epsilon`` (a float for a scalar ``epsilon``).
+
+    Raises
+    ------
+    ValueError
+        If ``epsilon_rr`` or an ``epsilon`` is negative or not a number.
 
     Examples
     --------
@@ -235,6 +315,23 @@ def laplace_delta(epsilon, mu):
     the scale. The profile vanishes from :math:`\varepsilon = \mu` on: the Laplace
     mechanism is :math:`\mu`-DP.
 
+    Parameters
+    ----------
+    epsilon : float or array_like
+        ``>= 0``.
+    mu : float
+        ``> 0``.
+
+    Returns
+    -------
+    float or ndarray
+        :math:`\delta(\varepsilon)`, one per ``epsilon`` (a float for a scalar ``epsilon``).
+
+    Raises
+    ------
+    ValueError
+        If ``mu <= 0`` or an ``epsilon`` is negative or not a number.
+
     Examples
     --------
     >>> laplace_delta(1.0, 1.0)
@@ -255,6 +352,23 @@ def laplace_loss_cdf(ell, mu):
     :math:`\mu - 2y` in between, so :math:`\Pr[L \le \ell] = \tfrac12 e^{(\ell-\mu)/2}` for
     :math:`-\mu \le \ell < \mu`, 0 below and 1 from :math:`\mu` on.
 
+    Parameters
+    ----------
+    ell : float or array_like
+        Any real numbers.
+    mu : float
+        The distance of the two centres in units of the scale, ``> 0``.
+
+    Returns
+    -------
+    float or ndarray
+        :math:`\Pr[L \le \ell]`, one per ``ell`` (a float for a scalar ``ell``).
+
+    Raises
+    ------
+    ValueError
+        If ``mu <= 0`` or an ``ell`` is not a number.
+
     Examples
     --------
     >>> laplace_loss_cdf([-2.0, 0.0, 1.0], 1.0).tolist()
@@ -269,6 +383,25 @@ def laplace_loss_cdf(ell, mu):
 
 def laplace_loss_tail(epsilon, mu, *, strict=True):
     r""":math:`\Pr[L > \varepsilon]` (or :math:`\ge` with ``strict=False``) for the Laplace loss (see :func:`laplace_loss_cdf`).
+
+    Parameters
+    ----------
+    epsilon : float or array_like
+        Any real numbers.
+    mu : float
+        The distance of the two centres in units of the scale, ``> 0``.
+    strict : bool
+        ``>`` if true, ``>=`` otherwise.
+
+    Returns
+    -------
+    float or ndarray
+        The tail probability, one per ``epsilon`` (a float for a scalar ``epsilon``).
+
+    Raises
+    ------
+    ValueError
+        If ``mu <= 0`` or an ``epsilon`` is not a number.
 
     Examples
     --------
@@ -324,6 +457,17 @@ def gaussian_delta(epsilon, mu):
     mu : float or array_like
         ``> 0``: sensitivity divided by the noise standard deviation.
 
+    Returns
+    -------
+    float or ndarray
+        :math:`\delta(\varepsilon)`, broadcast over ``epsilon`` and ``mu`` (a float when both
+        are scalars).
+
+    Raises
+    ------
+    ValueError
+        If an ``epsilon`` is negative or a ``mu`` is not ``> 0``.
+
     Examples
     --------
     >>> round(gaussian_delta(0.0, 1.0), 12)     # at epsilon = 0: total variation 2*Phi(1/2) - 1
@@ -373,6 +517,23 @@ def gaussian_epsilon(delta, mu) -> float:
     :math:`[0, \varepsilon_1]` where :math:`\varepsilon_1` solves the tail bound
     :math:`\Phi(\mu/2 - \varepsilon/\mu) = \delta` and found with Brent's method.
 
+    Parameters
+    ----------
+    delta : float
+        In ``(0, 1)``.
+    mu : float
+        ``> 0``: sensitivity divided by the noise standard deviation.
+
+    Returns
+    -------
+    float
+        The epsilon, to a relative tolerance of a few machine epsilons.
+
+    Raises
+    ------
+    ValueError
+        If ``delta`` is outside ``(0, 1)`` or ``mu <= 0``.
+
     Examples
     --------
     >>> e = gaussian_epsilon(1e-5, 0.5)
@@ -407,6 +568,21 @@ def gaussian_loss(mu):
     :math:`L = (\Delta^2 - 2y\Delta)/(2\sigma^2)` is linear in :math:`y`, hence normal, with
     mean :math:`\mu^2/2` and variance :math:`\mu^2`.
 
+    Parameters
+    ----------
+    mu : float
+        ``> 0``: sensitivity divided by the noise standard deviation.
+
+    Returns
+    -------
+    scipy.stats.rv_continuous_frozen
+        ``scipy.stats.norm(loc=mu**2 / 2, scale=mu)``.
+
+    Raises
+    ------
+    ValueError
+        If ``mu <= 0``.
+
     Examples
     --------
     >>> law = gaussian_loss(2.0)
@@ -421,6 +597,23 @@ def gaussian_loss(mu):
 
 def gaussian_loss_tail(epsilon, mu):
     r""":math:`\Pr[L \ge \varepsilon] = \Phi(\mu/2 - \varepsilon/\mu)` for the Gaussian loss (a continuous law: :math:`>` and :math:`\ge` agree).
+
+    Parameters
+    ----------
+    epsilon : float or array_like
+        Any real numbers.
+    mu : float
+        ``> 0``: sensitivity divided by the noise standard deviation.
+
+    Returns
+    -------
+    float or ndarray
+        The tail probability, one per ``epsilon`` (a float for a scalar ``epsilon``).
+
+    Raises
+    ------
+    ValueError
+        If ``mu <= 0`` or an ``epsilon`` is not a number.
 
     Examples
     --------
@@ -443,6 +636,23 @@ def gaussian_test_power(gamma, mu):
     By the Neyman–Pearson lemma the test rejects for large outputs; at level
     :math:`\gamma` its power is :math:`\Phi(\Phi^{-1}(\gamma) + \mu)`. For the Gaussian
     mechanism :math:`\mu = \Delta/\sigma`.
+
+    Parameters
+    ----------
+    gamma : float or array_like
+        The level, in ``[0, 1]``.
+    mu : float
+        ``> 0``.
+
+    Returns
+    -------
+    float or ndarray
+        The power, one per ``gamma`` (a float for a scalar ``gamma``).
+
+    Raises
+    ------
+    ValueError
+        If ``mu <= 0`` or a ``gamma`` is outside ``[0, 1]``.
 
     Examples
     --------

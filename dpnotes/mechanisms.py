@@ -76,6 +76,16 @@ def rr_epsilon(keep_probability) -> float:
     keep_probability : float
         ``p`` in ``(0, 1)``.
 
+    Returns
+    -------
+    float
+        :math:`|\log(p/(1-p))|`, ``>= 0``.
+
+    Raises
+    ------
+    ValueError
+        If ``keep_probability`` is outside ``(0, 1)``.
+
     Examples
     --------
     >>> round(rr_epsilon(0.75), 12) == round(math.log(3), 12)
@@ -92,6 +102,21 @@ def rr_epsilon(keep_probability) -> float:
 
 def rr_matrix(epsilon) -> np.ndarray:
     r"""The 2x2 channel of randomized response: ``M[x, y] = Pr[report y | true bit x]``.
+
+    Parameters
+    ----------
+    epsilon : float
+        ``>= 0``.
+
+    Returns
+    -------
+    ndarray of shape (2, 2)
+        Keep probability :func:`rr_keep_probability` on the diagonal, its complement off it.
+
+    Raises
+    ------
+    ValueError
+        If ``epsilon < 0``.
 
     Examples
     --------
@@ -382,6 +407,23 @@ def publish_any_probability(n, delta) -> float:
     exceeds :math:`n\delta`, and it is close to :math:`n\delta` only when
     :math:`n\delta \ll 1`.
 
+    Parameters
+    ----------
+    n : int
+        Number of records, ``>= 0``.
+    delta : float
+        Probability of publishing each record, in ``[0, 1)``.
+
+    Returns
+    -------
+    float
+        :math:`1 - (1-\delta)^n`.
+
+    Raises
+    ------
+    ValueError
+        If ``n`` is not an integer ``>= 0`` or ``delta`` is outside ``[0, 1)``.
+
     Examples
     --------
     >>> round(publish_any_probability(2, 0.5), 12)
@@ -402,6 +444,16 @@ def replace_one_neighbours(x, domain):
         A data set (tuple of records).
     domain : sequence
         The finite set of possible record values.
+
+    Yields
+    ------
+    tuple
+        Each neighbour once, record by record and value by value in the order of ``domain``.
+
+    Raises
+    ------
+    ValueError
+        If ``domain`` is empty (when the iteration starts).
 
     Examples
     --------
@@ -436,6 +488,18 @@ def sensitivity(query, n, domain, ord=1) -> float:
         Finite set of record values (at least two).
     ord : {1, 2, numpy.inf}
         Which norm.
+
+    Returns
+    -------
+    float
+        :math:`\Delta_p`, ``>= 0``.
+
+    Raises
+    ------
+    ValueError
+        If ``n`` is not an integer ``>= 1``, ``domain`` holds fewer than two values, ``ord`` is
+        not 1, 2 or ``inf``, or ``query`` returns something other than a finite number or 1-D
+        array.
 
     Examples
     --------
@@ -507,6 +571,17 @@ def mahalanobis_sensitivity(differences, cov) -> float:
     cov : array_like, shape (d, d)
         Symmetric positive definite :math:`M`.
 
+    Returns
+    -------
+    float
+        :math:`\Delta_M`.
+
+    Raises
+    ------
+    ValueError
+        If ``differences`` is not a finite ``(k, d)`` array or ``cov`` is not a finite, symmetric,
+        positive definite ``(d, d)`` matrix.
+
     Examples
     --------
     >>> mahalanobis_sensitivity([[2.0, 0.0], [0.0, 1.0]], [[4.0, 0.0], [0.0, 1.0]])
@@ -535,6 +610,23 @@ def laplace_scale(epsilon, sensitivity=1.0) -> float:
     :math:`f` has L1 sensitivity :math:`\Delta_1` (:cite:`dwork2006calibrating`,
     :cite:`dwork2014algorithmic` Theorem 3.6).
 
+    Parameters
+    ----------
+    epsilon : float
+        ``> 0``.
+    sensitivity : float
+        L1 sensitivity :math:`\Delta_1` of the query, ``> 0``.
+
+    Returns
+    -------
+    float
+        :math:`b = \Delta_1/\varepsilon`.
+
+    Raises
+    ------
+    ValueError
+        If ``epsilon`` or ``sensitivity`` is not ``> 0``.
+
     Examples
     --------
     >>> laplace_scale(0.5, sensitivity=2.0)
@@ -551,6 +643,23 @@ def laplace_epsilon(scale, sensitivity=1.0) -> float:
     The log density ratio :math:`(|y - f(x')| - |y - f(x)|)/b` reaches
     :math:`|f(x)-f(x')|/b` (for :math:`y` beyond both centres), so no smaller
     :math:`\varepsilon` holds for a worst-case pair.
+
+    Parameters
+    ----------
+    scale : float
+        The scale :math:`b` of the noise, ``> 0``.
+    sensitivity : float
+        L1 sensitivity :math:`\Delta_1` of the query, ``> 0``.
+
+    Returns
+    -------
+    float
+        :math:`\Delta_1/b`.
+
+    Raises
+    ------
+    ValueError
+        If ``scale`` or ``sensitivity`` is not ``> 0``.
 
     Examples
     --------
@@ -575,6 +684,18 @@ def laplace_mechanism(value, epsilon, rng, sensitivity=1.0) -> np.ndarray | floa
         Source of randomness.
     sensitivity : float
         L1 sensitivity :math:`\Delta_1` of the query, ``> 0``.
+
+    Returns
+    -------
+    float or ndarray
+        The noisy answer, of the shape of ``value`` (a float for a scalar); the noise is drawn
+        with ``rng.laplace``.
+
+    Raises
+    ------
+    ValueError
+        If ``value`` is not finite, ``epsilon`` or ``sensitivity`` is not ``> 0``, or ``rng``
+        is not a Generator.
 
     Examples
     --------
@@ -608,6 +729,18 @@ def gaussian_mechanism(value, sigma, rng, cov=None) -> np.ndarray | float:
         Source of randomness.
     cov : array_like, shape (d, d), optional
         Symmetric positive definite shape matrix :math:`M` of the noise.
+
+    Returns
+    -------
+    float or ndarray
+        The noisy answer, of the shape of ``value`` (a float for a scalar without ``cov``).
+
+    Raises
+    ------
+    ValueError
+        If ``value`` is not finite (or not a vector when ``cov`` is given), ``sigma <= 0``,
+        ``rng`` is not a Generator, or ``cov`` is not a finite symmetric positive definite
+        ``(d, d)`` matrix.
 
     Examples
     --------

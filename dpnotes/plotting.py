@@ -20,6 +20,8 @@ from cycler import cycler
 __all__ = ["PALETTE", "CYCLE", "STYLE", "use_style", "figure"]
 
 #: Okabe & Ito (2008) colour-blind-safe palette, by name.
+#:
+#: :meta hide-value:
 PALETTE = {
     "blue": "#0072B2",
     "orange": "#E69F00",
@@ -31,10 +33,14 @@ PALETTE = {
     "black": "#000000",
 }
 
-#: Order in which lines take colours (yellow last: it is faint on white).
+#: Order in which lines take colours, yellow last because it is faint on white.
+#:
+#: :meta hide-value:
 CYCLE = [PALETTE[c] for c in ("blue", "orange", "green", "vermillion", "purple", "sky", "black", "yellow")]
 
 #: The rcParams that :func:`use_style` applies.
+#:
+#: :meta hide-value:
 STYLE = {
     "figure.figsize": (6.0, 3.6),
     "figure.dpi": 110,
@@ -60,6 +66,11 @@ STYLE = {
 def use_style() -> None:
     """Apply the book's figure style to matplotlib's global ``rcParams``.
 
+    Returns
+    -------
+    None
+        The style (:data:`STYLE`) is applied to ``matplotlib.rcParams`` in place.
+
     Examples
     --------
     >>> import matplotlib
@@ -83,6 +94,18 @@ def figure(ncols: int = 1, *, width: float | None = None, height: float | None =
         Figure size in inches; default 6 x 3.6 for one panel, wider for more.
     **kwargs
         Passed to :func:`matplotlib.pyplot.subplots`.
+
+    Returns
+    -------
+    fig : matplotlib.figure.Figure
+        The figure, with the constrained layout.
+    axes : matplotlib.axes.Axes or ndarray of Axes
+        One axes for ``ncols = 1``, an array of ``ncols`` otherwise.
+
+    Raises
+    ------
+    ValueError
+        If ``ncols`` is not an integer in ``[1, 4]`` or ``width`` or ``height`` is not ``> 0``.
 
     Examples
     --------

@@ -312,6 +312,24 @@ def max_log_ratio(answers, answers_prime, threshold, epsilon, *, threshold_scale
     :math:`D` and :math:`D'` is :math:`\varepsilon`-DP on these queries exactly when
     the result is ``<= epsilon``.
 
+    Parameters
+    ----------
+    answers, answers_prime : sequence of float
+        The answers on :math:`D` and on :math:`D'`, of the same length, each pair within 1.
+    threshold, epsilon, threshold_scale, query_scale
+        As in :func:`sample_outputs`.
+
+    Returns
+    -------
+    float
+        The largest absolute log-ratio, ``>= 0``.
+
+    Raises
+    ------
+    ValueError
+        If the answers are malformed, of different lengths or more than 1 apart, or a
+        parameter is out of range.
+
     Examples
     --------
     >>> r = max_log_ratio([0.0], [1.0], 0.0, 1.0)
@@ -341,17 +359,27 @@ def search_worst_case(k, epsilon, *, rng, n_starts=4, maxfev=150, spread=None,
     k : int
         Number of queries, ``1 <= k <= 6``.
     epsilon : float
+        Privacy parameter, ``> 0``.
     rng : numpy.random.Generator
         Draws the starting points.
     n_starts, maxfev : int
-        Number of random starts and evaluations per start.
+        Number of random starts and evaluations per start, ``>= 1``.
     spread : float, optional
         Bound on the answers' distance from the threshold; default ``8/epsilon``.
+    threshold_scale, query_scale : float, optional
+        As in :func:`sample_outputs`.
 
     Returns
     -------
-    (log_ratio, answers, answers_prime) : tuple
-        The largest log-ratio found and the answers that give it.
+    log_ratio : float
+        The largest log-ratio found.
+    answers, answers_prime : ndarray of shape (k,)
+        The answers on :math:`D` and :math:`D'` that give it (threshold 0).
+
+    Raises
+    ------
+    ValueError
+        If a parameter is out of range.
 
     Examples
     --------
@@ -394,6 +422,25 @@ def accuracy_alpha(k, epsilon, beta) -> float:
     ``k`` queries of which only the last may be :math:`\ge T - \alpha`
     (:cite:`dwork2014algorithmic` Theorem 3.24).
 
+    Parameters
+    ----------
+    k : int
+        Number of queries, ``>= 1``.
+    epsilon : float
+        Privacy parameter, ``> 0``.
+    beta : float
+        Failure probability, in ``(0, 1)``.
+
+    Returns
+    -------
+    float
+        :math:`\alpha`.
+
+    Raises
+    ------
+    ValueError
+        If ``k < 1``, ``epsilon <= 0`` or ``beta`` is outside ``(0, 1)``.
+
     Examples
     --------
     >>> round(accuracy_alpha(1, 8.0, 2 / math.e), 12)
@@ -412,6 +459,28 @@ def is_accurate(answers, threshold, alpha, outputs) -> np.ndarray:
     accurate when it does not halt before the last query (``o >= k - 1``), every
     :math:`\top` is on an answer :math:`\ge T - \alpha` and every :math:`\bot` on an
     answer :math:`\le T + \alpha`.
+
+    Parameters
+    ----------
+    answers : sequence of float
+        The stream's answers :math:`f_1(D), \dots, f_k(D)`.
+    threshold : float
+        The threshold :math:`T`.
+    alpha : float
+        The accuracy, ``> 0``.
+    outputs : array_like of int
+        The outputs of runs, each the number ``o`` of :math:`\bot`, in ``[0, k]``.
+
+    Returns
+    -------
+    ndarray of bool
+        One per output.
+
+    Raises
+    ------
+    ValueError
+        If ``answers`` is not a non-empty 1-D sequence of finite numbers, ``alpha <= 0`` or an output is
+        not an integer in ``[0, k]``.
 
     Examples
     --------
@@ -455,6 +524,27 @@ def accuracy_failure_probability(k, epsilon, alpha, *, threshold_scale=None, que
     relative: the failure probability is accurate to about ``1e-11`` *absolute* (a failure
     probability of ``1e-13`` reads as anything in ``[0, 1e-11]``), and is clipped at 0.
 
+    Parameters
+    ----------
+    k : int
+        Number of queries, ``>= 1``.
+    epsilon : float
+        Privacy parameter, ``> 0``.
+    alpha : float
+        The accuracy, ``> 0``.
+    threshold_scale, query_scale : float, optional
+        As in :func:`sample_outputs`.
+
+    Returns
+    -------
+    float
+        The failure probability, in ``[0, 1]``.
+
+    Raises
+    ------
+    ValueError
+        If a parameter is out of range.
+
     Examples
     --------
     >>> p = accuracy_failure_probability(10, 1.0, accuracy_alpha(10, 1.0, 0.1))
@@ -471,6 +561,29 @@ def accuracy_failure_probability(k, epsilon, alpha, *, threshold_scale=None, que
 def simulate_accuracy_failure(k, epsilon, alpha, n_runs, *, rng) -> float:
     r"""Fraction of ``n_runs`` seeded runs on the stream of :func:`accuracy_failure_probability`
     that violate Definition 3.9 (checked by :func:`is_accurate`).
+
+    Parameters
+    ----------
+    k : int
+        Number of queries, ``>= 1``.
+    epsilon : float
+        Privacy parameter, ``> 0``.
+    alpha : float
+        The accuracy, ``> 0``.
+    n_runs : int
+        Number of runs, ``>= 1``.
+    rng : numpy.random.Generator
+        The source of the noise (through :func:`sample_outputs`).
+
+    Returns
+    -------
+    float
+        The fraction of failed runs.
+
+    Raises
+    ------
+    ValueError
+        If a parameter is out of range.
 
     Examples
     --------
@@ -494,6 +607,25 @@ def advanced_per_query_epsilon(epsilon, k, delta_prime) -> float:
     Solves :math:`\varepsilon_0\sqrt{2k\log(1/\delta')} + k\varepsilon_0(e^{\varepsilon_0}-1) = \varepsilon`
     (:func:`dpnotes.composition.advanced`, :cite:`dwork2014algorithmic` Theorem 3.20)
     with :func:`scipy.optimize.brentq`; the left side increases in :math:`\varepsilon_0`.
+
+    Parameters
+    ----------
+    epsilon : float
+        The total budget, ``> 0``.
+    k : int
+        Number of queries, ``>= 1``.
+    delta_prime : float
+        The :math:`\delta'` of advanced composition, in ``(0, 1)``.
+
+    Returns
+    -------
+    float
+        :math:`\varepsilon_0`, to a relative tolerance of a few machine epsilons.
+
+    Raises
+    ------
+    ValueError
+        If a parameter is out of range.
 
     Examples
     --------
@@ -521,6 +653,30 @@ def laplace_alpha(k, epsilon, beta, *, method="basic", delta_prime=None) -> floa
     :math:`< \alpha` except with probability :math:`\beta` for
     :math:`\alpha = \log(k/\beta)/\varepsilon_0`. Comparing the noisy answers with
     :math:`T` then meets Definition 3.9 with this :math:`\alpha`.
+
+    Parameters
+    ----------
+    k : int
+        Number of queries, ``>= 1``.
+    epsilon : float
+        The total budget, ``> 0``.
+    beta : float
+        Failure probability, in ``(0, 1)``.
+    method : {"basic", "advanced"}
+        The composition theorem that splits the budget.
+    delta_prime : float, optional
+        In ``(0, 1)``; required by ``"advanced"``.
+
+    Returns
+    -------
+    float
+        :math:`\alpha = \log(k/\beta)/\varepsilon_0`.
+
+    Raises
+    ------
+    ValueError
+        If a parameter is out of range, ``method`` is unknown, or ``delta_prime`` is missing
+        for ``"advanced"``.
 
     Examples
     --------
@@ -597,12 +753,32 @@ def sparse(answers, threshold, epsilon, c, *, rng, delta=0.0) -> np.ndarray:
     run halts after the ``c``-th :math:`\top`. It is one run of :func:`_sparse_runs`,
     the core of :func:`sample_sparse`.
 
+    Parameters
+    ----------
+    answers : sequence of float
+        The answers :math:`f_1(D), \dots, f_k(D)` of sensitivity-1 queries.
+    threshold : float
+        The public threshold :math:`T`.
+    epsilon : float
+        Privacy parameter, ``> 0``.
+    c : int
+        Number of :math:`\top` before halting, ``>= 1``.
+    rng : numpy.random.Generator
+        The source of the noise.
+    delta : float
+        In ``[0, 1)``; ``0`` for the pure-DP calibration.
+
     Returns
     -------
     numpy.ndarray of bool
         The answers given (``True`` for :math:`\top`); shorter than the stream when
         the ``c``-th :math:`\top` came before its end, with fewer than ``c`` ``True``
         when the stream ended first.
+
+    Raises
+    ------
+    ValueError
+        If ``answers`` is not a non-empty 1-D sequence of finite numbers, or a parameter is out of range.
 
     Examples
     --------
@@ -626,6 +802,29 @@ def sparse_alpha(k, epsilon, beta, c, delta=0.0) -> float:
     (:math:`\varepsilon/c`, or :math:`\varepsilon/\sqrt{8c\log(1/\delta)}` when
     ``delta > 0``) and failure probability :math:`\beta/c`, so Theorem 3.24 gives
     :math:`\alpha = 8(\log k + \log(2c/\beta))/\varepsilon_0`.
+
+    Parameters
+    ----------
+    k : int
+        Number of queries, ``>= 1``.
+    epsilon : float
+        Privacy parameter, ``> 0``.
+    beta : float
+        Failure probability, in ``(0, 1)``.
+    c : int
+        Number of :math:`\top`, ``>= 1``.
+    delta : float
+        In ``[0, 1)``, as in :func:`sparse`.
+
+    Returns
+    -------
+    float
+        :math:`\alpha`.
+
+    Raises
+    ------
+    ValueError
+        If a parameter is out of range.
 
     Examples
     --------
@@ -751,6 +950,25 @@ def sparse_max_log_ratio(answers, answers_prime, threshold, epsilon, c, *, delta
 
     As :func:`max_log_ratio`, with the exact law of :func:`sparse_output_log_probabilities`.
 
+    Parameters
+    ----------
+    answers, answers_prime : sequence of float
+        The answers on :math:`D` and on :math:`D'`, of the same length (at most 12), each pair
+        within 1.
+    threshold, epsilon, c, delta, threshold_scale, query_scale, refresh
+        As in :func:`sample_sparse`.
+
+    Returns
+    -------
+    float
+        The largest absolute log-ratio, ``>= 0``.
+
+    Raises
+    ------
+    ValueError
+        If the answers are malformed, of different lengths or more than 1 apart, or a
+        parameter is out of range.
+
     Examples
     --------
     >>> r = sparse_max_log_ratio([0.0, 2.0], [1.0, 1.0], 0.0, 1.0, 2)
@@ -773,6 +991,23 @@ def numeric_sparse_epsilons(epsilon, delta=0.0) -> tuple[float, float]:
     :math:`\varepsilon_2 = 2\varepsilon/(\sqrt{512}+1)` otherwise. :math:`\varepsilon_1` runs
     Sparse; the released values get Laplace noise :math:`\sigma(\varepsilon_2)`, which costs
     :math:`\varepsilon_2/2` (Theorem 3.27).
+
+    Parameters
+    ----------
+    epsilon : float
+        The total budget, ``> 0``.
+    delta : float
+        In ``[0, 1)``.
+
+    Returns
+    -------
+    epsilon_1, epsilon_2 : float
+        The budgets of the comparisons and of the released values.
+
+    Raises
+    ------
+    ValueError
+        If ``epsilon <= 0`` or ``delta`` is outside ``[0, 1)``.
 
     Examples
     --------
@@ -801,11 +1036,21 @@ def numeric_sparse(answers, threshold, epsilon, c, *, rng, delta=0.0) -> np.ndar
     :func:`_sparse_runs`; the ``c`` release noises are drawn after it, so on the same seed
     the tops are those of ``sparse(answers, threshold, eps1, c, delta=delta / 2)``.
 
+    Parameters
+    ----------
+    answers, threshold, epsilon, c, rng, delta
+        As in :func:`sparse`.
+
     Returns
     -------
     numpy.ndarray of float
         One entry per query asked: the released value for a :math:`\top`, ``nan`` for a
         :math:`\bot`.
+
+    Raises
+    ------
+    ValueError
+        If ``answers`` is not a non-empty 1-D sequence of finite numbers, or a parameter is out of range.
 
     Examples
     --------
@@ -838,6 +1083,29 @@ def numeric_sparse_alpha(k, epsilon, beta, c, delta=0.0) -> float:
     :math:`\alpha = \sigma_2\log(2c/\beta)`), and return the larger. For ``delta == 0`` the
     first is always the larger: :math:`9c(\log k + \log(4c/\beta))/\varepsilon`.
 
+    Parameters
+    ----------
+    k : int
+        Number of queries, ``>= 1``.
+    epsilon : float
+        The total budget, ``> 0``.
+    beta : float
+        Failure probability, in ``(0, 1)``.
+    c : int
+        Number of :math:`\top`, ``>= 1``.
+    delta : float
+        In ``[0, 1)``.
+
+    Returns
+    -------
+    float
+        :math:`\alpha`.
+
+    Raises
+    ------
+    ValueError
+        If a parameter is out of range.
+
     Examples
     --------
     >>> a = numeric_sparse_alpha(10, 1.0, 0.1, 2)
@@ -865,6 +1133,29 @@ def numeric_log_density(answers, threshold, value, *, threshold_scale, query_sca
 
     .. math:: p(\bot^{k-1}, v) = p_\nu(v - f_k)\int_{-\infty}^{v} p_{\hat T}(t)
               \prod_{i<k} F_\nu(t - f_i)\,dt .
+
+    Parameters
+    ----------
+    answers : sequence of float
+        The answers :math:`f_1, \dots, f_k`.
+    threshold : float
+        The threshold :math:`T`.
+    value : float
+        The released value :math:`v`.
+    threshold_scale, query_scale : float
+        Laplace scales of the threshold and query noise, ``> 0``.
+    value_scale : float, optional
+        Laplace scale of the fresh noise on the value, ``> 0``; ``None`` for the reuse.
+
+    Returns
+    -------
+    float
+        The natural log of the density.
+
+    Raises
+    ------
+    ValueError
+        If ``answers`` is not a non-empty 1-D sequence of finite numbers, or a parameter is out of range.
 
     Examples
     --------

@@ -74,10 +74,21 @@ def optimal_tradeoff(p, q) -> tuple[np.ndarray, np.ndarray]:
     outcomes with the largest ratios, ``j = 0, ..., m`` (ties merged). Randomized
     tests realise every point on the segments between vertices.
 
+    Parameters
+    ----------
+    p, q : array_like
+        The laws of the outcome under the null and the alternative hypothesis, probability
+        vectors over the same outcomes.
+
     Returns
     -------
     alpha, beta : numpy.ndarray
         Vertex coordinates, ``alpha`` increasing from 0 to 1, ``beta`` decreasing.
+
+    Raises
+    ------
+    ValueError
+        If ``p`` or ``q`` is not a probability vector or their lengths differ.
 
     Examples
     --------
@@ -142,8 +153,8 @@ def region_lower_boundary(alpha, epsilon, delta=0.0) -> np.ndarray:
 def in_privacy_region(alpha, beta, epsilon, delta=0.0, *, tol=1e-12) -> np.ndarray:
     r"""Whether error pairs satisfy both :math:`(\varepsilon,\delta)`-DP testing inequalities.
 
-    Returns a boolean array: ``True`` where :math:`e^{\varepsilon}\alpha+\beta \ge 1-\delta`
-    and :math:`\alpha+e^{\varepsilon}\beta \ge 1-\delta` hold (up to ``tol``, for rounding).
+    ``True`` where :math:`e^{\varepsilon}\alpha+\beta \ge 1-\delta` and
+    :math:`\alpha+e^{\varepsilon}\beta \ge 1-\delta` hold (up to ``tol``, for rounding).
 
     Parameters
     ----------
@@ -157,6 +168,11 @@ def in_privacy_region(alpha, beta, epsilon, delta=0.0, *, tol=1e-12) -> np.ndarr
         In ``[0, 1)``.
     tol : float
         Slack ``>= 0`` granted to both inequalities.
+
+    Returns
+    -------
+    ndarray of bool
+        Of the shape of ``alpha``: whether each pair is in the privacy region.
 
     Raises
     ------

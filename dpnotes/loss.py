@@ -23,6 +23,7 @@ float for a scalar input.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -364,6 +365,65 @@ def _gaussian_log_delta_integral(a, mu):
     integrand = np.exp(a[:, None] * u - 0.5 * u * u) * -np.expm1(-mu[:, None] * u)
     integral = (half * _GL_WEIGHTS * integrand).sum(axis=1)
     return -0.5 * a * a - 0.5 * math.log(2.0 * math.pi) + np.log(integral)
+
+
+_GL_NODES_PLUS_1 = _GL_NODES + 1.0
+_LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
+
+
+def _gaussian_log_delta_integral_scalar(a: float, mu: float) -> float:
+    """:func:`_gaussian_log_delta_integral` at one point (plain floats in and out).
+
+    The same operations in the same order on the same 48 nodes, without the array bookkeeping
+    (``np.where``, broadcasting, a 2-D grid), which at one point costs more than the integral
+    itself: the result is the same float (tests compare the two bit for bit).
+    """
+    x = -a
+    upper = 40.0 / max(x, 40.0 / 9.0) if x > 40.0 / 9.0 else 9.0 + max(a, 0.0)
+    half = 0.5 * upper
+    u = half * _GL_NODES_PLUS_1
+    integrand = np.exp(a * u - 0.5 * u * u) * -np.expm1(-mu * u)
+    integral = (half * _GL_WEIGHTS * integrand).sum()
+    return float(-0.5 * a * a - 0.5 * math.log(2.0 * math.pi) + np.log(integral))
+
+
+@functools.cache
+def _special():
+    """:mod:`scipy.special`, imported on first use: importing it takes about 0.2 s, and the package
+    imports fast. (A ``from scipy.special import ...`` inside a function costs 0.5 us a call, as
+    much as one evaluation of the profile by :func:`_gaussian_log_delta_scalar`.)"""
+    import scipy.special
+
+    return scipy.special
+
+
+def _gaussian_log_delta_scalar(mu: float, epsilon: float, *, integral_below: float = 0.5) -> float:
+    r"""``log`` of the exact Gaussian privacy profile :math:`\delta(\varepsilon)` at one point, for root finders.
+
+    :math:`\delta = \Phi(a) - e^{\varepsilon}\Phi(b)` with :math:`a = \mu/2 - \varepsilon/\mu`,
+    :math:`b = -\mu/2 - \varepsilon/\mu`. Both terms are computed as logarithms
+    (``log_ndtr`` stays accurate far in the tail, where :math:`\Phi` underflows) and the
+    difference as :math:`\log\Phi(a) + \log g` with :math:`g = 1 - e^{\ell_b - \ell_a}` (``expm1``).
+    Where :math:`g` is small the two terms cancel and that difference loses
+    :math:`\log_{10}(1/g)` digits, so where :math:`g` is below ``integral_below`` (``> 0``) the
+    cancellation-free integral of :func:`gaussian_delta` is used instead (about five times
+    slower; :func:`dpnotes.mechanisms.gaussian_sigma`'s Newton iterations use it only where
+    ``g < 1e-6``). ``-inf`` where :math:`\log\Phi(a)` is (:math:`a < -10^{154}`).
+
+    Plain floats in and out, no validation: scipy's ufuncs called on a Python float and
+    :mod:`math` keep a call under a microsecond, where :func:`gaussian_delta` on a scalar
+    (validation, 0-d arrays, broadcasting) takes tens.
+    """
+    special = _special()
+    ratio = epsilon / mu
+    a = 0.5 * mu - ratio
+    la = float(special.log_ndtr(a))
+    if la == -math.inf:
+        return la
+    gap = -math.expm1(epsilon + float(special.log_ndtr(-0.5 * mu - ratio)) - la)
+    if gap < integral_below:
+        return _gaussian_log_delta_integral_scalar(a, mu)
+    return la + math.log(gap)
 
 
 def gaussian_epsilon(delta, mu) -> float:

@@ -333,6 +333,9 @@ def gaussian_delta(epsilon, mu):
     >>> abs(gaussian_delta(0.0, 1e-8) / tv - 1) < 1e-14   # Phi(a) - Phi(a - mu) would lose 8 digits
     True
     """
+    if type(epsilon) in _PLAIN_NUMBERS and type(mu) in _PLAIN_NUMBERS:      # one point: no arrays (same result)
+        return _gaussian_delta_scalar(check_in_range("epsilon", epsilon, 0.0),
+                                      check_in_range("mu", mu, 0.0, low_inclusive=False))
     from scipy.special import log_ndtr
 
     eps, s1 = _array("epsilon", epsilon)
@@ -349,6 +352,25 @@ def gaussian_delta(epsilon, mu):
         delta = np.array(delta, dtype=float)          # writable copy (broadcast views are not)
         delta[hard] = np.exp(_gaussian_log_delta_integral(a[hard], mu[hard]))
     return _out(delta, s1 and s2)
+
+
+_PLAIN_NUMBERS = (float, int, np.float64)
+
+
+def _gaussian_delta_scalar(eps: float, mu: float) -> float:
+    """:func:`gaussian_delta` at one validated point: the array version's operations in the same
+    order, with the same ufuncs (scipy's and numpy's, not :mod:`math`'s, whose last bit may differ),
+    so that a scalar call and the same point in an array give the same float; about 20 times
+    faster than the 0-d array route (validation of arrays, broadcasting, ``np.where``)."""
+    special = _special()
+    a = 0.5 * mu - eps / mu
+    la = special.log_ndtr(a)
+    if not la > -np.inf:                              # Phi(a) and delta are 0 in floats
+        return 0.0
+    gap = -np.expm1(min(eps + special.log_ndtr(a - mu) - la, 0.0))
+    if gap < 0.5:
+        return float(np.exp(_gaussian_log_delta_integral_scalar(a, mu)))
+    return float(np.exp(la) * gap)
 
 
 def _gaussian_log_delta_integral(a, mu):
@@ -440,7 +462,6 @@ def gaussian_epsilon(delta, mu) -> float:
     True
     """
     from scipy.optimize import brentq
-    from scipy.special import ndtri
 
     delta = check_delta("delta", delta)
     if delta == 0.0:
@@ -448,12 +469,14 @@ def gaussian_epsilon(delta, mu) -> float:
     mu = check_positive("mu", mu)
     if gaussian_delta(0.0, mu) <= delta:
         return 0.0
-    hi = mu * (0.5 * mu - float(ndtri(delta)))      # tail bound: delta(hi) <= P[L >= hi] = delta
+    hi = mu * (0.5 * mu - float(_special().ndtri(delta)))     # tail bound: delta(hi) <= P[L >= hi] = delta
     target = math.log(delta)
 
     def gap(e):
-        d = gaussian_delta(e, mu)
-        return (math.log(d) if d > 0 else -1e300) - target
+        # log delta straight from the scalar evaluator (the forms of gaussian_delta, without arrays: 10 to
+        # 100 times faster a call). In logs nothing underflows: delta(hi) itself is 0 in floats when
+        # delta = 5e-324, its log is not; and a = mu/2 - e/mu >= z > -39 on [0, hi], so never -inf
+        return _gaussian_log_delta_scalar(mu, e) - target
 
     # relative tolerance only: an absolute 1e-15 was 2.5e-9 of the root eps = 4e-7 (sigma = 1e7), enough
     # to leave delta(eps) 4e-9 above the target

@@ -21,10 +21,13 @@ exact profile found by a 50-digit mpmath bisection, and ``delta(sigma)/delta - 1
 Issue 24's target: dpnotes' analytic calibration ahead of every peer at equal accuracy.
 
 Run from the book root:  .venv/bin/python benchmarks/bench_mechanisms.py
+With ``--accuracy-grid``: only the accuracy of the three implementations on the grid eps in
+{1e-6, ..., 50} x delta in {1e-300, ..., 0.5} (49 points, one line each, then the worst of each).
 """
 
 from __future__ import annotations
 
+import argparse
 import math
 import timeit
 
@@ -131,7 +134,45 @@ def compare_peers(rounds: int = 7) -> None:
             print(f"{name}: {k}\t{best[k]:.3e}\t{note}")
 
 
+GRID_EPS = [1e-6, 1e-4, 1e-2, 0.1, 1.0, 10.0, 50.0]
+GRID_DELTA = [1e-300, 1e-100, 1e-12, 1e-6, 1e-3, 0.1, 0.5]
+
+
+def accuracy_grid() -> None:
+    """Each implementation's sigma on the grid against the 50-digit root: relative error, and the exact
+    delta(sigma)/delta - 1 (> 0: the sigma is too small for (eps, delta)-DP)."""
+    impls = {k: f for k, f in _peers().items() if callable(f)}
+    worst = {k: [0.0, -math.inf, 0] for k in impls}         # max |rel. error|, max excess, count excess > 1e-12
+    for eps in GRID_EPS:
+        for delta in GRID_DELTA:
+            ref = mp_sigma(eps, delta)
+            cells = []
+            for k, f in impls.items():
+                try:
+                    sigma = float(f(eps, delta))
+                except Exception as exc:                      # a peer's failure is part of the report
+                    cells.append(f"{k}: {type(exc).__name__}")
+                    worst[k][2] += 1
+                    continue
+                with mp.workdps(50):
+                    rel = float((mp.mpf(sigma) - ref) / ref)
+                    excess = float(_mp_profile(mp.mpf(eps), mp.mpf(sigma)) / mp.mpf(delta) - 1)
+                worst[k][0] = max(worst[k][0], abs(rel))
+                worst[k][1] = max(worst[k][1], excess)
+                worst[k][2] += excess > 1e-12
+                cells.append(f"{k}: {rel:+.1e} / {excess:+.1e}")
+            print(f"eps={eps:g} delta={delta:g}  " + "  ".join(cells))
+    for k, (rel, excess, bad) in worst.items():
+        print(f"{k}: max |sigma rel. error| {rel:.1e}, max delta(sigma)/delta - 1 {excess:+.1e}, "
+              f"points with delta(sigma) > delta (1 + 1e-12) or an error: {bad} of {len(GRID_EPS) * len(GRID_DELTA)}")
+
+
 def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--accuracy-grid", action="store_true", help="only the accuracy of the peers on a grid")
+    if ap.parse_args().accuracy_grid:
+        accuracy_grid()
+        return
     for name, func in CASES:
         print(f"{name}\t{seconds_per_call(func):.3e}")
     compare_peers()

@@ -63,6 +63,10 @@ def check_in_range(
     ...
     ValueError: delta must be in [0, 1), got 1
     """
+    # fast path, same result: a plain float strictly inside (low, high) is finite (an infinite bound
+    # is never exceeded), not nan (nan fails both comparisons), and float(value) is value itself
+    if type(value) is float and low < value < high:
+        return value
     value = check_real(name, value, allow_inf=math.isinf(high) or math.isinf(low))
     ok_low = value >= low if low_inclusive else value > low
     ok_high = value <= high if high_inclusive else value < high

@@ -23,6 +23,7 @@ float for a scalar input.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -476,6 +477,9 @@ def gaussian_delta(epsilon, mu):
     >>> abs(gaussian_delta(0.0, 1e-8) / tv - 1) < 1e-14   # Phi(a) - Phi(a - mu) would lose 8 digits
     True
     """
+    if type(epsilon) in _PLAIN_NUMBERS and type(mu) in _PLAIN_NUMBERS:      # one point: no arrays (same result)
+        return _gaussian_delta_scalar(check_in_range("epsilon", epsilon, 0.0),
+                                      check_in_range("mu", mu, 0.0, low_inclusive=False))
     from scipy.special import log_ndtr
 
     eps, s1 = _array("epsilon", epsilon)
@@ -494,6 +498,25 @@ def gaussian_delta(epsilon, mu):
     return _out(delta, s1 and s2)
 
 
+_PLAIN_NUMBERS = (float, int, np.float64)
+
+
+def _gaussian_delta_scalar(eps: float, mu: float) -> float:
+    """:func:`gaussian_delta` at one validated point: the array version's operations in the same
+    order, with the same ufuncs (scipy's and numpy's, not :mod:`math`'s, whose last bit may differ),
+    so that a scalar call and the same point in an array give the same float; about 20 times
+    faster than the 0-d array route (validation of arrays, broadcasting, ``np.where``)."""
+    special = _special()
+    a = 0.5 * mu - eps / mu
+    la = special.log_ndtr(a)
+    if not la > -np.inf:                              # Phi(a) and delta are 0 in floats
+        return 0.0
+    gap = -np.expm1(min(eps + special.log_ndtr(a - mu) - la, 0.0))
+    if gap < 0.5:
+        return float(np.exp(_gaussian_log_delta_integral_scalar(a, mu)))
+    return float(np.exp(la) * gap)
+
+
 def _gaussian_log_delta_integral(a, mu):
     r"""``log`` of :math:`\varphi(a)\int_0^U e^{a u - u^2/2}(1 - e^{-\mu u})\,du`, by Gauss-Legendre (see :func:`gaussian_delta`).
 
@@ -508,6 +531,65 @@ def _gaussian_log_delta_integral(a, mu):
     integrand = np.exp(a[:, None] * u - 0.5 * u * u) * -np.expm1(-mu[:, None] * u)
     integral = (half * _GL_WEIGHTS * integrand).sum(axis=1)
     return -0.5 * a * a - 0.5 * math.log(2.0 * math.pi) + np.log(integral)
+
+
+_GL_NODES_PLUS_1 = _GL_NODES + 1.0
+_LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
+
+
+def _gaussian_log_delta_integral_scalar(a: float, mu: float) -> float:
+    """:func:`_gaussian_log_delta_integral` at one point (plain floats in and out).
+
+    The same operations in the same order on the same 48 nodes, without the array bookkeeping
+    (``np.where``, broadcasting, a 2-D grid), which at one point costs more than the integral
+    itself: the result is the same float (tests compare the two bit for bit).
+    """
+    x = -a
+    upper = 40.0 / max(x, 40.0 / 9.0) if x > 40.0 / 9.0 else 9.0 + max(a, 0.0)
+    half = 0.5 * upper
+    u = half * _GL_NODES_PLUS_1
+    integrand = np.exp(a * u - 0.5 * u * u) * -np.expm1(-mu * u)
+    integral = (half * _GL_WEIGHTS * integrand).sum()
+    return float(-0.5 * a * a - 0.5 * math.log(2.0 * math.pi) + np.log(integral))
+
+
+@functools.cache
+def _special():
+    """:mod:`scipy.special`, imported on first use: importing it takes about 0.2 s, and the package
+    imports fast. (A ``from scipy.special import ...`` inside a function costs 0.5 us a call, as
+    much as one evaluation of the profile by :func:`_gaussian_log_delta_scalar`.)"""
+    import scipy.special
+
+    return scipy.special
+
+
+def _gaussian_log_delta_scalar(mu: float, epsilon: float, *, integral_below: float = 0.5) -> float:
+    r"""``log`` of the exact Gaussian privacy profile :math:`\delta(\varepsilon)` at one point, for root finders.
+
+    :math:`\delta = \Phi(a) - e^{\varepsilon}\Phi(b)` with :math:`a = \mu/2 - \varepsilon/\mu`,
+    :math:`b = -\mu/2 - \varepsilon/\mu`. Both terms are computed as logarithms
+    (``log_ndtr`` stays accurate far in the tail, where :math:`\Phi` underflows) and the
+    difference as :math:`\log\Phi(a) + \log g` with :math:`g = 1 - e^{\ell_b - \ell_a}` (``expm1``).
+    Where :math:`g` is small the two terms cancel and that difference loses
+    :math:`\log_{10}(1/g)` digits, so where :math:`g` is below ``integral_below`` (``> 0``) the
+    cancellation-free integral of :func:`gaussian_delta` is used instead (about five times
+    slower; :func:`dpnotes.mechanisms.gaussian_sigma`'s Newton iterations use it only where
+    ``g < 1e-6``). ``-inf`` where :math:`\log\Phi(a)` is (:math:`a < -10^{154}`).
+
+    Plain floats in and out, no validation: scipy's ufuncs called on a Python float and
+    :mod:`math` keep a call under a microsecond, where :func:`gaussian_delta` on a scalar
+    (validation, 0-d arrays, broadcasting) takes tens.
+    """
+    special = _special()
+    ratio = epsilon / mu
+    a = 0.5 * mu - ratio
+    la = float(special.log_ndtr(a))
+    if la == -math.inf:
+        return la
+    gap = -math.expm1(epsilon + float(special.log_ndtr(-0.5 * mu - ratio)) - la)
+    if gap < integral_below:
+        return _gaussian_log_delta_integral_scalar(a, mu)
+    return la + math.log(gap)
 
 
 def gaussian_epsilon(delta, mu) -> float:
@@ -541,7 +623,6 @@ def gaussian_epsilon(delta, mu) -> float:
     True
     """
     from scipy.optimize import brentq
-    from scipy.special import ndtri
 
     delta = check_delta("delta", delta)
     if delta == 0.0:
@@ -549,12 +630,14 @@ def gaussian_epsilon(delta, mu) -> float:
     mu = check_positive("mu", mu)
     if gaussian_delta(0.0, mu) <= delta:
         return 0.0
-    hi = mu * (0.5 * mu - float(ndtri(delta)))      # tail bound: delta(hi) <= P[L >= hi] = delta
+    hi = mu * (0.5 * mu - float(_special().ndtri(delta)))     # tail bound: delta(hi) <= P[L >= hi] = delta
     target = math.log(delta)
 
     def gap(e):
-        d = gaussian_delta(e, mu)
-        return (math.log(d) if d > 0 else -1e300) - target
+        # log delta straight from the scalar evaluator (the forms of gaussian_delta, without arrays: 10 to
+        # 100 times faster a call). In logs nothing underflows: delta(hi) itself is 0 in floats when
+        # delta = 5e-324, its log is not; and a = mu/2 - e/mu >= z > -39 on [0, hi], so never -inf
+        return _gaussian_log_delta_scalar(mu, e) - target
 
     # relative tolerance only: an absolute 1e-15 was 2.5e-9 of the root eps = 4e-7 (sigma = 1e7), enough
     # to leave delta(eps) 4e-9 above the target

@@ -17,6 +17,8 @@ import math
 import numpy as np
 
 from ._validate import check_array, check_delta, check_in_range, check_integer, check_positive, check_rng
+from .loss import _LOG_SQRT_2PI, _special
+from .loss import _gaussian_log_delta_scalar as _gaussian_log_delta  # its Newton steps patch it in tests
 
 __all__ = [
     "rr_keep_probability",
@@ -217,70 +219,68 @@ def randomized_response_log_pmf(y, x, epsilon) -> np.ndarray:
     return agree * log_p + disagree * log_q
 
 
-def _gaussian_log_delta(mu: float, epsilon: float, *, integral_below: float = 0.5) -> float:
-    r"""``log`` of the exact Gaussian privacy profile :math:`\delta(\varepsilon)` at ``mu = sensitivity/sigma``.
-
-    :math:`\delta = \Phi(a) - e^{\varepsilon}\Phi(b)` with :math:`a = \mu/2 - \varepsilon/\mu`,
-    :math:`b = -\mu/2 - \varepsilon/\mu`. Both terms are computed as logarithms
-    (``log_ndtr`` stays accurate far in the tail, where :math:`\Phi` underflows) and the
-    difference as :math:`\log\Phi(a) + \log g` with :math:`g = 1 - e^{\ell_b - \ell_a}` (``expm1``).
-    Where :math:`g` is small the two terms cancel and that difference loses
-    :math:`\log_{10}(1/g)` digits, so where :math:`g` is below ``integral_below`` (``> 0``) the
-    cancellation-free integral of :func:`dpnotes.loss.gaussian_delta` is used instead (about a
-    hundred times slower: the root finder's iterations use it only where ``g < 1e-6``).
-    """
-    from scipy.special import log_ndtr
-
-    ratio = epsilon / mu
-    la = float(log_ndtr(0.5 * mu - ratio))
-    lb = epsilon + float(log_ndtr(-0.5 * mu - ratio))
-    gap = -math.expm1(lb - la)
-    if gap < integral_below:
-        from .loss import _gaussian_log_delta_integral
-
-        return float(_gaussian_log_delta_integral(np.array([0.5 * mu - ratio]), np.array([mu]))[0])
-    return la + math.log(gap)
-
-
 def _analytic_sigma(epsilon: float, delta: float) -> float:
     r"""Smallest :math:`\sigma` (for sensitivity 1) with exact Gaussian profile :math:`\delta(\varepsilon) \le \delta`.
 
     The profile :math:`\delta(\varepsilon;\mu)` increases in :math:`\mu = 1/\sigma`, so
-    the answer is the root of :math:`\log\delta(\varepsilon;\mu) = \log\delta`. A lower
-    end of the bracket comes from the tail bound :math:`\delta(\varepsilon;\mu) \le
-    \Pr[L \ge \varepsilon] = \Phi(\mu/2 - \varepsilon/\mu)`, whose equality case solves
-    to :math:`\mu_0 = z + \sqrt{z^2 + 2\varepsilon}` with :math:`z = \Phi^{-1}(\delta)`;
-    the upper end is found by doubling, and Brent's method finds the root
-    (:cite:`balle2018improving` Theorem 8 gives the profile). Its iterations use the fast
-    form of the profile wherever it keeps at least six digits, so the root is first found to
-    about :math:`10^{-10}`; one Newton step on the cancellation-free profile, with
-    :math:`\partial\delta/\partial\mu = \varphi(\mu/2 - \varepsilon/\mu)`, then brings it to
-    machine precision.
+    the answer is the root of :math:`\log\delta(\varepsilon;\mu) = \log\delta`
+    (:cite:`balle2018improving` Theorem 8 gives the profile). Two lower bounds of the root
+    start the search: the tail bound :math:`\delta(\varepsilon;\mu) \le
+    \Pr[L \ge \varepsilon] = \Phi(\mu/2 - \varepsilon/\mu)`, whose equality case solves to
+    :math:`\mu_0 = z + \sqrt{z^2 + 2\varepsilon}` with :math:`z = \Phi^{-1}(\delta)`, and the
+    total variation :math:`\delta(\varepsilon;\mu) \le \delta(0;\mu) = \operatorname{erf}(\mu/(2\sqrt2))`,
+    equal to :math:`\delta` at :math:`\mu_1 = 2\sqrt2\operatorname{erf}^{-1}(\delta)`. From the
+    larger one, Newton's method on :math:`\log\delta` as a function of :math:`\log\mu`, with the
+    exact derivative :math:`\partial\delta/\partial\mu = \varphi(\mu/2 - \varepsilon/\mu)`, kept
+    inside the bracket its own steps build (doubling, or bisecting, when a step leaves it). Its
+    steps use the fast form of the profile wherever that keeps at least six digits; once a step
+    is below ``1e-7`` (relative), Newton steps on the cancellation-free profile bring the root to
+    machine precision (one step, as a rule).
     """
-    from scipy.optimize import brentq
-    from scipy.special import ndtri
-
-    z = float(ndtri(delta))
+    special = _special()
+    z = float(special.ndtri(delta))
     root = math.sqrt(z * z + 2.0 * epsilon)
     # mu_0 = z + root > 0; for z < 0 that sum cancels (to 0 when epsilon << z^2), the product form does not
-    lo = 2.0 * epsilon / (root - z) if z < 0.0 else z + root
+    mu_0 = 2.0 * epsilon / (root - z) if z < 0.0 else z + root
+    mu = max(mu_0, 2.0 * math.sqrt(2.0) * float(special.erfinv(delta)))
     target = math.log(delta)
 
-    def gap(mu):
-        value = _gaussian_log_delta(mu, epsilon, integral_below=1e-6) - target
-        return value if value > -1e300 else -1e300
+    def newton_step(mu, log_delta):
+        """Newton step in log(mu): (target - log delta(mu)) / (mu phi(a) / delta(mu)), the derivative of
+        log delta in log mu; None where that slope underflows or the step would overflow exp."""
+        a = 0.5 * mu - epsilon / mu
+        slope = mu * math.exp(-0.5 * a * a - _LOG_SQRT_2PI - log_delta)
+        if not slope > 0.0:
+            return None
+        step = (target - log_delta) / slope
+        return step if abs(step) < 700.0 else None
 
-    hi = 2.0 * lo
-    while gap(hi) < 0.0:
-        lo, hi = hi, 2.0 * hi
-    if gap(lo) >= 0.0:          # lo is already exact (up to rounding): nothing to solve
-        return 1.0 / lo
-    mu = brentq(gap, lo, hi, xtol=1e-300, rtol=4.0 * np.finfo(float).eps, maxiter=200)
-    # Newton on log delta: d log(delta)/d mu = phi(a)/delta, a = mu/2 - eps/mu
-    a = 0.5 * mu - epsilon / mu
-    log_delta = _gaussian_log_delta(mu, epsilon)
-    if log_delta > -math.inf:
-        mu -= (log_delta - target) * math.exp(log_delta + 0.5 * a * a + 0.5 * math.log(2.0 * math.pi))
+    lo, hi = 0.0, math.inf                      # a bracket of the root, from the signs seen so far
+    for it in range(200):
+        log_delta = _gaussian_log_delta(mu, epsilon, integral_below=1e-6)
+        if log_delta < target:
+            lo = mu
+        elif it == 0:                           # a lower bound already meets delta (by rounding): the root
+            return 1.0 / mu
+        else:
+            hi = mu
+        step = newton_step(mu, log_delta)
+        new = mu * math.exp(step) if step is not None else math.nan
+        if not lo < new < hi:                   # a step out of the bracket (or a zero slope): double or bisect
+            step = None
+            new = 2.0 * mu if hi == math.inf else math.sqrt(lo) * math.sqrt(hi)
+            if not lo < new < hi:               # lo and hi are neighbouring floats
+                break
+        mu = new
+        if step is not None and abs(step) <= 1e-7:
+            break
+    for _ in range(3):                          # the cancellation-free profile for the last digits
+        step = newton_step(mu, _gaussian_log_delta(mu, epsilon))
+        if step is None:
+            break
+        mu *= math.exp(step)
+        if abs(step) <= 1e-10:                  # the next step would be below 1e-20 (Newton squares it)
+            break
     return 1.0 / mu
 
 

@@ -77,6 +77,26 @@ def laplace_noise(scale, shape, rng) -> np.ndarray:
     quarter less time than the difference of two exponentials, which matters where audits
     draw billions of values.
 
+    Parameters
+    ----------
+    scale : float
+        The Laplace scale :math:`b > 0`.
+    shape : int or tuple of int
+        Shape of the output (non-negative integers).
+    rng : numpy.random.Generator
+        Source of randomness.
+
+    Returns
+    -------
+    numpy.ndarray of float, shape ``shape``
+        Independent :math:`\mathrm{Lap}(0, b)` draws.
+
+    Raises
+    ------
+    ValueError
+        If ``scale`` is not a positive finite number, ``shape`` is not a non-negative integer
+        (or tuple of them) or ``rng`` is not a :class:`numpy.random.Generator`.
+
     Examples
     --------
     >>> z = laplace_noise(2.0, 200_000, np.random.default_rng(0))
@@ -145,6 +165,26 @@ def lyu_noise_scales(algorithm, epsilon, c=1) -> tuple[float, float]:
 
     Algorithm 2 redraws its threshold noise after every top; Algorithm 3 releases the noisy
     answer of every top instead of the symbol.
+
+    Parameters
+    ----------
+    algorithm : int
+        Which of Lyu et al.'s Algorithms 1 to 6.
+    epsilon : float
+        The claimed privacy parameter, ``> 0``.
+    c : int, optional
+        The cut-off (number of tops before the algorithm stops), ``>= 1``.
+
+    Returns
+    -------
+    tuple of float
+        ``(threshold scale, query scale)``; the query scale is ``0.0`` for Algorithm 5 (no noise).
+
+    Raises
+    ------
+    ValueError
+        If ``algorithm`` is not an integer in ``[1, 6]``, ``epsilon`` is not positive and finite,
+        or ``c`` is not an integer ``>= 1``.
 
     Examples
     --------
@@ -287,6 +327,27 @@ def lyu_privacy(algorithm, epsilon, c=1) -> float:
     queries Algorithms 3 and 6 have a finite privacy loss, growing with the number of
     queries; Algorithm 5 is not private even for two queries.
 
+    Parameters
+    ----------
+    algorithm : int
+        Which of Lyu et al.'s Algorithms 1 to 6.
+    epsilon : float
+        The claimed privacy parameter, ``> 0``.
+    c : int, optional
+        The cut-off, ``>= 1``.
+
+    Returns
+    -------
+    float
+        The privacy parameter that holds for every number of queries (``inf`` for Algorithms
+        3, 5 and 6).
+
+    Raises
+    ------
+    ValueError
+        If ``algorithm`` is not an integer in ``[1, 6]``, ``epsilon`` is not positive and finite,
+        or ``c`` is not an integer ``>= 1``.
+
     Examples
     --------
     >>> lyu_privacy(4, 0.1, c=1)
@@ -382,10 +443,32 @@ def noisy_max(answers, epsilon, size, *, rng, noise="laplace", release="index") 
 
     The noise is drawn as one array of shape ``(n_answers, size)`` (answer by answer).
 
+    Parameters
+    ----------
+    answers : array_like of float
+        The query answers (sensitivity 1), at least one, finite.
+    epsilon : float
+        The privacy parameter, ``> 0``; the noise scale is :math:`2/\varepsilon`.
+    size : int
+        Number of independent runs, ``>= 1``.
+    rng : numpy.random.Generator
+        Source of randomness.
+    noise : {"laplace", "exponential"}, optional
+        The noise distribution.
+    release : {"index", "value"}, optional
+        Release the index of the largest noisy answer or its value.
+
     Returns
     -------
     numpy.ndarray, shape (size,)
         Indices (``int64``) or values (``float``).
+
+    Raises
+    ------
+    ValueError
+        If ``answers`` is empty or has a non-finite entry, ``epsilon`` is not positive and
+        finite, ``size`` is not an integer ``>= 1``, or ``noise`` or ``release`` is not one of
+        the names above.
 
     Examples
     --------
@@ -421,6 +504,29 @@ def noisy_max_value_log_density(y, answers, epsilon, *, noise="laplace") -> np.n
     :math:`\prod_i F(y - f_i)`, so its density is
     :math:`\sum_i p(y - f_i) \prod_{j \ne i} F(y - f_j)`, with :math:`p, F` the density and
     distribution function of the noise (:mod:`scipy.stats`, scale :math:`2/\varepsilon`).
+
+    Parameters
+    ----------
+    y : array_like of float
+        Points at which to evaluate the log-density (finite).
+    answers : array_like of float
+        The query answers, at least one, finite.
+    epsilon : float
+        The privacy parameter, ``> 0``; the noise scale is :math:`2/\varepsilon`.
+    noise : {"laplace", "exponential"}, optional
+        The noise distribution.
+
+    Returns
+    -------
+    numpy.ndarray of float, shape of ``y`` flattened
+        :math:`\log p(y)`; ``-inf`` where the density is zero (below the support with
+        exponential noise).
+
+    Raises
+    ------
+    ValueError
+        If ``y`` or ``answers`` has a non-finite entry, ``epsilon`` is not positive and finite,
+        or ``noise`` is not one of the two names.
 
     Examples
     --------
@@ -462,6 +568,26 @@ def noisy_max_value_epsilon(n_answers, epsilon, *, noise="laplace") -> float:
     every answer up by 1 moves the bottom of the support of the maximum, and outputs just
     above the old bottom become impossible.
 
+    Parameters
+    ----------
+    n_answers : int
+        Number of answers, ``>= 1``.
+    epsilon : float
+        The claimed privacy parameter, ``> 0``.
+    noise : {"laplace", "exponential"}, optional
+        The noise distribution.
+
+    Returns
+    -------
+    float
+        :math:`n\varepsilon/2` with Laplace noise, ``inf`` with exponential noise.
+
+    Raises
+    ------
+    ValueError
+        If ``n_answers`` is not an integer ``>= 1``, ``epsilon`` is not positive and finite, or
+        ``noise`` is not one of the two names.
+
     Examples
     --------
     >>> noisy_max_value_epsilon(5, 0.1)
@@ -488,6 +614,29 @@ def laplace_with_rare_leak(value, epsilon, size, *, rng, leak_probability) -> np
     mechanism is :math:`(\varepsilon, \text{leak})`-DP but not :math:`\varepsilon'`-DP for any
     :math:`\varepsilon'`.
 
+    Parameters
+    ----------
+    value : float
+        The true (sensitivity-1) value, finite.
+    epsilon : float
+        The privacy parameter of the Laplace noise, ``> 0``.
+    size : int
+        Number of independent runs, ``>= 1``.
+    rng : numpy.random.Generator
+        Source of randomness.
+    leak_probability : float
+        Probability in ``[0, 1]`` that a run releases ``value`` exactly.
+
+    Returns
+    -------
+    numpy.ndarray of float, shape (size,)
+        The releases.
+
+    Raises
+    ------
+    ValueError
+        If a parameter is outside the ranges above.
+
     Examples
     --------
     >>> out = laplace_with_rare_leak(3.0, 1.0, 100_000, rng=np.random.default_rng(0), leak_probability=1e-3)
@@ -506,7 +655,25 @@ def laplace_with_rare_leak(value, epsilon, size, *, rng, leak_probability) -> np
 
 # --------------------------------------------------------------------------- a published benchmark
 class ReferenceCase(NamedTuple):
-    """One row of DP-Sniper's evaluation, with the input pair this book audits it on."""
+    r"""One row of DP-Sniper's evaluation, with the input pair this book audits it on.
+
+    Attributes
+    ----------
+    name : str
+        The mechanism's name in DP-Sniper's paper.
+    mechanism : callable
+        ``mechanism(data, size, rng)``, as :func:`dpnotes.audit.audit_pair` calls it.
+    x, x_prime : numpy.ndarray
+        The pair of neighbouring inputs this book audits.
+    claimed : float
+        The :math:`\varepsilon` the algorithm was published with.
+    dpsniper : float
+        The larger of DP-Sniper's two published lower bounds (90 % confidence).
+    true_epsilon : float
+        The mechanism's actual :math:`\varepsilon` (``inf``: not bounded).
+    n_samples : int
+        Runs per input that the book's audit uses.
+    """
 
     name: str
     mechanism: object           # mechanism(data, size, rng), as dpnotes.audit.audit_pair wants it
@@ -538,6 +705,11 @@ def dpsniper_cases() -> list[ReferenceCase]:
     (``eval_sp2021/reference-results/dd_search_reg_data.log`` and ``dd_search_mlp_data.log``),
     found after 1.0 to 2.7 and 7.3 to 14.7 minutes of search. The input pairs are this book's
     choice; the whole benchmark, StatDP's bounds included, is :mod:`dpnotes.benchmark`.
+
+    Returns
+    -------
+    list of ReferenceCase
+        One case per mechanism, in DP-Sniper's order.
 
     Examples
     --------

@@ -178,6 +178,28 @@ def amplify_without_replacement(epsilon, sample_size, population_size, delta=0.0
     the sample with probability :math:`m/n`; otherwise the two samples can be
     coupled to be equal.
 
+    Parameters
+    ----------
+    epsilon : float
+        The base mechanism's epsilon, ``>= 0`` (``inf`` allowed).
+    sample_size : int
+        The sample size :math:`m`, ``>= 1``.
+    population_size : int
+        The number of records :math:`n`, ``>= sample_size``.
+    delta : float, optional
+        The base mechanism's delta, in ``[0, 1)``.
+
+    Returns
+    -------
+    (epsilon_prime, delta_prime) : tuple of float
+        The amplified parameters under replace-one.
+
+    Raises
+    ------
+    ValueError
+        If ``epsilon`` is negative or nan, either size is not a positive integer,
+        ``sample_size > population_size``, or ``delta`` is outside ``[0, 1)``.
+
     Examples
     --------
     >>> e, d = amplify_without_replacement(math.log(5.0), 10, 40, 1e-6)   # 1 + (1/4) * 4 = 2
@@ -415,6 +437,17 @@ def subsampled_gaussian_rdp_epsilon(sampling_probability, noise_multiplier, step
     orders : array_like, optional
         Rényi orders to optimize over (default :data:`DEFAULT_ORDERS`).
 
+    Returns
+    -------
+    float
+        The smallest :math:`\varepsilon` over ``orders`` at ``delta`` (add/remove relation).
+
+    Raises
+    ------
+    ValueError
+        If a parameter is outside its range (``sampling_probability`` in ``(0, 1]``,
+        ``noise_multiplier > 0``, ``steps >= 1``, ``delta`` in ``(0, 1)``, orders ``> 1``).
+
     Examples
     --------
     >>> from dpnotes.composition import rdp_to_dp
@@ -441,6 +474,25 @@ def clt_gdp_mu(sampling_probability, noise_multiplier, steps) -> float:
     :math:`T` it is neither an upper nor a lower bound; the page
     *Three accountants* shows it undershooting the tight value.
 
+    Parameters
+    ----------
+    sampling_probability : float
+        Poisson sampling rate :math:`q`, in ``(0, 1]``.
+    noise_multiplier : float
+        :math:`\sigma`, the noise standard deviation over the clipping norm, ``> 0``.
+    steps : int
+        Number of steps :math:`T`, ``>= 1``.
+
+    Returns
+    -------
+    float
+        The central-limit :math:`\mu` (an approximation, not a bound).
+
+    Raises
+    ------
+    ValueError
+        If a parameter is outside its range.
+
     Examples
     --------
     >>> round(clt_gdp_mu(0.01, 1.0, 10_000), 6) == round(0.01 * math.sqrt(1e4 * math.expm1(1.0)), 6)
@@ -458,6 +510,23 @@ def clt_gdp_epsilon(sampling_probability, noise_multiplier, steps, delta) -> flo
     :math:`\mu`-GDP has the privacy profile of the Gaussian mechanism with
     :math:`\Delta/\sigma = \mu` (:cite:`dong2022gaussian`), so this is
     :func:`dpnotes.loss.gaussian_epsilon` at that :math:`\mu`.
+
+    Parameters
+    ----------
+    sampling_probability, noise_multiplier, steps
+        As in :func:`clt_gdp_mu`.
+    delta : float
+        In ``(0, 1)``.
+
+    Returns
+    -------
+    float
+        The :math:`\varepsilon` of :math:`\mu`-GDP at ``delta`` (an approximation, not a bound).
+
+    Raises
+    ------
+    ValueError
+        If a parameter is outside its range.
 
     Examples
     --------
@@ -1271,6 +1340,28 @@ def shuffle_epsilon_lower_bound(batches, noise_multiplier, epochs, delta) -> flo
     :math:`\tau`" has binomial tails. Any test :math:`S` gives
     :math:`\varepsilon \ge \log\frac{P(S) - \delta}{P'(S)}`; the function returns the
     best over a grid of :math:`\tau` and all :math:`k`.
+
+    Parameters
+    ----------
+    batches : int
+        Batches per epoch :math:`T`, ``>= 1``.
+    noise_multiplier : float
+        :math:`\sigma`, ``> 0``.
+    epochs : int
+        Number of passes over the data, ``>= 1``.
+    delta : float
+        In ``(0, 1)``.
+
+    Returns
+    -------
+    float
+        A lower bound on the add/remove :math:`\varepsilon` at ``delta`` of shuffled training
+        (``0.0`` when no test of the family beats :math:`\delta`).
+
+    Raises
+    ------
+    ValueError
+        If a parameter is outside its range.
 
     Examples
     --------

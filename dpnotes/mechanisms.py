@@ -697,6 +697,16 @@ def laplace_mechanism(value, epsilon, rng, sensitivity=1.0) -> np.ndarray | floa
         If ``value`` is not finite, ``epsilon`` or ``sensitivity`` is not ``> 0``, or ``rng``
         is not a Generator.
 
+    Notes
+    -----
+    This is the mechanism of the real-number theorem (:cite:`dwork2014algorithmic`
+    Theorem 3.6). Its floating-point output is **not** :math:`\varepsilon`-DP: the set of
+    doubles that ``value + noise`` can produce depends on ``value``, so some outputs are
+    possible for one input and impossible for its neighbour (:cite:`mironov2012significance`;
+    the book's page on floating point exhibits such outputs of this very function). To release
+    data, use :func:`dpnotes.discrete.snapping_mechanism` or an exact discrete sampler such as
+    :func:`dpnotes.discrete.discrete_laplace_mechanism`.
+
     Examples
     --------
     >>> rng = np.random.default_rng(0)
@@ -741,6 +751,13 @@ def gaussian_mechanism(value, sigma, rng, cov=None) -> np.ndarray | float:
         If ``value`` is not finite (or not a vector when ``cov`` is given), ``sigma <= 0``,
         ``rng`` is not a Generator, or ``cov`` is not a finite symmetric positive definite
         ``(d, d)`` matrix.
+
+    Notes
+    -----
+    The privacy guarantee is a theorem about real numbers. As with :func:`laplace_mechanism`,
+    the floating-point output is not covered by it: which doubles ``value + sigma * Z`` can
+    produce depends on ``value`` (:cite:`mironov2012significance`; the book's page on floating
+    point). To release data, use :func:`dpnotes.discrete.discrete_gaussian_mechanism`.
 
     Examples
     --------

@@ -63,7 +63,6 @@ PENDING_CHAPTERS = {
     "chapters/building-blocks/local.md",
     "chapters/auditing/violations.md",
     "chapters/auditing/benchmark.md",
-    "chapters/learning/accounting.md",
 }
 
 

@@ -304,9 +304,9 @@ def histogram_to_records(histogram, queries=None) -> tuple:
     """
     q = _queries(queries)
     h = np.asarray(histogram)
-    if h.shape != (q.n_cells,) or h.dtype.kind not in "iuf" or not np.all(np.isfinite(h)):
+    if h.shape != (q.n_cells,) or h.dtype.kind not in "iuf":
         raise ValueError(f"histogram must be {q.n_cells} counts, got shape {h.shape}")
-    if np.any(h < 0) or np.any(h != np.round(h)):
+    if not np.all(np.isfinite(h)) or np.any(h < 0) or np.any(h != np.round(h)):
         raise ValueError("histogram must hold non-negative integer counts")
     recs = [tuple(col[c].item() for col in q.cells) for c in np.nonzero(h)[0] for _ in range(int(h[c]))]
     return tuple(sorted(recs, key=attacks._key))
@@ -893,7 +893,8 @@ def reconstruction_study(records, rhos, seeds, *, attack_seeds=None, queries=Non
     (7, 1, 7.0)
     """
     q = _queries(queries)
-    rhos = np.atleast_1d(check_array("rhos", rhos, low=0.0, low_inclusive=False, allow_inf=True, allow_empty=True))
+    rhos = np.atleast_1d(check_array("rhos", rhos, low=0.0, low_inclusive=False, allow_inf=True,
+                                     allow_empty=True))
     seeds = np.atleast_1d(np.asarray(seeds))
     if rhos.ndim != 1 or rhos.size == 0 or seeds.ndim != 1 or seeds.size == 0:
         raise ValueError("rhos and seeds must be non-empty 1-D sequences")

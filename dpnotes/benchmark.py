@@ -162,6 +162,7 @@ def rappor_pair_epsilon(value, value_prime, f, p=None, q=None, *, n_hashes=4, fi
     >>> round(rappor_pair_epsilon(0, 1, 0.95), 4)       # one-time RAPPOR: 6 differing bits
     0.6005
     """
+    value, value_prime = check_integer("value", value), check_integer("value_prime", value_prime)
     qs, ps = rappor_bit_probabilities(f, p, q)
     a = rappor_bits(value, n_hashes=n_hashes, filter_size=filter_size)
     b = rappor_bits(value_prime, n_hashes=n_hashes, filter_size=filter_size)

@@ -47,7 +47,7 @@ import numpy as np
 from scipy.optimize import Bounds, LinearConstraint, brentq, milp, minimize
 
 from . import attacks
-from ._validate import check_in_range, check_integer, check_positive, check_rng
+from ._validate import check_array, check_in_range, check_integer, check_positive, check_rng
 from .attacks import CENSUS_TABLE1, BlockStatistic
 from .composition import rdp_to_dp
 from .discrete import discrete_gaussian_mechanism, discrete_gaussian_pmf
@@ -306,7 +306,7 @@ def histogram_to_records(histogram, queries=None) -> tuple:
     h = np.asarray(histogram)
     if h.shape != (q.n_cells,) or h.dtype.kind not in "iuf":
         raise ValueError(f"histogram must be {q.n_cells} counts, got shape {h.shape}")
-    if np.any(h < 0) or np.any(h != np.round(h)):
+    if not np.all(np.isfinite(h)) or np.any(h < 0) or np.any(h != np.round(h)):
         raise ValueError("histogram must hold non-negative integer counts")
     recs = [tuple(col[c].item() for col in q.cells) for c in np.nonzero(h)[0] for _ in range(int(h[c]))]
     return tuple(sorted(recs, key=attacks._key))
@@ -648,7 +648,7 @@ def round_histogram(x, queries=None, *, total=None) -> np.ndarray:
     (2, [0, 1, 1])
     """
     q = _queries(queries)
-    x = np.asarray(x, dtype=float)
+    x = check_array("x", x, allow_inf=True, allow_nan=True, allow_empty=True)
     if x.shape != (q.n_cells,) or not np.all(np.isfinite(x)) or np.any(x < -1e-12):
         raise ValueError(f"x must be {q.n_cells} non-negative finite numbers")
     n = int(round(x.sum())) if total is None else check_integer("total", total, low=0)
@@ -893,7 +893,8 @@ def reconstruction_study(records, rhos, seeds, *, attack_seeds=None, queries=Non
     (7, 1, 7.0)
     """
     q = _queries(queries)
-    rhos = np.atleast_1d(np.asarray(rhos, dtype=float))
+    rhos = np.atleast_1d(check_array("rhos", rhos, low=0.0, low_inclusive=False, allow_inf=True,
+                                     allow_empty=True))
     seeds = np.atleast_1d(np.asarray(seeds))
     if rhos.ndim != 1 or rhos.size == 0 or seeds.ndim != 1 or seeds.size == 0:
         raise ValueError("rhos and seeds must be non-empty 1-D sequences")
@@ -1094,7 +1095,7 @@ def composition_delta(epsilon, sigmas, *, tail=1e-30):
     """
     sig = _check_sigmas(sigmas)
     tail = check_in_range("tail", tail, 0.0, 1e-6, low_inclusive=False)
-    eps = np.asarray(epsilon, dtype=float)
+    eps = check_array("epsilon", epsilon, allow_inf=True, allow_nan=True, allow_empty=True)
     if not np.all(np.isfinite(eps)) or np.any(eps < 0):
         raise ValueError(f"epsilon must be >= 0 and finite, got {epsilon!r}")
     out = _profile(sig, tail)(eps.ravel()).reshape(eps.shape)

@@ -80,10 +80,29 @@ class BitsExhausted(ValueError):
 class BitSource:
     """A fixed string of random bits, read from left to right, for tests traced by hand.
 
-    ``getrandbits(k)`` returns the next ``k`` bits as an integer, most significant bit
-    first, and records ``(k, value)`` in :attr:`reads`. Running out of bits raises
+    :meth:`getrandbits` returns the next ``k`` bits as an integer, most significant bit
+    first, and records ``(k, value)`` in ``reads``. Running out of bits raises
     :class:`BitsExhausted` (a :class:`ValueError`), so a test also checks how many bits a run
     consumed, and :func:`exact_output_law` can follow every bit string.
+
+    Parameters
+    ----------
+    bits : str
+        The bits, ``0`` and ``1``; spaces and underscores are ignored (to group them).
+
+    Attributes
+    ----------
+    bits : str
+        The bits without spaces and underscores.
+    position : int
+        Number of bits read so far.
+    reads : list of tuple
+        ``(k, value)`` for each call of :meth:`getrandbits`, in order.
+
+    Raises
+    ------
+    ValueError
+        If ``bits`` is not a string of ``0``, ``1``, spaces and underscores.
 
     Examples
     --------
@@ -103,6 +122,31 @@ class BitSource:
         self.reads: list[tuple[int, int]] = []
 
     def getrandbits(self, k: int) -> int:
+        """The next ``k`` bits as an integer, most significant first (the :class:`random.Random` method).
+
+        Parameters
+        ----------
+        k : int
+            Number of bits, ``>= 0`` (``0`` reads nothing and returns 0).
+
+        Returns
+        -------
+        int
+            In :math:`[0, 2^k)`.
+
+        Raises
+        ------
+        BitsExhausted
+            If fewer than ``k`` bits are left (the position does not move).
+        ValueError
+            If ``k < 0``.
+
+        Examples
+        --------
+        >>> src = BitSource("1101")
+        >>> src.getrandbits(3), src.remaining
+        (6, 1)
+        """
         if k < 0:
             raise ValueError(f"k must be >= 0, got {k}")
         end = self.position + k
@@ -127,7 +171,16 @@ def exact_output_law(sampler, max_bits):
     run that needs more than ``max_bits`` bits is not followed, and its probability is added to
     the *unresolved* mass. Each output's true probability therefore lies between the returned
     value and that value plus the unresolved mass. Nothing is sampled: this is an exhaustive
-    computation with exact fractions, independent of any claim about the algorithm.
+    computation with exact fractions, independent of any claim about the algorithm; the tests use
+    it to check the samplers of :cite:`canonne2020discrete` against their stated laws.
+
+    Parameters
+    ----------
+    sampler : callable
+        ``sampler(src)`` draws one output reading bits only through ``src.getrandbits``
+        (a :class:`BitSource`); the output must be hashable.
+    max_bits : int
+        In ``[0, 64]``: the longest bit string followed.
 
     Returns
     -------
@@ -135,6 +188,14 @@ def exact_output_law(sampler, max_bits):
         Output -> :class:`fractions.Fraction` probability (from completed runs).
     unresolved : Fraction
         Total probability of the bit strings longer than ``max_bits``.
+
+    Raises
+    ------
+    ValueError
+        If ``sampler`` is not callable or ``max_bits`` is not an integer in ``[0, 64]``.
+    RuntimeError
+        If a run finishes without reading all the bits it was given (a sampler that does not read
+        its bits in order).
 
     Examples
     --------
@@ -307,6 +368,16 @@ def bernoulli_exp(gamma, rng) -> int:
     rng : random.Random-like or numpy.random.Generator
         Source of random bits (see the module docstring).
 
+    Returns
+    -------
+    int
+        1 with probability :math:`e^{-\gamma}` exactly, else 0.
+
+    Raises
+    ------
+    ValueError
+        If ``gamma`` is not a number ``>= 0`` or ``rng`` has no ``getrandbits`` method.
+
     Examples
     --------
     >>> import random
@@ -334,6 +405,17 @@ def sample_discrete_laplace(scale, rng) -> int:
     scale : int, Fraction or float
         :math:`t > 0`, used exactly.
     rng : random.Random-like or numpy.random.Generator
+        Source of random bits (see the module docstring).
+
+    Returns
+    -------
+    int
+        :math:`Y` with :math:`\Pr[Y = y] = \tanh(1/(2t))\,e^{-|y|/t}` exactly (a Python integer).
+
+    Raises
+    ------
+    ValueError
+        If ``scale`` is not a number ``> 0`` or ``rng`` has no ``getrandbits`` method.
 
     Examples
     --------
@@ -362,6 +444,17 @@ def sample_discrete_gaussian(sigma, rng) -> int:
     sigma : int, Fraction or float
         ``> 0``, used exactly (pass ``Fraction(1, 10)`` rather than ``0.1`` for a decimal).
     rng : random.Random-like or numpy.random.Generator
+        Source of random bits (see the module docstring).
+
+    Returns
+    -------
+    int
+        A draw of :math:`\mathcal N_{\mathbb Z}(0, \sigma^2)`, exactly (a Python integer).
+
+    Raises
+    ------
+    ValueError
+        If ``sigma`` is not a number ``> 0`` or ``rng`` has no ``getrandbits`` method.
 
     Examples
     --------
@@ -429,7 +522,8 @@ def discrete_laplace_mechanism(value, scale, size=None, rng=None):
 
     For an integer query of sensitivity :math:`\Delta`, scale :math:`t = \Delta/\varepsilon` gives
     :math:`\varepsilon`-DP (the log-ratio of the pmfs at shift :math:`\Delta` is at most
-    :math:`\Delta/t`; see :func:`discrete_laplace_delta`).
+    :math:`\Delta/t`; see :func:`discrete_laplace_delta`). The noise is drawn exactly by
+    :cite:`canonne2020discrete` Algorithm 2 (:func:`sample_discrete_laplace`).
 
     Parameters
     ----------
@@ -472,8 +566,9 @@ def discrete_gaussian_mechanism(value, sigma, size=None, rng=None):
     r"""Release integer ``value`` plus independent :math:`\mathcal N_{\mathbb Z}(0,\sigma^2)` noise (exact).
 
     Its privacy profile for an integer query of sensitivity :math:`\Delta` is
-    :func:`discrete_gaussian_delta`. A convenience wrapper of :func:`sample_discrete_gaussian`
-    for black-box tests: the parameters are validated once, then one exact draw per entry.
+    :func:`discrete_gaussian_delta` (:cite:`canonne2020discrete` Theorem 7). A convenience wrapper
+    of :func:`sample_discrete_gaussian` for black-box tests: the parameters are validated once, then
+    one exact draw per entry.
 
     Parameters
     ----------
@@ -544,7 +639,25 @@ def _dgauss_log_normalizer(sigma: float) -> float:
 def discrete_gaussian_pmf(x, sigma):
     r"""pmf of :math:`\mathcal N_{\mathbb Z}(0,\sigma^2)`: :math:`e^{-x^2/(2\sigma^2)} / \sum_{y\in\mathbb Z} e^{-y^2/(2\sigma^2)}`.
 
-    Vectorized over integer ``x``.
+    The distribution of :cite:`canonne2020discrete`; the normalizer is
+    summed by Poisson summation for :math:`\sigma \ge 1` and directly below (``_dgauss_log_normalizer``).
+
+    Parameters
+    ----------
+    x : int or array_like of int
+        Points; vectorized (floats with integer values are accepted).
+    sigma : float
+        ``> 0``.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        :math:`\Pr[Y = x]`, a float for a scalar ``x``, else an array of ``x``'s shape.
+
+    Raises
+    ------
+    ValueError
+        If ``sigma`` is not ``> 0`` and finite, or an entry of ``x`` is not an integer.
 
     Examples
     --------
@@ -563,7 +676,25 @@ def discrete_laplace_pmf(x, scale):
     r"""pmf of the discrete Laplace distribution: :math:`\tanh\!\big(\tfrac{1}{2t}\big)\, e^{-|x|/t}`.
 
     The normalizer is :math:`\sum_y r^{|y|} = (1+r)/(1-r)` with :math:`r = e^{-1/t}`, and
-    :math:`(1-r)/(1+r) = \tanh(1/(2t))`. Vectorized over integer ``x``.
+    :math:`(1-r)/(1+r) = \tanh(1/(2t))` (the distribution of :cite:`canonne2020discrete`,
+    scale :math:`t`).
+
+    Parameters
+    ----------
+    x : int or array_like of int
+        Points; vectorized (floats with integer values are accepted).
+    scale : float
+        :math:`t > 0`.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        :math:`\Pr[Y = x]`, a float for a scalar ``x``, else an array of ``x``'s shape.
+
+    Raises
+    ------
+    ValueError
+        If ``scale`` is not ``> 0`` and finite, or an entry of ``x`` is not an integer.
 
     Examples
     --------
@@ -645,6 +776,17 @@ def discrete_gaussian_delta(sigma, epsilon, sensitivity=1):
     sensitivity : int
         :math:`\Delta \ge 1`, an integer (the query is integer-valued).
 
+    Returns
+    -------
+    float or numpy.ndarray
+        :math:`\delta(\varepsilon) \in [0, 1]`, a float for a scalar ``epsilon``, else an array of its shape.
+
+    Raises
+    ------
+    ValueError
+        If ``sigma`` is not ``> 0`` and finite, an ``epsilon`` is not a finite number ``>= 0`` (or is
+        empty), or ``sensitivity`` is not an integer ``>= 1``.
+
     Examples
     --------
     >>> d0, d1 = discrete_gaussian_delta(2.0, [0.0, 1.0])
@@ -674,7 +816,29 @@ def discrete_laplace_delta(scale, epsilon, sensitivity=1):
               + \sum_{y=1}^{k-1} \tanh\!\big(\tfrac1{2t}\big) r^{y}\,\big(1 - e^{\varepsilon - (k-2y)/t}\big)_+ ,
 
     and :math:`\delta(\varepsilon) = \max_{1 \le k \le \Delta}\delta_k(\varepsilon)`, zero from
-    :math:`\varepsilon = \Delta/t` on (pure :math:`\Delta/t`-DP).
+    :math:`\varepsilon = \Delta/t` on (pure :math:`\Delta/t`-DP, the discrete Laplace mechanism of
+    :cite:`canonne2020discrete`; the profile itself is derived here, term by term, and checked
+    in the tests against a direct sum of the pmfs).
+
+    Parameters
+    ----------
+    scale : float
+        :math:`t > 0`.
+    epsilon : float or array_like
+        ``>= 0`` and finite; vectorized.
+    sensitivity : int
+        :math:`\Delta \ge 1`, an integer (the query is integer-valued).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        :math:`\delta(\varepsilon) \in [0, 1]`, a float for a scalar ``epsilon``, else an array of its shape.
+
+    Raises
+    ------
+    ValueError
+        If ``scale`` is not ``> 0`` and finite, an ``epsilon`` is not a finite number ``>= 0`` (or is
+        empty), or ``sensitivity`` is not an integer ``>= 1``.
 
     Examples
     --------
@@ -721,7 +885,25 @@ def round_to_precision(x, precision):
 
     The model of a binary floating-point format with a ``precision``-bit significand and the
     exponent range of doubles (no subnormals, no overflow below :math:`2^{1024}`). At
-    ``precision = 53`` it is the identity on doubles.
+    ``precision = 53`` it is the identity on doubles. This is the rounding of IEEE 754's
+    default mode, the model of :cite:`mironov2012significance`'s analysis at a smaller precision.
+
+    Parameters
+    ----------
+    x : float or array_like
+        Finite doubles; vectorized.
+    precision : int
+        Significant bits, in ``[1, 53]``.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        ``x`` rounded, a float for a scalar ``x``, else an array of its shape.
+
+    Raises
+    ------
+    ValueError
+        If an entry of ``x`` is not a finite real number or ``precision`` is not an integer in ``[1, 53]``.
 
     Examples
     --------
@@ -752,7 +934,8 @@ def textbook_laplace_float(value, scale, u, precision=53):
     in ``[2, 26]`` every intermediate result is rounded to ``p`` bits
     (:func:`round_to_precision`) and ``u`` on the grid :math:`2^{-p}\mathbb Z`; the
     model is exact except that the log is computed in double and then rounded (see
-    :func:`textbook_laplace_law`, which checks that no such double rounding matters).
+    :func:`textbook_laplace_law`, which checks that no such double rounding matters). This is the
+    sampler whose floating-point outputs :cite:`mironov2012significance` showed to leak the input.
 
     Parameters
     ----------
@@ -764,6 +947,17 @@ def textbook_laplace_float(value, scale, u, precision=53):
         Uniform draws in :math:`(0, 1)` on the grid :math:`2^{-p}\mathbb Z` (``rng.random()`` at ``p = 53``).
     precision : int
         53 (doubles) or 2..26 (the reduced-precision model).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The outputs, a float for a scalar ``u``, else an array of its shape.
+
+    Raises
+    ------
+    ValueError
+        If ``value`` is not finite, ``scale`` is not ``> 0``, ``precision`` is not 53 or in
+        ``[2, 26]``, or an entry of ``u`` is not in :math:`(0, 1)` on the grid :math:`2^{-p}\mathbb Z`.
 
     Examples
     --------
@@ -815,7 +1009,32 @@ def textbook_laplace_can_output(y, value, scale, precision=53, search=8):
     every grid point within ``search`` steps of it is tried. The exact preimage of ``y`` differs
     from the estimate by less than one grid step plus a few units in the last place of the
     inverse, so ``search = 8`` is generous; the tests compare this function with an exhaustive
-    enumeration (:func:`textbook_laplace_law`).
+    enumeration (:func:`textbook_laplace_law`). An output possible on one input and impossible on
+    a neighbour is the attack of :cite:`mironov2012significance`.
+
+    Parameters
+    ----------
+    y : float or array_like
+        Candidate outputs, finite; vectorized.
+    value : float
+        The input :math:`f(D)`.
+    scale : float
+        :math:`b > 0`.
+    precision : int
+        53 (doubles) or 2..26 (the reduced-precision model of :func:`textbook_laplace_float`).
+    search : int
+        ``>= 0``: grid points tried on each side of the inverted estimate.
+
+    Returns
+    -------
+    bool or numpy.ndarray of bool
+        Whether each ``y`` is an output of some uniform draw, a bool for a scalar ``y``.
+
+    Raises
+    ------
+    ValueError
+        If an entry of ``y`` or ``value`` is not finite, ``scale`` is not ``> 0``, ``precision``
+        is not 53 or in ``[2, 26]``, or ``search`` is not an integer ``>= 0``.
 
     Examples
     --------
@@ -861,10 +1080,31 @@ def textbook_laplace_law(value, scale, precision):
     lies so close to a rounding boundary of the ``p``-bit format that double rounding could
     differ from correct rounding (it never happened for the parameters of the book).
 
+    The model makes :cite:`mironov2012significance`'s observation countable: the law's support
+    depends on ``value``, so two inputs have outputs only one of them can produce.
+
     Parameters
     ----------
+    value : float
+        The input :math:`f(D)`, finite.
+    scale : float
+        :math:`b > 0`.
     precision : int
         In ``[2, 24]`` (the enumeration has :math:`2^p` points).
+
+    Returns
+    -------
+    ys : numpy.ndarray
+        The distinct outputs, sorted.
+    probs : numpy.ndarray
+        Their probabilities (multiples of :math:`1/(2^p - 1)`), summing to 1.
+
+    Raises
+    ------
+    ValueError
+        If ``value`` is not finite, ``scale`` is not ``> 0`` or ``precision`` is not an integer in ``[2, 24]``.
+    RuntimeError
+        If double rounding of a log could matter (see above).
 
     Examples
     --------
@@ -902,6 +1142,26 @@ def snapping_epsilon(scale, bound, precision=53):
     the precision only through the unit roundoff :math:`\eta`; written with :math:`\eta = 2^{-p}`
     the bound is :math:`(1 + 12B\eta)/\lambda + 2\eta` (below Mironov's for doubles), the form
     this function returns and the book checks on the :math:`p`-bit model (:func:`snapping_law`).
+
+    Parameters
+    ----------
+    scale : float
+        :math:`\lambda > 0`.
+    bound : float
+        :math:`B`, with :math:`\lambda < B < 2^{p-7}\lambda`.
+    precision : int
+        :math:`p`: 53 (doubles) or an integer in ``[2, 26]``.
+
+    Returns
+    -------
+    float
+        The :math:`\varepsilon` of the guarantee.
+
+    Raises
+    ------
+    ValueError
+        If ``scale`` or ``bound`` is not ``> 0``, ``bound`` is outside :math:`(\lambda, 2^{p-7}\lambda)`,
+        or ``precision`` is not 53 or in ``[2, 26]``.
 
     Examples
     --------
@@ -941,12 +1201,19 @@ def full_precision_uniform(rng, size=None):
     Parameters
     ----------
     rng : numpy.random.Generator
+        The generator of the draws.
     size : int, optional
-        Number of draws (default: one, returned as a float).
+        Number of draws, ``>= 1`` (default: one, returned as a float).
 
     Returns
     -------
     float or numpy.ndarray
+        The draws, in :math:`(0, 1)`.
+
+    Raises
+    ------
+    ValueError
+        If ``rng`` is not a :class:`numpy.random.Generator` or ``size`` is not an integer ``>= 1``.
 
     Examples
     --------
@@ -988,8 +1255,21 @@ def snapping_mechanism(value, scale, bound, rng, size=None):
     bound : float
         :math:`B`, with :math:`\lambda < B < 2^{46}\lambda`.
     rng : numpy.random.Generator
+        The generator of the draws.
     size : int, optional
-        Number of independent releases (default: one, returned as a float).
+        Number of independent releases, ``>= 1`` (default: one, returned as a float).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The releases: multiples of :math:`\Lambda` in :math:`[-B, B]`.
+
+    Raises
+    ------
+    ValueError
+        If ``value`` is not finite, ``scale`` or ``bound`` is out of range (as
+        :func:`snapping_epsilon` at ``precision = 53``), ``rng`` is not a
+        :class:`numpy.random.Generator` or ``size`` is not an integer ``>= 1``.
 
     Examples
     --------
@@ -1019,10 +1299,32 @@ def snapping_law(value, scale, bound, precision):
     :math:`\lambda E \log 2 \ge 2B + \Lambda + 1`. Both signs are enumerated. Probabilities are
     accumulated as exact (Python) integers and returned as floats, with the sorted distinct outputs.
 
+    The law on which the book checks :func:`snapping_epsilon` (:cite:`mironov2012significance`
+    Theorem 1, with the unit roundoff of ``precision`` bits).
+
     Parameters
     ----------
+    value : float
+        The input :math:`f(D)`, finite.
+    scale : float
+        :math:`\lambda > 0`.
+    bound : float
+        :math:`B`, with :math:`\lambda < B < 2^{p-7}\lambda`.
     precision : int
         In ``[8, 16]``.
+
+    Returns
+    -------
+    ys : numpy.ndarray
+        The distinct outputs, sorted.
+    probs : numpy.ndarray
+        Their probabilities, summing to 1 (exact fractions rounded to floats).
+
+    Raises
+    ------
+    ValueError
+        If ``value`` is not finite, ``scale`` or ``bound`` is out of range (as :func:`snapping_epsilon`),
+        or ``precision`` is not an integer in ``[8, 16]``.
 
     Examples
     --------

@@ -120,8 +120,10 @@ def _shape(shape):
     """``shape`` if it is an integer >= 0 or a tuple of them (what numpy's samplers take)."""
     if type(shape) is int and shape >= 0:               # the audits' hot path: one comparison
         return shape
-    if isinstance(shape, (tuple, list)):
+    if isinstance(shape, tuple):
         return tuple(check_integer("shape", s, low=0) for s in shape)
+    if isinstance(shape, list):                          # a list is a common slip for a tuple or for data
+        raise ValueError(f"shape must be an integer >= 0 or a tuple of them, got {shape!r}")
     return check_integer("shape", shape, low=0)
 
 

@@ -157,6 +157,11 @@ def krr_probabilities(epsilon, k) -> tuple[float, float]:
     (float, float)
         ``(p, q)``, with ``p + (k - 1) * q == 1``.
 
+    Raises
+    ------
+    ValueError
+        If ``epsilon`` is not ``> 0`` and finite or ``k`` is not an integer ``>= 2``.
+
     Examples
     --------
     >>> krr_probabilities(math.log(3), 2)     # Warner's randomized response with p = 3/4
@@ -188,6 +193,7 @@ def krr_randomize(x, epsilon, k, rng, size=None) -> np.ndarray:
     is replaced by one of the :math:`k - 1` other categories, chosen uniformly. The draws:
     ``U = rng.random(shape)`` (keep when ``U < p``) then ``J = rng.integers(1, k, shape)``
     (the replacement is ``(x + J) % k``), with ``shape = x.shape`` or ``(size,) + x.shape``.
+    Each report is :math:`\varepsilon`-locally DP (:cite:`wang2017locally`, direct encoding).
 
     Parameters
     ----------
@@ -206,6 +212,13 @@ def krr_randomize(x, epsilon, k, rng, size=None) -> np.ndarray:
     -------
     numpy.ndarray of int64
         The reports, shape ``x.shape`` (or ``(size,) + x.shape``).
+
+    Raises
+    ------
+    ValueError
+        If ``epsilon`` is not ``> 0`` and finite, ``k`` is not an integer ``>= 2``, an entry of ``x``
+        is not an integer in ``[0, k - 1]``, ``rng`` is not a :class:`numpy.random.Generator` or
+        ``size`` is not an integer ``>= 1``.
 
     Examples
     --------
@@ -244,6 +257,12 @@ def krr_estimate(reports, epsilon, k) -> np.ndarray:
     -------
     numpy.ndarray, shape (..., k)
         Estimated counts.
+
+    Raises
+    ------
+    ValueError
+        If ``epsilon`` is not ``> 0`` and finite, ``k`` is not an integer ``>= 2``, or ``reports``
+        has no reports or an entry that is not an integer in ``[0, k - 1]``.
 
     Examples
     --------
@@ -285,6 +304,13 @@ def krr_variance(counts, epsilon) -> np.ndarray:
     Returns
     -------
     numpy.ndarray, shape (k,)
+        :math:`\operatorname{Var}\hat n_v` for each category.
+
+    Raises
+    ------
+    ValueError
+        If ``counts`` is not a 1-D array of ``k >= 2`` non-negative integers or ``epsilon`` is
+        not ``> 0`` and finite.
 
     Examples
     --------
@@ -313,6 +339,16 @@ def oue_probabilities(epsilon) -> tuple[float, float]:
     epsilon : float
         Local privacy parameter, ``> 0``.
 
+    Returns
+    -------
+    (float, float)
+        ``(p, q)`` with ``p = 0.5``.
+
+    Raises
+    ------
+    ValueError
+        If ``epsilon`` is not ``> 0`` and finite.
+
     Examples
     --------
     >>> oue_probabilities(math.log(3))
@@ -333,7 +369,8 @@ def oue_randomize(x, epsilon, k, rng, size=None) -> np.ndarray:
     r"""Optimized unary encoding of every record of ``x``: a row of ``k`` noisy bits per record.
 
     The draws: ``U = rng.random(shape + (k,))``; bit ``v`` of a record ``x_i`` is
-    ``U[..., i, v] < (1/2 if v == x_i else q)``.
+    ``U[..., i, v] < (1/2 if v == x_i else q)``. Each report is :math:`\varepsilon`-locally DP
+    (:cite:`wang2017locally`, Section 4.2; see :func:`oue_probabilities`).
 
     Parameters
     ----------
@@ -352,6 +389,13 @@ def oue_randomize(x, epsilon, k, rng, size=None) -> np.ndarray:
     -------
     numpy.ndarray of int8
         The reported bits, shape ``x.shape + (k,)`` (or ``(size,) + x.shape + (k,)``).
+
+    Raises
+    ------
+    ValueError
+        If ``epsilon`` is not ``> 0`` and finite, ``k`` is not an integer ``>= 2``, an entry of ``x``
+        is not an integer in ``[0, k - 1]``, ``rng`` is not a :class:`numpy.random.Generator` or
+        ``size`` is not an integer ``>= 1``.
 
     Examples
     --------
@@ -372,7 +416,9 @@ def oue_randomize(x, epsilon, k, rng, size=None) -> np.ndarray:
 def oue_estimate(reports, epsilon) -> np.ndarray:
     r"""Unbiased estimate of every category's count from OUE reports: :math:`\hat n_v = (C_v - nq)/(p-q)`.
 
-    :math:`C_v` is the number of reports with bit :math:`v` set.
+    :math:`C_v` is the number of reports with bit :math:`v` set; since
+    :math:`\mathbb E[C_v] = n_v p + (n - n_v) q`, the estimate is unbiased (the estimator of
+    :cite:`wang2017locally` for pure protocols). Estimates can be negative.
 
     Parameters
     ----------
@@ -384,6 +430,13 @@ def oue_estimate(reports, epsilon) -> np.ndarray:
     Returns
     -------
     numpy.ndarray, shape (..., k)
+        Estimated counts.
+
+    Raises
+    ------
+    ValueError
+        If ``epsilon`` is not ``> 0`` and finite, or ``reports`` is not an array of 0/1 bits of
+        shape ``(..., n, k)`` with ``n >= 1`` and ``k >= 2``.
 
     Examples
     --------
@@ -416,6 +469,17 @@ def oue_variance(counts, epsilon) -> np.ndarray:
         True count of each of the ``k >= 2`` categories.
     epsilon : float
         Local privacy parameter, ``> 0``.
+
+    Returns
+    -------
+    numpy.ndarray, shape (k,)
+        :math:`\operatorname{Var}\hat n_v` for each category.
+
+    Raises
+    ------
+    ValueError
+        If ``counts`` is not a 1-D array of ``k >= 2`` non-negative integers or ``epsilon`` is
+        not ``> 0`` and finite.
 
     Examples
     --------
@@ -463,6 +527,11 @@ def hr_parameters(epsilon, k) -> tuple[int, float]:
     (int, float)
         ``(K, p)``.
 
+    Raises
+    ------
+    ValueError
+        If ``epsilon`` is not ``> 0`` and finite or ``k`` is not an integer ``>= 2``.
+
     Examples
     --------
     >>> hr_parameters(math.log(3), 3)          # K = 4 > 3, p = 3/4
@@ -484,7 +553,8 @@ def hr_randomize(x, epsilon, k, rng, size=None) -> np.ndarray:
     The draws: ``U = rng.random(shape)`` (in :math:`C_v` when ``U < p``), then
     ``J = rng.integers(0, K, shape)``; if ``J`` is on the wrong side, its lowest bit in common with
     :math:`r` is flipped (a bijection between :math:`C_v` and its complement, so the result is uniform
-    on the chosen side). A report takes :math:`\log_2 K` bits, against :math:`k` for unary encoding.
+    on the chosen side). A report takes :math:`\log_2 K` bits, against :math:`k` for unary encoding
+    (:cite:`acharya2019hadamard`).
 
     Parameters
     ----------
@@ -503,6 +573,13 @@ def hr_randomize(x, epsilon, k, rng, size=None) -> np.ndarray:
     -------
     numpy.ndarray of int64
         The reports, shape ``x.shape`` (or ``(size,) + x.shape``).
+
+    Raises
+    ------
+    ValueError
+        If ``epsilon`` is not ``> 0`` and finite, ``k`` is not an integer ``>= 2``, an entry of ``x``
+        is not an integer in ``[0, k - 1]``, ``rng`` is not a :class:`numpy.random.Generator` or
+        ``size`` is not an integer ``>= 1``.
 
     Examples
     --------
@@ -545,7 +622,7 @@ def hr_estimate(reports, epsilon, k) -> np.ndarray:
     distinct rows of a Hadamard matrix other than the first agree on half the columns). So
     :math:`\hat n_v = (C_v - n/2)/(p - 1/2)`. All :math:`C_v` come at once from the Walsh-Hadamard
     transform :math:`T` of the histogram of reports: :math:`C_v = (n + T_{v+1})/2`, hence
-    :math:`\hat n_v = T_{v+1}/\tanh(\varepsilon/2)`.
+    :math:`\hat n_v = T_{v+1}/\tanh(\varepsilon/2)` (the estimator of :cite:`acharya2019hadamard`).
 
     Parameters
     ----------
@@ -559,6 +636,13 @@ def hr_estimate(reports, epsilon, k) -> np.ndarray:
     Returns
     -------
     numpy.ndarray, shape (..., k)
+        Estimated counts (they can be negative).
+
+    Raises
+    ------
+    ValueError
+        If ``epsilon`` is not ``> 0`` and finite, ``k`` is not an integer ``>= 2``, or ``reports``
+        has no reports or an entry that is not an integer in ``[0, K - 1]``.
 
     Examples
     --------
@@ -588,7 +672,8 @@ def hr_variance(counts, epsilon) -> np.ndarray:
     .. math:: \operatorname{Var}\hat n_v = \frac{n_v p(1-p) + (n - n_v)/4}{(p - 1/2)^2}
               = \frac{n}{\tanh^2(\varepsilon/2)} - n_v ,
 
-    whatever :math:`k`: :math:`\cosh^2(\varepsilon/2)` times OUE's variance for a rare category.
+    whatever :math:`k`: :math:`\cosh^2(\varepsilon/2)` times OUE's variance for a rare category
+    (the scheme of :cite:`acharya2019hadamard`; the variance is derived here).
 
     Parameters
     ----------
@@ -596,6 +681,17 @@ def hr_variance(counts, epsilon) -> np.ndarray:
         True count of each of the ``k >= 2`` categories.
     epsilon : float
         Local privacy parameter, ``> 0``.
+
+    Returns
+    -------
+    numpy.ndarray, shape (k,)
+        :math:`\operatorname{Var}\hat n_v` for each category.
+
+    Raises
+    ------
+    ValueError
+        If ``counts`` is not a 1-D array of ``k >= 2`` non-negative integers or ``epsilon`` is
+        not ``> 0`` and finite.
 
     Examples
     --------
@@ -684,6 +780,8 @@ def shuffled_rr_count(x, epsilon0, rng, size=None):
     :math:`\varepsilon_0` (kept with probability :math:`p = e^{\varepsilon_0}/(1+e^{\varepsilon_0})`);
     the shuffler's output, a uniformly permuted list of bits, carries exactly the number of 1s.
     The draws: ``U = rng.random(shape)``, report ``x_i`` when ``U_i < p`` and ``1 - x_i`` otherwise.
+    Shuffling amplifies the local guarantee (:cite:`erlingsson2019amplification`); the exact central
+    guarantee of this count is :func:`shuffled_rr_delta`.
 
     Parameters
     ----------
@@ -699,6 +797,13 @@ def shuffled_rr_count(x, epsilon0, rng, size=None):
     Returns
     -------
     int or numpy.ndarray of int, shape (size,)
+        The number of reports equal to 1 (one per run).
+
+    Raises
+    ------
+    ValueError
+        If ``epsilon0`` is not ``> 0`` and finite, ``x`` is not a 1-D array of bits, ``rng`` is not a
+        :class:`numpy.random.Generator` or ``size`` is not an integer ``>= 1``.
 
     Examples
     --------
@@ -723,7 +828,9 @@ def shuffled_rr_laws(epsilon0, n, m) -> tuple[np.ndarray, np.ndarray]:
     ``n`` users, of whom user 1 has bit 0 (first law) or 1 (second law), and ``m`` of the other
     ``n - 1`` users have bit 1. The count is user 1's report plus
     :math:`A = \mathrm{Bin}(m, p) + \mathrm{Bin}(n-1-m, q)`; the binomial laws are computed in
-    log space and convolved (:func:`_log_convolve`).
+    log space and convolved (``_log_convolve``). These are the laws whose divergence
+    :func:`shuffled_rr_delta` maximizes (the exact analysis of the shuffled binary randomizer,
+    against which :cite:`feldman2021hiding`'s bounds are compared).
 
     Parameters
     ----------
@@ -738,6 +845,12 @@ def shuffled_rr_laws(epsilon0, n, m) -> tuple[np.ndarray, np.ndarray]:
     -------
     (numpy.ndarray, numpy.ndarray)
         The two probability vectors over the counts ``0, ..., n``.
+
+    Raises
+    ------
+    ValueError
+        If ``epsilon0`` is not ``> 0`` and finite, ``n`` is not an integer ``>= 2`` or ``m`` is not an
+        integer in ``[0, n - 1]``.
 
     Examples
     --------
@@ -791,7 +904,8 @@ def shuffled_rr_delta(epsilon0, n, epsilon):
     since the count does not depend on who holds them). Rows :math:`m \le (n-1)/2` suffice by
     the bit-flip symmetry (:func:`_shuffled_rr_table`). The laws of every :math:`m` are built in
     :math:`O(n^3)` operations once per ``(epsilon0, n)`` and cached; each :math:`\varepsilon`
-    then costs :math:`O(n^2)`.
+    then costs :math:`O(n^2)`. This is the exact value that the amplification bounds of
+    :cite:`erlingsson2019amplification` and :cite:`feldman2021hiding` bound from above.
 
     Parameters
     ----------
@@ -806,6 +920,12 @@ def shuffled_rr_delta(epsilon0, n, epsilon):
     -------
     float or numpy.ndarray
         :math:`\delta(\varepsilon)`, same shape as ``epsilon``.
+
+    Raises
+    ------
+    ValueError
+        If ``epsilon0`` is not ``> 0`` and finite, ``n`` is not an integer ``>= 2``, or an
+        ``epsilon`` is not a finite number ``>= 0`` (or is empty).
 
     Examples
     --------
@@ -842,8 +962,9 @@ def shuffled_rr_epsilon(epsilon0, n, delta) -> float:
     r"""The smallest central :math:`\varepsilon` with :math:`\delta(\varepsilon) \le` ``delta`` for shuffled randomized response.
 
     Inverts :func:`shuffled_rr_delta` (continuous and non-increasing, and 0 at
-    :math:`\varepsilon_0`) with Brent's method; the result is accurate to about ``1e-13`` and
-    always satisfies the inequality.
+    :math:`\varepsilon_0`) with Brent's method (:func:`scipy.optimize.brentq`); the result is
+    accurate to about ``1e-13`` and always satisfies the inequality. The exact counterpart of
+    :func:`fmt_epsilon` (:cite:`feldman2021hiding`) for randomized response.
 
     Parameters
     ----------
@@ -853,6 +974,17 @@ def shuffled_rr_epsilon(epsilon0, n, delta) -> float:
         Number of users, ``>= 2``.
     delta : float
         In ``(0, 1)``.
+
+    Returns
+    -------
+    float
+        The smallest :math:`\varepsilon \in [0, \varepsilon_0]` with :math:`\delta(\varepsilon) \le` ``delta``.
+
+    Raises
+    ------
+    ValueError
+        If ``epsilon0`` is not ``> 0`` and finite, ``n`` is not an integer ``>= 2`` or ``delta`` is
+        not in ``(0, 1)``.
 
     Examples
     --------
@@ -885,6 +1017,16 @@ def fmt_epsilon0_max(n, delta) -> float:
         Number of users, ``>= 2``.
     delta : float
         In ``(0, 1)``.
+
+    Returns
+    -------
+    float
+        :math:`\log(n/(16\log(4/\delta)))`, negative when no :math:`\varepsilon_0` qualifies.
+
+    Raises
+    ------
+    ValueError
+        If ``n`` is not an integer ``>= 2`` or ``delta`` is not in ``(0, 1)``.
 
     Examples
     --------
@@ -974,7 +1116,8 @@ def fmt_stronger_epsilon0_max(n, delta) -> float:
 
     That is :math:`2n/(e^{\varepsilon_0} + 1) \ge 16\log(2/\delta)`: the expected number of
     stronger clones, :math:`2/(e^{\varepsilon_0}+1)` per person, must be large enough for the Chernoff
-    bound of the proof. The value is ``-inf`` when :math:`n \le 8\log(2/\delta)`.
+    bound of the proof (:cite:`feldman2023stronger`). The value is ``-inf`` when
+    :math:`n \le 8\log(2/\delta)`.
 
     Parameters
     ----------
@@ -982,6 +1125,16 @@ def fmt_stronger_epsilon0_max(n, delta) -> float:
         Number of users, ``>= 2``.
     delta : float
         In ``(0, 1)``.
+
+    Returns
+    -------
+    float
+        :math:`\log(n/(8\log(2/\delta)) - 1)`, ``-inf`` or negative when no :math:`\varepsilon_0` qualifies.
+
+    Raises
+    ------
+    ValueError
+        If ``n`` is not an integer ``>= 2`` or ``delta`` is not in ``(0, 1)``.
 
     Examples
     --------
@@ -1019,6 +1172,11 @@ def fmt_stronger_epsilon(epsilon0, n, delta) -> float:
         Number of users, ``>= 2``.
     delta : float
         In ``(0, 1)``.
+
+    Returns
+    -------
+    float
+        The smaller of the display and :math:`\varepsilon_0`.
 
     Raises
     ------
@@ -1099,6 +1257,17 @@ def fmt_clone_delta(epsilon0, n, epsilon, clone_probability=None):
     clone_probability : float, optional
         :math:`r` in :math:`(0, 2/(1+e^{\varepsilon_0})]`; default :math:`e^{-\varepsilon_0}` (FMT's).
 
+    Returns
+    -------
+    float or numpy.ndarray
+        The bound on :math:`\delta(\varepsilon)`, in ``[0, 1]``, same shape as ``epsilon``.
+
+    Raises
+    ------
+    ValueError
+        If ``epsilon0`` is not ``> 0`` and finite, ``n`` is not an integer ``>= 2``, an ``epsilon``
+        is not a finite number ``>= 0`` (or is empty) or ``clone_probability`` is out of its range.
+
     Examples
     --------
     >>> bound = fmt_clone_delta(1.0, 100, 0.5)
@@ -1116,6 +1285,9 @@ def fmt_clone_delta(epsilon0, n, epsilon, clone_probability=None):
 def fmt_clone_epsilon(epsilon0, n, delta, clone_probability=None) -> float:
     r"""The smallest :math:`\varepsilon` the clone bound certifies for ``delta`` (:func:`fmt_clone_delta` inverted).
 
+    The clone reduction of :cite:`feldman2021hiding` (Theorem 3.2), evaluated exactly and inverted
+    with Brent's method as :func:`shuffled_rr_epsilon` does.
+
     Parameters
     ----------
     epsilon0 : float
@@ -1126,6 +1298,17 @@ def fmt_clone_epsilon(epsilon0, n, delta, clone_probability=None) -> float:
         In ``(0, 1)``.
     clone_probability : float, optional
         As in :func:`fmt_clone_delta`.
+
+    Returns
+    -------
+    float
+        The smallest :math:`\varepsilon \in [0, \varepsilon_0]` whose clone bound is ``<= delta``.
+
+    Raises
+    ------
+    ValueError
+        If ``epsilon0`` is not ``> 0`` and finite, ``n`` is not an integer ``>= 2``, ``delta`` is not
+        in ``(0, 1)`` or ``clone_probability`` is out of its range.
 
     Examples
     --------

@@ -164,6 +164,12 @@ def exponential_mechanism_probabilities(utilities, epsilon, sensitivity=1.0) -> 
     numpy.ndarray, shape (m,)
         The probability of each candidate.
 
+    Raises
+    ------
+    ValueError
+        If ``utilities`` is not a non-empty 1-D array of finite numbers, or ``epsilon`` or
+        ``sensitivity`` is not ``> 0`` and finite.
+
     Examples
     --------
     >>> p = exponential_mechanism_probabilities([0.0, 2.0], epsilon=1.0)
@@ -189,6 +195,7 @@ def exponential_mechanism(utilities, epsilon, sensitivity=1.0, *, rng, size=None
     utilities, epsilon, sensitivity
         As in :func:`exponential_mechanism_probabilities`.
     rng : numpy.random.Generator
+        The generator of the draws.
     size : int, optional
         Number of independent runs; ``None`` (default) for one run.
 
@@ -197,6 +204,12 @@ def exponential_mechanism(utilities, epsilon, sensitivity=1.0, *, rng, size=None
     int or numpy.ndarray of int
         The index of the selected candidate (an array of ``size`` indices if
         ``size`` is given).
+
+    Raises
+    ------
+    ValueError
+        If ``utilities`` is not a non-empty 1-D array of finite numbers, or ``epsilon`` or
+        ``sensitivity`` is not ``> 0`` and finite, ``rng`` is not a :class:`numpy.random.Generator` or ``size`` is not an integer ``>= 1``.
 
     Examples
     --------
@@ -236,7 +249,9 @@ def report_noisy_max(utilities, epsilon, sensitivity=1.0, noise="laplace", *, rn
     utilities, epsilon, sensitivity
         As in :func:`exponential_mechanism_probabilities`.
     noise : {"laplace", "exponential", "gumbel"}
+        The law of the standard noise :math:`Z_r`.
     rng : numpy.random.Generator
+        The generator of the draws.
     size : int, optional
         Number of independent runs; ``None`` (default) for one run.
 
@@ -244,6 +259,13 @@ def report_noisy_max(utilities, epsilon, sensitivity=1.0, noise="laplace", *, rn
     -------
     int or numpy.ndarray of int
         The index of the largest noisy utility (one per run).
+
+    Raises
+    ------
+    ValueError
+        If ``utilities`` is not a non-empty 1-D array of finite numbers, or ``epsilon`` or
+        ``sensitivity`` is not ``> 0`` and finite, ``noise`` is not one of the three names, ``rng`` is not a
+        :class:`numpy.random.Generator` or ``size`` is not an integer ``>= 1``.
 
     Examples
     --------
@@ -377,7 +399,8 @@ def report_noisy_max_probabilities(utilities, epsilon, sensitivity=1.0, noise="l
     between the kinks of the integrand. One quadrature per candidate: meant for small
     ranges that check a theorem (for Gumbel noise the exact answer is
     :func:`exponential_mechanism_probabilities`, for exponential noise
-    :func:`permute_and_flip_probabilities`).
+    :func:`permute_and_flip_probabilities`; :cite:`dwork2014algorithmic` Claim 3.9 for the privacy
+    of the Laplace variant, :cite:`ding2021permute` for the other two).
 
     Parameters
     ----------
@@ -388,6 +411,12 @@ def report_noisy_max_probabilities(utilities, epsilon, sensitivity=1.0, noise="l
     -------
     numpy.ndarray, shape (m,)
         The probability of each candidate.
+
+    Raises
+    ------
+    ValueError
+        If ``utilities`` is not a non-empty 1-D array of finite numbers, or ``epsilon`` or
+        ``sensitivity`` is not ``> 0`` and finite, or ``noise`` is not one of the three names.
 
     Examples
     --------
@@ -422,6 +451,7 @@ def permute_and_flip(utilities, epsilon, sensitivity=1.0, *, rng, size=None):
     utilities, epsilon, sensitivity
         As in :func:`exponential_mechanism_probabilities`.
     rng : numpy.random.Generator
+        The generator of the draws.
     size : int, optional
         Number of independent runs; ``None`` (default) for one run.
 
@@ -429,6 +459,12 @@ def permute_and_flip(utilities, epsilon, sensitivity=1.0, *, rng, size=None):
     -------
     int or numpy.ndarray of int
         The selected candidate (one per run).
+
+    Raises
+    ------
+    ValueError
+        If ``utilities`` is not a non-empty 1-D array of finite numbers, or ``epsilon`` or
+        ``sensitivity`` is not ``> 0`` and finite, ``rng`` is not a :class:`numpy.random.Generator` or ``size`` is not an integer ``>= 1``.
 
     Examples
     --------
@@ -459,7 +495,8 @@ def permute_and_flip_probabilities(utilities, epsilon, sensitivity=1.0) -> np.nd
     :math:`r` with probability :math:`1 - t q_s`. Hence
     :math:`\Pr[r] = q_r \int_0^1 \prod_{s \ne r} (1 - t q_s)\,dt`. The integrand is a
     polynomial of degree :math:`m - 1`, so Gauss-Legendre quadrature with
-    :math:`\lfloor m/2 \rfloor + 1` nodes is exact (up to rounding).
+    :math:`\lfloor m/2 \rfloor + 1` nodes is exact (up to rounding). The mechanism is
+    :cite:`mckenna2020permute`'s; this closed form of its law is derived here.
 
     Parameters
     ----------
@@ -469,6 +506,13 @@ def permute_and_flip_probabilities(utilities, epsilon, sensitivity=1.0) -> np.nd
     Returns
     -------
     numpy.ndarray, shape (m,)
+        The probability of each candidate.
+
+    Raises
+    ------
+    ValueError
+        If ``utilities`` is not a non-empty 1-D array of finite numbers, or ``epsilon`` or
+        ``sensitivity`` is not ``> 0`` and finite.
 
     Examples
     --------
@@ -504,6 +548,17 @@ def accuracy_gap(n_outputs, epsilon, t, sensitivity=1.0) -> float:
     sensitivity : float
         :math:`\Delta`, ``> 0``.
 
+    Returns
+    -------
+    float
+        The gap, in the units of the utility.
+
+    Raises
+    ------
+    ValueError
+        If ``n_outputs`` is not an integer ``>= 1``, ``epsilon`` or ``sensitivity`` is not ``> 0``
+        and finite, or ``t`` is not ``>= 0`` and finite.
+
     Examples
     --------
     >>> round(accuracy_gap(100, 0.5, 3.0, sensitivity=2.0), 6)   # 8 (ln 100 + 3)
@@ -523,7 +578,8 @@ def quantile_utility(data, candidates, alpha) -> np.ndarray:
     :math:`\#\{i : x_i \le r\}` instead, a candidate tied with many records looks worse than
     its lower neighbour). Under replace-one neighbours :math:`n` is fixed and replacing one
     record changes the mid-rank by at most 1 (a record moving from below :math:`r` to above
-    it), so the utility has sensitivity 1, attained by that move.
+    it), so the utility has sensitivity 1, attained by that move. It is the utility the exponential
+    mechanism (:cite:`mcsherry2007mechanism`) is given to select a quantile.
 
     Parameters
     ----------
@@ -537,6 +593,13 @@ def quantile_utility(data, candidates, alpha) -> np.ndarray:
     Returns
     -------
     numpy.ndarray, shape (m,) or (k, m)
+        The utility of each candidate (for each data set), ``<= 0``.
+
+    Raises
+    ------
+    ValueError
+        If ``data`` is not a finite non-empty 1-D or 2-D array, ``candidates`` is not a finite
+        non-empty 1-D array, or ``alpha`` is not in ``[0, 1]``.
 
     Examples
     --------
@@ -561,6 +624,23 @@ def median_utility(data, candidates) -> np.ndarray:
 
     This is :func:`quantile_utility` with :math:`\alpha = 1/2`: :math:`-|\operatorname{rank}(r) - n/2|`
     with the mid-rank. It is 0 at an exact median and has sensitivity 1 under replace-one.
+
+    Parameters
+    ----------
+    data : array_like, shape (n,) or (k, n)
+        Finite records; a 2-D array holds one data set per row.
+    candidates : array_like, shape (m,)
+        Finite candidate values (a public grid).
+
+    Returns
+    -------
+    numpy.ndarray, shape (m,) or (k, m)
+        The utility of each candidate (for each data set), ``<= 0``.
+
+    Raises
+    ------
+    ValueError
+        As :func:`quantile_utility`.
 
     Examples
     --------

@@ -40,7 +40,7 @@ import math
 import numpy as np
 from scipy.special import gammaln, log_ndtr, logsumexp
 
-from ._validate import check_delta, check_in_range, check_integer, check_positive, check_real
+from ._validate import check_array, check_delta, check_in_range, check_integer, check_positive, check_real
 
 __all__ = [
     "amplify_poisson",
@@ -310,7 +310,7 @@ def subsampled_gaussian_profile(sampling_probability, noise_multiplier, epsilon,
     """
     q = _q(sampling_probability)
     sigma = _sigma(noise_multiplier)
-    arr = np.asarray(epsilon, dtype=float)
+    arr = check_array("epsilon", epsilon, allow_inf=True, allow_nan=True, allow_empty=True)
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"epsilon must be finite, got {epsilon!r}")
     if _relation(relation) == "replace_one":
@@ -400,7 +400,7 @@ def subsampled_gaussian_rdp(sampling_probability, noise_multiplier, orders):
     """
     q = _q(sampling_probability)
     sigma = _sigma(noise_multiplier)
-    arr = np.asarray(orders, dtype=float)
+    arr = check_array("orders", orders, allow_inf=True, allow_nan=True, allow_empty=True)
     flat = np.atleast_1d(arr).ravel()
     if not np.all(np.isfinite(flat)) or np.any(flat <= 1):
         bad = flat[~(np.isfinite(flat) & (flat > 1))][0]
@@ -459,7 +459,8 @@ def subsampled_gaussian_rdp_epsilon(sampling_probability, noise_multiplier, step
 
     steps = check_integer("steps", steps, low=1)
     delta = _delta(delta)
-    orders = DEFAULT_ORDERS if orders is None else np.atleast_1d(np.asarray(orders, dtype=float))
+    orders = DEFAULT_ORDERS if orders is None else np.atleast_1d(
+        check_array("orders", orders, allow_inf=True, allow_nan=True, allow_empty=True))
     rho = np.atleast_1d(subsampled_gaussian_rdp(sampling_probability, noise_multiplier, orders))
     return rdp_to_dp(orders, steps * rho, delta)
 

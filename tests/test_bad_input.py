@@ -16,11 +16,7 @@ Which parameters are numeric comes from the baseline: an int or float baseline i
 scalar, a list/tuple/array of numbers is a numeric array (``NOT_NUMERIC`` excludes a few whose
 entries are arbitrary record values). A new public function fails
 ``test_every_public_callable_is_registered`` until it has a baseline here or a reason in
-``NO_NUMERIC_PARAMETER``.
-
-``KNOWN_GAPS`` lists the failures in modules this walker's author did not own when it was
-written; they are for the integrator to fix and to empty. Each entry must still fail: a gap
-that has been fixed elsewhere fails ``test_bad_input`` until it is removed from the set.
+``NO_NUMERIC_PARAMETER``. There is no list of tolerated gaps: every failure fails its test.
 """
 
 from __future__ import annotations
@@ -44,6 +40,10 @@ RNG = "<numpy Generator>"          # replaced by numpy.random.default_rng(0) at 
 PYRNG = "<random.Random>"          # replaced by random.Random(0) at each call
 TIMEOUT = 30                       # seconds; a call that hangs on a bad value is a failure too
 
+_census = importlib.import_module("dpnotes.census")
+_CENSUS_QUERIES = _census.block_queries()
+_CENSUS_TRUTH = importlib.import_module("dpnotes.attacks").census_block_solutions()[0]
+_CENSUS_HALF_CELLS = [0.6, 0.7, 0.7] + [0.0] * (_CENSUS_QUERIES.n_cells - 3)
 _rr = lambda data, size, rng: dpnotes.mechanisms.randomized_response(np.full(size, data), 1.0, rng)  # noqa: E731
 
 # ----------------------------------------------------------------------------------- the registry
@@ -95,6 +95,50 @@ REGISTRY: dict[str, dict] = {
     "audit.one_run_guesses": dict(scores=[0.3, 2.0, -1.0, 0.1], n_positive=1, n_negative=1),
     "audit.one_run_audit": dict(run=lambda inc, rng: inc + 0.5 * rng.standard_normal(inc.size), n_canaries=40,
                                 n_positive=5, n_negative=5, rng=RNG, delta=0.0, confidence=0.95),
+    "audit.gdp_mu_from_errors": dict(alpha=0.2, beta=0.3),
+    "audit.gdp_mu_lower_bound": dict(false_positives=200, n_negatives=1000, false_negatives=300, n_positives=1000,
+                                     confidence=0.95),
+    "audit.gdp_epsilon_lower_bound": dict(false_positives=200, n_negatives=1000, false_negatives=300,
+                                          n_positives=1000, delta=1e-5, confidence=0.95),
+    "audit.simultaneous_error_bounds": dict(false_positives=[30, 80], n_negatives=1000, false_negatives=[600, 450],
+                                            n_positives=1000, confidence=0.95),
+    "audit.tradeoff_epsilon_lower_bound": dict(false_positives=[30, 80], n_negatives=1000,
+                                               false_negatives=[600, 450], n_positives=1000, delta=0.0,
+                                               confidence=0.95),
+    "audit.nested_tests_exceedance": dict(cdf_x=[0.6], cdf_x_prime=[0.3], n_negatives=10, n_positives=10,
+                                          point_exceeds=lambda fp, fn: fp + fn <= 5),
+    # benchmark
+    "benchmark.geometric_sample_cdf": dict(count=1, epsilon=0.1, n=5),
+    "benchmark.geometric_sample_law": dict(count=1, epsilon=0.1, n=5),
+    "benchmark.murmur3_32": dict(data=b"abc", seed=7),
+    "benchmark.noisy_max_index_law": dict(answers=[0.0, 1.0], epsilon=1.0),
+    "benchmark.rappor_bit_probabilities": dict(f=0.75, p=0.45, q=0.55),
+    "benchmark.rappor_bits": dict(value=3, n_hashes=2, filter_size=8),
+    "benchmark.rappor_pair_epsilon": dict(value=0, value_prime=1, f=0.75, p=0.45, q=0.55, n_hashes=2,
+                                          filter_size=8),
+    # census
+    "census.block_queries": dict(age_max=30, adult_age=18),
+    "census.budget_split": dict(rho=2.0, n_groups=4, detailed_share=0.5),
+    "census.release_sigmas": dict(budget=_census.budget_split(2.0, 4), groups_moved=3),
+    "census.composition_delta": dict(epsilon=0.5, sigmas=[2.0, 3.0], tail=1e-30),
+    "census.composition_epsilon": dict(delta=1e-6, sigmas=[3.0, 3.0], tail=1e-30),
+    "census.zcdp_epsilon_cks": dict(rho=0.5, delta=1e-6),
+    "census.max_groups_moved": dict(queries=_CENSUS_QUERIES),
+    "census.records_to_histogram": dict(records=_CENSUS_TRUTH[:2], queries=_CENSUS_QUERIES),
+    "census.histogram_to_records": dict(histogram=_census.records_to_histogram(_CENSUS_TRUTH[:2], _CENSUS_QUERIES),
+                                        queries=_CENSUS_QUERIES),
+    "census.round_histogram": dict(x=_CENSUS_HALF_CELLS, queries=_CENSUS_QUERIES, total=2),
+    "census.published_table": dict(records=_CENSUS_TRUTH, queries=_CENSUS_QUERIES, threshold=3),
+    "census.measure_block": dict(records=_CENSUS_TRUTH, rho=1.0, rng=RNG, queries=_CENSUS_QUERIES,
+                                 detailed_share=0.5),
+    "census.least_squares_histogram": dict(measurement=_census.measure_block(
+        _CENSUS_TRUTH, 1.0, rng=np.random.default_rng(0), queries=_CENSUS_QUERIES), queries=_CENSUS_QUERIES,
+        tol=1e-9),
+    "census.release_block": dict(records=_CENSUS_TRUTH, rho=1.0, rng=RNG, queries=_CENSUS_QUERIES,
+                                 detailed_share=0.5),
+    "census.people_recovered": dict(solution=_CENSUS_TRUTH[:2], truth=_CENSUS_TRUTH[1:3]),
+    "census.reconstruction_study": dict(records=_CENSUS_TRUTH, rhos=[math.inf], seeds=[0], attack_seeds=[0],
+                                        queries=_CENSUS_QUERIES, detailed_share=0.5, threshold=3, max_solutions=2),
     # composition
     "composition.basic": dict(epsilon=0.5, k=4, delta=0.125),
     "composition.advanced": dict(epsilon=0.1, k=100, delta_prime=1e-6, delta=1e-7),
@@ -129,6 +173,7 @@ REGISTRY: dict[str, dict] = {
     "discrete.snapping_epsilon": dict(scale=2.5, bound=40.0, precision=12),
     "discrete.snapping_mechanism": dict(value=3.3, scale=2.5, bound=40.0, rng=RNG, size=3),
     "discrete.snapping_law": dict(value=0.0, scale=2.5, bound=4.0, precision=8),
+    "discrete.full_precision_uniform": dict(rng=RNG, size=3),
     # divergences
     "divergences.max_divergence": dict(p=[0.75, 0.25], q=[0.25, 0.75]),
     "divergences.pure_epsilon": dict(p=[0.75, 0.25], q=[0.25, 0.75]),
@@ -200,6 +245,12 @@ REGISTRY: dict[str, dict] = {
     "local.fmt_epsilon": dict(epsilon0=1.0, n=10_000, delta=1e-6),
     "local.fmt_clone_delta": dict(epsilon0=1.0, n=100, epsilon=0.5, clone_probability=0.1),
     "local.fmt_clone_epsilon": dict(epsilon0=1.0, n=500, delta=1e-6, clone_probability=0.1),
+    "local.fmt_stronger_epsilon0_max": dict(n=10_000, delta=1e-6),
+    "local.fmt_stronger_epsilon": dict(epsilon0=1.0, n=10_000, delta=1e-6),
+    "local.hr_parameters": dict(epsilon=1.0, k=3),
+    "local.hr_randomize": dict(x=[0, 2, 2], epsilon=1.0, k=3, rng=RNG, size=2),
+    "local.hr_estimate": dict(reports=[0, 0, 1, 3], epsilon=1.0, k=2),
+    "local.hr_variance": dict(counts=[3, 1], epsilon=1.0),
     # loss
     "loss.privacy_loss": dict(p=[0.75, 0.25], q=[0.25, 0.75]),
     "loss.hockey_stick": dict(p=[0.75, 0.25], q=[0.25, 0.75], epsilon=0.5),
@@ -313,6 +364,15 @@ NO_NUMERIC_PARAMETER = {
     "audit.ThresholdTest": "a frozen record of a test (a dataclass); threshold is checked by the audit functions",
     "audit.AuditResult": "a record returned by the auditor (a dataclass), not built by callers",
     "audit.OneRunResult": "a record returned by one_run_audit (a dataclass), not built by callers",
+    "benchmark.BenchmarkCase": "a record of a benchmark case (a dataclass), built only by benchmark_cases and "
+                               "floating_point_cases",
+    "benchmark.benchmark_cases": "takes no argument",
+    "benchmark.floating_point_cases": "takes no argument",
+    "census.BlockQueries": "a record returned by block_queries (a dataclass), not built by callers",
+    "census.BlockRelease": "a record returned by release_block (a dataclass), not built by callers",
+    "census.Budget": "a record returned by budget_split (a dataclass), not built by callers",
+    "census.Measurement": "a record returned by measure_block (a dataclass), not built by callers",
+    "census.Study": "a record returned by reconstruction_study (a dataclass), not built by callers",
     "discrete.BitSource": "takes a string of bits, no number",
     "discrete.BitsExhausted": "an exception class",
     "flawed.ReferenceCase": "a record of a benchmark case (a named tuple), built only by dpnotes_cases",
@@ -358,6 +418,10 @@ VECTORIZED = {
     ("audit.clopper_pearson_upper", "k"), ("audit.clopper_pearson_upper", "n"),
     ("functional.kde_difference_rkhs_norm", "x"), ("functional.kde_difference_rkhs_norm", "x_prime"),
     ("svt.is_accurate", "outputs"), ("flawed.noisy_max_value_log_density", "y"),
+    ("audit.gdp_mu_from_errors", "alpha"), ("audit.gdp_mu_from_errors", "beta"),
+    ("audit.gdp_mu_lower_bound", "false_positives"), ("audit.gdp_mu_lower_bound", "false_negatives"),
+    ("audit.gdp_epsilon_lower_bound", "false_positives"), ("audit.gdp_epsilon_lower_bound", "false_negatives"),
+    ("audit.tradeoff_epsilon_lower_bound", "delta"), ("census.composition_delta", "epsilon"),
 }
 
 # Other bad values whose acceptance is documented: (function, parameter, label) -> the documentation.
@@ -372,82 +436,18 @@ DOCUMENTED = {
     ("attacks.census_block_solutions", "decimals", "None"): "docstring: 'None means they are exact'",
     ("discrete.discrete_laplace_mechanism", "size", "list"): "docstring: 'size : int or tuple' (an output shape)",
     ("discrete.discrete_gaussian_mechanism", "size", "list"): "docstring: 'size : int or tuple' (an output shape)",
+    ("attacks.publish_block", "decimals", "None"): "docstring: 'None keeps them exact'",
+    ("audit.one_run_guesses", "scores", "entry inf"): "docstring: '+-inf allowed, nan not (it has no rank)'",
+    ("census.budget_split", "rho", "inf"): "docstring: 'math.inf for a release without noise'",
+    ("census.measure_block", "rho", "inf"): "docstring: 'or math.inf for exact measurements'",
+    ("census.release_block", "rho", "inf"): "docstring: '> 0 or math.inf (no noise)'",
+    ("census.reconstruction_study", "rhos", "inf"): "docstring: 'Budgets, each > 0 or math.inf'",
+    ("census.reconstruction_study", "rhos", "entry inf"): "docstring: 'Budgets, each > 0 or math.inf'",
 }
 
 # Parameters whose messages name something else on purpose: (function, parameter) -> the name used.
 NAMED_AS = {
     ("functional.as_points", "x"): "grid",       # as_points names its caller's parameter, given as `name`
-}
-
-def _gaps(name, param, *labels):
-    return [(name, param, label) for label in labels]
-
-
-# TEMPORARY. Failures in modules outside the walker author's brief (see the module docstring): the
-# integrator fixes them and empties this set. (function, parameter, label of the bad value); most are
-# numpy's "could not convert string to float" (no parameter named) or nan/inf let through.
-KNOWN_GAPS: set[tuple[str, str, str]] = {
-    *_gaps("anonymity.emd_lp", "distance", 'entry str', 'str'),
-    *_gaps("attacks.exponential_attack", "answers", 'entry str', 'str'),
-    *_gaps("attacks.lp_attack", "answers", 'entry str', 'str'),
-    *_gaps("attacks.publish_block", "adult_age", '-inf', 'None', 'bool', 'inf', 'list', 'nan', 'str'),
-    *_gaps("attacks.publish_block", "decimals", '-inf', 'None', 'bool', 'inf', 'list', 'nan', 'str'),
-    *_gaps("audit.clopper_pearson_upper", "k", 'None', 'bool', 'nan', 'str'),
-    *_gaps("audit.clopper_pearson_upper", "n", 'None', 'inf', 'nan', 'str'),
-    *_gaps("audit.expected_lower_bound", "p", 'entry nan', 'entry str', 'str'),
-    *_gaps("audit.expected_lower_bound", "p_prime", 'entry nan', 'entry str', 'str'),
-    *_gaps("audit.one_run_guesses", "scores", 'entry inf', 'entry nan', 'entry str', 'str'),
-    *_gaps("discrete.discrete_gaussian_pmf", "x", 'entry str', 'str'),
-    *_gaps("discrete.discrete_laplace_delta", "epsilon", 'bool'),
-    *_gaps("discrete.discrete_laplace_pmf", "x", 'entry str', 'str'),
-    *_gaps("discrete.round_to_precision", "x", '-inf', 'None', 'entry inf', 'entry nan', 'entry str', 'inf', 'nan', 'str'),
-    *_gaps("discrete.textbook_laplace_can_output", "y", '-inf', 'None', 'bool', 'inf', 'nan', 'str'),
-    *_gaps("discrete.textbook_laplace_float", "u", 'entry str', 'str'),
-    *_gaps("flawed.laplace_noise", "shape", '-inf', 'None', 'bool', 'inf', 'list', 'nan', 'str'),
-    *_gaps("flawed.no_cutoff_pattern_log_probabilities", "answers", 'entry str', 'str'),
-    *_gaps("flawed.noisy_max", "answers", 'entry str', 'str'),
-    *_gaps("flawed.noisy_max_value_log_density", "answers", 'entry str', 'str'),
-    *_gaps("flawed.noisy_max_value_log_density", "y", '-inf', 'None', 'entry inf', 'entry nan', 'entry str', 'inf', 'nan', 'str'),
-    *_gaps("flawed.sparse_vector_variant", "answers", 'entry str', 'str'),
-    *_gaps("functional.as_points", "d", '-inf', 'bool', 'inf', 'list', 'nan', 'str'),
-    *_gaps("functional.gp_cholesky", "points", '-inf', 'None', 'entry inf', 'entry nan', 'entry str', 'inf', 'nan', 'str'),
-    *_gaps("functional.gp_conditional", "values", 'entry inf', 'entry nan', 'entry str', 'str'),
-    *_gaps("functional.gp_extend", "values", 'entry inf', 'entry nan', 'entry str', 'str'),
-    *_gaps("functional.gp_mechanism", "values", 'entry inf', 'entry nan', 'entry str', 'str'),
-    *_gaps("functional.kde_difference_rkhs_norm", "x", 'bool'),
-    *_gaps("functional.kde_difference_rkhs_norm", "x_prime", 'bool'),
-    *_gaps("functional.kernel_logistic_regression", "labels", 'entry str', 'str'),
-    *_gaps("functional.mahalanobis_norm", "gram", 'entry inf', 'entry nan', 'entry str', 'str'),
-    *_gaps("functional.mahalanobis_norm", "v", 'entry inf', 'entry nan', 'entry str', 'str'),
-    *_gaps("functional.rkhs_norm", "coef", 'entry inf', 'entry nan', 'entry str', 'str'),
-    *_gaps("functional.sample_gp", "points", '-inf', 'None', 'entry inf', 'entry nan', 'entry str', 'inf', 'nan', 'str'),
-    *_gaps("selection.exponential_mechanism", "utilities", 'entry str', 'str'),
-    *_gaps("selection.exponential_mechanism_probabilities", "utilities", 'entry str', 'str'),
-    *_gaps("selection.median_utility", "candidates", 'entry str', 'str'),
-    *_gaps("selection.median_utility", "data", 'entry str', 'str'),
-    *_gaps("selection.permute_and_flip", "utilities", 'entry str', 'str'),
-    *_gaps("selection.permute_and_flip_probabilities", "utilities", 'entry str', 'str'),
-    *_gaps("selection.quantile_utility", "candidates", 'entry str', 'str'),
-    *_gaps("selection.quantile_utility", "data", 'entry str', 'str'),
-    *_gaps("selection.report_noisy_max", "utilities", 'entry str', 'str'),
-    *_gaps("selection.report_noisy_max_probabilities", "utilities", 'entry str', 'str'),
-    *_gaps("sgd.accuracy", "features", 'entry str', 'str'),
-    *_gaps("sgd.accuracy", "labels", 'entry str', 'str'),
-    *_gaps("sgd.accuracy", "weights", 'entry str', 'str'),
-    *_gaps("sgd.clip_gradients", "gradients", 'entry str', 'str'),
-    *_gaps("sgd.dp_sgd", "features", 'entry str', 'str'),
-    *_gaps("sgd.dp_sgd", "initial_weights", '-inf', 'entry inf', 'entry nan', 'entry str', 'inf', 'nan', 'str'),
-    *_gaps("sgd.dp_sgd", "labels", 'entry str', 'str'),
-    *_gaps("sgd.logistic_loss", "features", 'entry str', 'str'),
-    *_gaps("sgd.logistic_loss", "labels", 'entry str', 'str'),
-    *_gaps("sgd.logistic_loss", "weights", 'entry str', 'str'),
-    *_gaps("sgd.noisy_clipped_sum", "gradients", 'entry str', 'str'),
-    *_gaps("sgd.per_example_gradients", "features", 'entry str', 'str'),
-    *_gaps("sgd.per_example_gradients", "labels", 'entry str', 'str'),
-    *_gaps("sgd.per_example_gradients", "weights", 'entry str', 'str'),
-    *_gaps("subsampling.subsampled_gaussian_profile", "epsilon", 'bool', 'str'),
-    *_gaps("subsampling.subsampled_gaussian_rdp", "orders", 'entry str', 'str'),
-    *_gaps("subsampling.subsampled_gaussian_rdp_epsilon", "orders", 'entry str', 'str'),
 }
 
 
@@ -598,7 +598,7 @@ def test_registry_tables_name_real_parameters():
     for name, kwargs in REGISTRY.items():
         params = inspect.signature(CALLABLES[name]).parameters
         assert set(kwargs) <= set(params), f"{name}: {set(kwargs) - set(params)} are not parameters"
-    for table in (NOT_NUMERIC, VECTORIZED, NAMED_AS, {k[:2] for k in DOCUMENTED}, {k[:2] for k in KNOWN_GAPS}):
+    for table in (NOT_NUMERIC, VECTORIZED, NAMED_AS, {k[:2] for k in DOCUMENTED}):
         for name, param in table:
             assert name in REGISTRY and param in REGISTRY[name], (name, param)
 
@@ -623,12 +623,8 @@ def test_baseline_is_a_valid_call(name):
 @pytest.mark.parametrize("name", sorted(REGISTRY))
 def test_bad_input(name):
     found = failures(name)
-    known = {(p, label) for n, p, label in KNOWN_GAPS if n == name}
-    new = {k: v for k, v in found.items() if k not in known}
-    fixed = sorted(known - set(found))
-    assert not new, f"{name}: bad input not refused with a ValueError naming the parameter:\n" + "\n".join(
-        f"  {p} = <{label}>: {v}" for (p, label), v in sorted(new.items()))
-    assert not fixed, f"{name}: these KNOWN_GAPS are fixed, remove them from the set: {fixed}"
+    assert not found, f"{name}: bad input not refused with a ValueError naming the parameter:\n" + "\n".join(
+        f"  {p} = <{label}>: {v}" for (p, label), v in sorted(found.items()))
 
 
 def test_the_walker_can_fail():

@@ -1,6 +1,6 @@
 """Time and accuracy of dpnotes.subsampling's PLD accountant over its box (``name<TAB>seconds[<TAB>note]`` lines).
 
-Run from the book root:  .venv/bin/python benchmarks/bench_subsampling.py [--full]
+Run from the book root:  .venv/bin/python benchmarks/bench_subsampling.py [--full] [--write]
 
 The box of issue 22: q in [1e-6, 1], sigma in [0.4, 100], T up to 1e6, delta in [1e-12, 0.1]
 (both neighbouring relations). A grid of its corners and middles is run; for each point the
@@ -11,15 +11,24 @@ the one-step profile), else the same accountant with a 25 times smaller error ta
 the worst time and the worst error over the box, and the points over 1 s or over 1e-4.
 Speed targets are for a quiet 2-core machine: the load average is printed with the results, and
 the CPU time of the process (the FFT's two threads included), which a loaded machine does not inflate.
+
+``--write`` also stores every point (value, times, difference, mesh) in
+``chapters/learning/accountant-box.json``, which the accounting page reads to show the slow
+corner with its measured time and error; ``tests/test_accountant_box.py`` recomputes the stored
+values with the current code, so the file cannot silently go stale.
 """
 
 import itertools
+import json
 import os
+import platform
 import sys
 import time
+from pathlib import Path
 
 from dpnotes import subsampling as sub
 
+BOX_JSON = Path(__file__).resolve().parents[1] / "chapters" / "learning" / "accountant-box.json"
 FULL = "--full" in sys.argv       # make bench runs the corners and middles; --full a finer grid
 QS = [1e-6, 1e-4, 1e-2, 0.3, 1.0] if FULL else [1e-6, 1e-3, 0.3]
 SIGMAS = [0.4, 1.0, 10.0, 100.0] if FULL else [0.4, 3.0, 100.0]
@@ -50,7 +59,7 @@ def _reference(q, sigma, steps, delta, relation):
 
 def main() -> None:
     sub.subsampled_gaussian_epsilon(0.01, 1.0, 100, 1e-5)        # warm-up (imports)
-    rows = []
+    rows, points = [], []
     for relation, q, sigma, steps, delta in itertools.product(sub.RELATIONS, QS, SIGMAS, STEPS, DELTAS):
         sub._LAST.clear()
         eps, sec, cpu = _timed(lambda: sub.subsampled_gaussian_epsilon(q, sigma, steps, delta, relation=relation))
@@ -66,6 +75,9 @@ def main() -> None:
         print(f"{name}\t{sec:.3e}\tcpu={cpu:.3g}s epsilon={eps:.7g} rel.diff={err:+.1e} ({ref_note}) {note}",
               flush=True)
         rows.append((sec, err, name, cpu))
+        points.append(dict(q=q, sigma=sigma, steps=steps, delta=delta, relation=relation, epsilon=eps,
+                           seconds=sec, cpu_seconds=cpu, rel_diff=err, reference=ref_note,
+                           coarsened=bool(sub._LAST.get("coarsened", False))))
     worst_t = max(rows)
     worst_c = max(rows, key=lambda r: r[3])
     worst_e = max(rows, key=lambda r: abs(r[1]))
@@ -75,6 +87,12 @@ def main() -> None:
     print(f"worst relative difference over the box: {worst_e[2]}\t{worst_e[0]:.3e}\trel.diff={worst_e[1]:+.1e}")
     print(f"points over 1 s: {sum(r[0] > 1 for r in rows)} of {len(rows)}\t{sum(r[0] for r in rows):.3e}\t"
           f"points over 1e-4: {sum(abs(r[1]) > 1e-4 for r in rows)}")
+    if "--write" in sys.argv:
+        BOX_JSON.write_text(json.dumps(dict(
+            date=time.strftime("%Y-%m-%d"), machine=f"{platform.machine()}, {os.cpu_count()} cores",
+            load_average=round(load, 2), grid="full" if FULL else "corners and middles",
+            points=points), indent=1) + "\n")
+        print(f"written to {BOX_JSON}")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,61 @@
+"""The accountant's box, as measured by ``benchmarks/bench_subsampling.py --write``, is current and complete.
+
+The accounting page shows the slow corner of the box (issue 22) from
+``chapters/learning/accountant-box.json``: each point's epsilon, time and difference from a
+five times finer mesh. The times belong to the machine that measured them; the epsilons belong
+to the code. This file makes sure the stored epsilons are what the current code computes (a
+change to the accountant that is not followed by a new ``--write`` fails here), and that the
+grid reaches the corners of the box the page talks about.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from dpnotes import subsampling as sub
+from profiles import THOROUGH
+
+BOX = Path(__file__).resolve().parents[1] / "chapters" / "learning" / "accountant-box.json"
+DATA = json.loads(BOX.read_text())
+POINTS = DATA["points"]
+
+
+def test_the_grid_reaches_the_corners_of_the_box():
+    """q from 1e-6, sigma from 0.4 to 100, T up to 1e6, delta from 1e-12 to 0.1, both relations."""
+    assert min(p["q"] for p in POINTS) == 1e-6
+    assert {min(p["sigma"] for p in POINTS), max(p["sigma"] for p in POINTS)} == {0.4, 100.0}
+    assert max(p["steps"] for p in POINTS) == 1_000_000
+    assert {min(p["delta"] for p in POINTS), max(p["delta"] for p in POINTS)} == {1e-12, 0.1}
+    assert {p["relation"] for p in POINTS} == set(sub.RELATIONS)
+    # the hardest corner itself (smallest q and sigma, most steps, smallest delta) is measured
+    assert any(p["q"] == 1e-6 and p["sigma"] == 0.4 and p["steps"] == 1_000_000 and p["delta"] == 1e-12
+               for p in POINTS)
+
+
+def test_every_point_has_a_time_and_an_error():
+    for p in POINTS:
+        assert p["seconds"] > 0 and p["cpu_seconds"] >= 0, p
+        assert math.isfinite(p["rel_diff"]), p
+        assert p["epsilon"] >= 0, p
+
+
+# Recomputing every point takes minutes (the slow corner is the point of the file): the fast
+# profile recomputes the points that take under 0.2 s and, to reach the corner, the slowest point
+# of each relation; the thorough profile recomputes all of them.
+_fast = [p for p in POINTS if p["cpu_seconds"] < 0.2]
+_slowest = [max((p for p in POINTS if p["relation"] == r), key=lambda p: p["cpu_seconds"]) for r in sub.RELATIONS]
+CHECKED = POINTS if THOROUGH else _fast[::4] + _slowest
+
+
+@pytest.mark.parametrize("point", CHECKED,
+                         ids=[f"{p['q']:g}-{p['sigma']:g}-{p['steps']}-{p['delta']:g}-{p['relation']}" for p in CHECKED])
+def test_stored_epsilon_is_what_the_code_computes(point):
+    eps = sub.subsampled_gaussian_epsilon(point["q"], point["sigma"], point["steps"], point["delta"],
+                                          relation=point["relation"])
+    # the accountant is deterministic; 1e-9 leaves room for the FFT library's thread count
+    assert eps == pytest.approx(point["epsilon"], rel=1e-9, abs=1e-12), \
+        "chapters/learning/accountant-box.json is stale: rerun benchmarks/bench_subsampling.py --write"

@@ -340,18 +340,43 @@ def _numerical_svt(data, size, rng, *, epsilon=0.1, c=2, threshold=1.0):
 def numerical_svt_pattern_law(answers, *, epsilon=0.1, c=2, threshold=1.0) -> tuple[list, np.ndarray]:
     r"""Exact law of the pattern of tops of NumericalSVT (as :func:`benchmark_cases` runs it).
 
-    With threshold noise :math:`\rho \sim \mathrm{Lap}(3/\varepsilon)` and comparison noise
-    :math:`\nu_i \sim \mathrm{Lap}(6c/\varepsilon)`, given :math:`\rho = r` the comparisons are
-    independent, so a pattern with tops at the positions :math:`t_1 < \dots < t_m` (all the
-    queries up to the last asked one, :math:`t_c` when :math:`m = c` and :math:`k` otherwise,
-    are bottoms or tops) has probability
+    NumericalSVT (:cite:`wang2019proving`, in DP-Sniper's configuration) draws a threshold noise
+    :math:`\rho \sim \mathrm{Lap}(3/\varepsilon)` and a comparison noise
+    :math:`\nu_i \sim \mathrm{Lap}(6c/\varepsilon)` per query. Given :math:`\rho = r` the
+    comparisons are independent, so a pattern with tops at the positions
+    :math:`t_1 < \dots < t_m` (all the queries up to the last asked one, :math:`t_c` when
+    :math:`m = c` and :math:`k` otherwise, are bottoms or tops) has probability
 
     .. math:: \int p_\rho(r) \prod_{i \text{ bottom}} F_\nu(T + r - f_i) \prod_{i \text{ top}}
               \bigl(1 - F_\nu(T + r - f_i)\bigr)\,dr,
 
     computed for all patterns at once by :func:`scipy.integrate.quad_vec` between the kinks of
-    the integrand (:math:`r = 0` and :math:`r = f_i - T`), relative tolerance ``1e-10``. Returns
-    the patterns (tuples of top positions) and their probabilities.
+    the integrand (:math:`r = 0` and :math:`r = f_i - T`), relative tolerance ``1e-10``. There
+    are :math:`\sum_{m \le c} \binom{k}{m}` patterns.
+
+    Parameters
+    ----------
+    answers : array_like
+        The :math:`k` query answers :math:`f_i`, finite.
+    epsilon : float
+        The privacy parameter, ``> 0``.
+    c : int
+        Tops before the mechanism halts, ``>= 1``.
+    threshold : float
+        The threshold :math:`T`, finite.
+
+    Returns
+    -------
+    patterns : list of tuple
+        Each pattern as the tuple of its top positions.
+    law : numpy.ndarray
+        Their probabilities, in the same order (they sum to one).
+
+    Raises
+    ------
+    ValueError
+        If ``answers`` is not a non-empty 1-D sequence of finite numbers, ``epsilon <= 0``,
+        ``c < 1`` or ``threshold`` is not finite.
 
     Examples
     --------
@@ -394,13 +419,34 @@ def numerical_svt_pair_epsilon(x, x_prime, *, epsilon=0.1, c=2, threshold=1.0) -
     :math:`i`, :math:`(|v - f_i| - |v - f'_i|)/(3c/\varepsilon)`, whose largest value is
     :math:`|f_i - f'_i|/(3c/\varepsilon)` (with either sign, on a set of positive probability).
     The supremum over outputs is the largest over patterns of the pattern's log-ratio plus the
-    tops' shifts in the same direction.
+    tops' shifts in the same direction. NumericalSVT is :math:`\varepsilon`-DP when every answer
+    moves by at most one (:cite:`wang2019proving`), so the result is at most ``epsilon`` there.
+
+    Parameters
+    ----------
+    x, x_prime : array_like
+        The two answer vectors, of the same length, finite.
+    epsilon, c, threshold
+        As in :func:`numerical_svt_pattern_law`.
+
+    Returns
+    -------
+    float
+        The supremum over outputs :math:`y` of :math:`|\ln(p_{x'}(y) / p_x(y))|`.
+
+    Raises
+    ------
+    ValueError
+        If ``x`` and ``x_prime`` differ in shape, or on a bad argument of
+        :func:`numerical_svt_pattern_law`.
 
     Examples
     --------
     >>> round(numerical_svt_pair_epsilon(np.zeros(2), np.ones(2)), 4)
     0.0459
     """
+    if np.shape(x) != np.shape(x_prime):
+        raise ValueError(f"x and x_prime must have the same shape, got {np.shape(x)} and {np.shape(x_prime)}")
     pats, a = numerical_svt_pattern_law(x, epsilon=epsilon, c=c, threshold=threshold)
     _, b = numerical_svt_pattern_law(x_prime, epsilon=epsilon, c=c, threshold=threshold)
     shift = np.abs(np.asarray(x, dtype=float) - np.asarray(x_prime, dtype=float)) / (3.0 * c / epsilon)

@@ -314,3 +314,19 @@ def test_numerical_svt_pair_epsilon_is_within_its_proofs():
         x = rng.uniform(-10, 10, 10)
         xp = np.clip(x + rng.choice([-1.0, 1.0], 10), -10, 10)
         assert 0 < benchmark.numerical_svt_pair_epsilon(x, xp) <= 0.1 + 1e-9
+
+
+def test_numerical_svt_functions_reject_bad_input():
+    """Each bad argument raises a ValueError naming it."""
+    law = benchmark.numerical_svt_pattern_law
+    for kwargs, name in [({"epsilon": 0.0}, "epsilon"), ({"epsilon": -0.1}, "epsilon"), ({"c": 0}, "c"),
+                         ({"c": 1.5}, "c"), ({"threshold": math.inf}, "threshold")]:
+        with pytest.raises(ValueError, match=name):
+            law(np.zeros(3), **kwargs)
+    for answers in ([], [0.0, math.nan], np.zeros((2, 2))):
+        with pytest.raises(ValueError, match="answers"):
+            law(answers)
+    with pytest.raises(ValueError, match="x and x_prime"):
+        benchmark.numerical_svt_pair_epsilon(np.zeros(3), np.ones(4))
+    with pytest.raises(ValueError, match="epsilon"):
+        benchmark.numerical_svt_pair_epsilon(np.zeros(3), np.ones(3), epsilon=0.0)

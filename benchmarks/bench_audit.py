@@ -4,7 +4,8 @@ Run from the book root: ``.venv/bin/python benchmarks/bench_audit.py``. Prints o
 ``name<TAB>seconds<TAB>note`` line per measurement (wall-clock seconds with two threads; the
 note gives the CPU seconds and the load average, since the machine may be shared).
 
-``--write-cache`` also writes the audited rows of DP-Sniper's benchmark (twenty mechanisms and
+``--float-cost`` measures only what the floating-point scores (on by default) cost on the rows
+whose output is one double. ``--write-cache`` also writes the audited rows of DP-Sniper's benchmark (twenty mechanisms and
 the floating-point experiment, ``dpnotes.benchmark``) at full size to
 ``chapters/auditing/benchmark-table.json``, which the page "The auditing benchmark" reads (the
 audits take longer than a page may), and the same rows at a reduced size (``SMALL``) to
@@ -61,8 +62,7 @@ def run_row(case, n_samples=None) -> dict:
     n = case.n_samples if n_samples is None else n_samples
     n_select = None if case.n_select is None or n_samples is not None else case.n_select
     res = audit.audit_pair(case.mechanism, case.x, case.x_prime, n_samples=n, n_select=n_select,
-                           rng=np.random.default_rng(SEED), confidence=CONFIDENCE, n_jobs=N_JOBS,
-                           float_bits=True)
+                           rng=np.random.default_rng(SEED), confidence=CONFIDENCE, n_jobs=N_JOBS)
     true = case.true_epsilon
     return {
         "key": case.key, "name": case.name, "claimed": case.claimed,
@@ -89,12 +89,35 @@ def check_published() -> None:
         raise SystemExit(1)
 
 
+def float_cost():
+    """Each row whose output is one double, audited as the table does (floating-point scores on, the
+    default) and without them (float_bits=False): wall and CPU seconds of both, and the two bounds."""
+    for case in cases():
+        if audit._run(case.mechanism, case.x, 2, np.random.default_rng(0)).shape[1] != 1 or \
+                audit._run(case.mechanism, case.x, 2, np.random.default_rng(0)).dtype.kind != "f":
+            continue
+        out = []
+        for bits in (True, False):
+            res, wall, cpu = timed(lambda case=case, bits=bits: audit.audit_pair(
+                case.mechanism, case.x, case.x_prime, n_samples=case.n_samples, n_select=case.n_select,
+                rng=np.random.default_rng(SEED), confidence=CONFIDENCE, n_jobs=N_JOBS, float_bits=bits))
+            out.append((res.epsilon, wall, cpu))
+        (e1, w1, c1), (e0, w0, c0) = out
+        print(f"float_bits_cost {case.key}\t{w1 - w0:.3f}\ton {w1:.2f}s (cpu {c1:.2f}s, bound {e1:.4f}), "
+              f"off {w0:.2f}s (cpu {c0:.2f}s, bound {e0:.4f}); load {os.getloadavg()[0]:.1f}", flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--write-cache", action="store_true", help="write the two benchmark tables")
     ap.add_argument("--skip-table", action="store_true", help="throughput only")
     ap.add_argument("--only", default="", help="comma-separated keys of the rows to run (no cache written)")
+    ap.add_argument("--float-cost", action="store_true",
+                    help="only the cost of the default floating-point scores on the rows whose output is one double")
     args = ap.parse_args()
+    if args.float_cost:
+        float_cost()
+        return
     check_published()
 
     if not args.only:

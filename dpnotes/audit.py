@@ -507,7 +507,7 @@ def _exact_parts(col: np.ndarray):
             s = x + y
             bb = s - x
             return s, (x - (s - bb)) + (y - bb)
-    return col.astype(np.float64), None
+    return np.asarray(col, dtype=np.float64), None      # read only: no copy of a float64 column
 
 
 def _as_complex(hi, res):
@@ -598,13 +598,22 @@ class _Column:
             return code
         hi, res = _exact_parts(col)
         a, s = self.atoms.size, len(self.specials)
-        code = np.searchsorted(self.edges, hi, side="right")    # nan sorts last: the end bin
-        code += a + s
+        if self.edges.size <= 3:
+            # the same count as searchsorted(edges, hi, side="right") (edges are finite), by
+            # comparisons, which cost a third of a binary search when there are few edges
+            code = np.full(hi.shape, a + s, dtype=np.intp)
+            for e in self.edges:
+                code += hi >= e
+            if self.edges.size and "nan" not in self.specials:      # (a seen nan gets its symbol below)
+                code[np.isnan(hi)] = a + s + self.edges.size
+        else:
+            code = np.searchsorted(self.edges, hi, side="right")    # nan sorts last: the end bin
+            code += a + s
         if a:
             pos, hit = self._match(hi, res)
-            code = np.where(hit, pos, code)
+            code[hit] = pos[hit]
         for i, name in enumerate(self.specials):
-            code = np.where(np.isnan(hi) if name == "nan" else hi == (np.inf if name == "+inf" else -np.inf), a + i, code)
+            code[np.isnan(hi) if name == "nan" else hi == (np.inf if name == "+inf" else -np.inf)] = a + i
         return code
 
 
@@ -779,6 +788,143 @@ class _BitsScore:
 
 
 _BITS = (1, 4, 8)          # low mantissa bits kept by the floating-point scores
+
+
+def _log_ratio_table(kx, kxp):
+    """Sorted distinct keys and the smoothed log-ratio (x' over x) of their frequencies."""
+    cells = np.unique(np.concatenate([kx, kxp]))
+    cx = np.bincount(np.searchsorted(cells, kx), minlength=cells.size)
+    cxp = np.bincount(np.searchsorted(cells, kxp), minlength=cells.size)
+    values = (np.log(cxp + _SMOOTH) - np.log(kxp.size + _SMOOTH)
+              - np.log(cx + _SMOOTH) + np.log(kx.size + _SMOOTH))
+    return cells, values
+
+
+def _look_up(cells, values, keys):
+    """The value of each key's cell; 0 for a key never seen."""
+    pos = np.clip(np.searchsorted(cells, keys), 0, cells.size - 1)
+    return np.where(cells[pos] == keys, values[pos], 0.0)
+
+
+def _adjacent_differences(rows):
+    """The first column and the differences of adjacent columns, as float64 (a fixed map of each row)."""
+    f = rows.astype(np.float64)
+    with np.errstate(invalid="ignore", over="ignore"):
+        return np.column_stack([f[:, :1], f[:, 1:] - f[:, :-1]])
+
+
+_PATTERN_BINS = 2         # bins of the continuous values of a column in the pattern scores
+_DENSE_KEYS = 2**20       # patterns with at most this many possible keys are scored from a dense table
+_CODE_ROWS = 200_000      # runs per input from which the pattern scores learn their codes
+
+
+class _PatternScore:
+    r"""Naive-Bayes likelihood ratio of a vector output: its pattern of symbols, plus its continuous values.
+
+    Each column is coded as in :class:`_Column` (frequent exact values, nan and :math:`\pm\infty`,
+    quantile bins of the continuous rest). The row's *pattern* keeps, for every column, its symbol
+    (which frequent value or non-finite symbol, or "continuous"); its log-ratio is estimated from
+    the joint frequencies of the patterns, so that which queries stopped, which were above and how
+    many is judged as a whole, as it must be for sparse-vector outputs. To it are added, for each
+    column whose value is continuous, the log-ratio of that value's bin among the continuous values
+    of the column (naive Bayes: the bins are taken as independent given the pattern, which they are
+    for mechanisms that release fresh noise on top of a pattern). ``groups`` says which patterns:
+    ``"joint"`` one pattern of all columns; ``"split"`` one of the columns that are discrete (no
+    continuous values) plus one of the others, added as independent (two mechanisms run side by
+    side); ``"discrete"`` the discrete columns' pattern alone. With ``diff`` the columns are first
+    replaced by the first column and the differences of adjacent ones (running sums of independent
+    noise become independent again). Every step is a fixed map of one row, so the per-row
+    property of every score holds."""
+
+    def __init__(self, fx, fxp, n_bins, *, groups="joint", diff=False):
+        self.diff = bool(diff)
+        fx, fxp = self._features(fx), self._features(fxp)
+        # the codes (frequent values, bin edges) from the first runs of each input; the
+        # frequencies below from all of them
+        rows = np.vstack([fx[:_CODE_ROWS], fxp[:_CODE_ROWS]])
+        self.columns = [_Column(rows[:, j], n_bins) for j in range(rows.shape[1])]
+        discrete = [c.fast or not c.edges.size for c in self.columns]
+        self.n_discrete = sum(discrete)
+        every = list(range(len(self.columns)))
+        self.groups = {"joint": [every],
+                       "split": [[j for j in every if discrete[j]], [j for j in every if not discrete[j]]],
+                       "discrete": [[j for j in every if discrete[j]]]}[groups]
+        self.groups = [g for g in self.groups if g]
+        self.use_bins = groups != "discrete"
+        self.ok = bool(self.groups) and all(np.prod([float(self._radix(j)) for j in g]) < 2**53 for g in self.groups)
+        if not self.ok:
+            return
+        cx = [c.codes(fx[:, j]) for j, c in enumerate(self.columns)]
+        cxp = [c.codes(fxp[:, j]) for j, c in enumerate(self.columns)]
+        self.tables = [_log_ratio_table(self._pattern(cx, g), self._pattern(cxp, g)) for g in self.groups]
+        # a group with few possible keys gets a dense table (a lookup instead of a binary search),
+        # holding the same values: 0 for a key never seen
+        self.dense = []
+        for g, (cells, values) in zip(self.groups, self.tables):
+            top = np.prod([float(self._radix(j)) for j in g])
+            dense = None
+            if top <= _DENSE_KEYS:
+                dense = np.zeros(int(top))
+                dense[cells.astype(np.intp)] = values
+            self.dense.append(dense)
+        self.n_cells = sum(t[0].size for t in self.tables)
+        # per column, two tables indexed by its code: the code's part of the pattern key of the
+        # column's group (symbol x radix), and the log-ratio of its bin (0 for a symbol)
+        self.key_part = [None] * len(self.columns)
+        self.bin_part = [None] * len(self.columns)
+        for g in self.groups:
+            radix = 1.0
+            for j in g:
+                c = self.columns[j]
+                codes = np.arange(c.size)
+                sym = codes if c.fast else np.minimum(codes, c.atoms.size + len(c.specials))
+                self.key_part[j] = sym * radix
+                radix *= self._radix(j)
+        for j, c in enumerate(self.columns):
+            if discrete[j] or not self.use_bins:
+                continue
+            s = c.atoms.size + len(c.specials)
+            a, b = cx[j][cx[j] >= s] - s, cxp[j][cxp[j] >= s] - s
+            nb = c.edges.size + 1
+            ca, cb = np.bincount(a, minlength=nb)[:nb], np.bincount(b, minlength=nb)[:nb]
+            part = np.zeros(c.size)
+            part[s:s + nb] = (np.log(cb + _SMOOTH) - np.log(b.size + _SMOOTH)
+                              - np.log(ca + _SMOOTH) + np.log(a.size + _SMOOTH))
+            self.bin_part[j] = part
+
+    def _features(self, rows):
+        return _adjacent_differences(rows) if self.diff else rows
+
+    def _radix(self, j):
+        c = self.columns[j]
+        return c.size if c.fast else c.atoms.size + len(c.specials) + 1
+
+    def _pattern(self, codes, group):
+        key = np.zeros(codes[0].shape[0])
+        radix = 1.0
+        for j in group:
+            c = self.columns[j]
+            sym = codes[j] if c.fast else np.minimum(codes[j], c.atoms.size + len(c.specials))
+            key += sym * radix          # exact: integers below 2**53 (checked in __init__)
+            radix *= self._radix(j)
+        return key
+
+    def __call__(self, rows):
+        f = np.asfortranarray(self._features(rows))       # contiguous columns (same values)
+        out = np.zeros(rows.shape[0])
+        keys = [np.zeros(rows.shape[0]) for _ in self.groups]
+        where = {j: i for i, g in enumerate(self.groups) for j in g}
+        for j, c in enumerate(self.columns):
+            if j not in where and self.bin_part[j] is None:
+                continue
+            code = np.asarray(c.codes(f[:, j]), dtype=np.intp)
+            if j in where:
+                keys[where[j]] += self.key_part[j].take(code)      # exact: integers below 2**53
+            if self.bin_part[j] is not None:
+                out += self.bin_part[j].take(code)
+        for key, (cells, values), dense in zip(keys, self.tables, self.dense):
+            out += dense.take(key.astype(np.intp)) if dense is not None else _look_up(cells, values, key)
+        return out
 
 
 class _AboveMedianScore:
@@ -959,7 +1105,7 @@ def _best_threshold(sx, sxp, n_count, delta, alpha):
     return best[1], best[0], best[2]
 
 
-def _select_test(sel_x, sel_xp, n_count, delta, alpha, rng, float_bits=False):
+def _select_test(sel_x, sel_xp, n_count, delta, alpha, rng, float_bits=True):
     half = sel_x.shape[0] // 2
     fx, vx = sel_x[:half], sel_x[half:]
     fxp, vxp = sel_xp[:half], sel_xp[half:]
@@ -978,6 +1124,20 @@ def _select_test(sel_x, sel_xp, n_count, delta, alpha, rng, float_bits=False):
             scores.append((bits, f"likelihood ratio of {bits.n_cells} cells of exponent and last {k} bits"))
     if d > 1 and (not cell.disc.ok or cell.disc.binned):
         scores.append((_AboveMedianScore(fx, fxp), "number of columns above their median"))
+        # naive-Bayes scores of the pattern of symbols and the continuous values: of the columns
+        # as they are, of their adjacent differences (running sums), and, when discrete and
+        # continuous columns stand side by side, of the two kinds as independent parts
+        joint = _PatternScore(fx, fxp, _PATTERN_BINS)
+        kinds = []
+        if joint.ok and joint.n_cells == 1:
+            # every column continuous, without symbols: running sums show in the differences
+            kinds.append(({"diff": True}, "adjacent differences"))
+        if 0 < joint.n_discrete < d:
+            kinds.append(({"groups": "split"}, "discrete and continuous columns apart"))
+        for pat, name in [(joint, "the columns")] + [(_PatternScore(fx, fxp, _PATTERN_BINS, **kw), name)
+                                                     for kw, name in kinds]:
+            if pat.ok:
+                scores.append((pat, f"naive-Bayes likelihood ratio of {name} ({pat.n_cells} patterns)"))
     if d > 1 and (not cell.disc.ok or cell.disc.binned or cell.n_cells > _FEW_CELLS):
         # a few exact cells (patterns) are already ordered by their estimated ratios as well
         # as any score could; continuous parts or many cells need a learned score
@@ -1000,7 +1160,7 @@ def _n_select(n: int, d: int) -> int:
 
 
 def audit_pair(mechanism, x, x_prime, *, n_samples, rng, confidence=0.95, delta=0.0, n_select=None, n_jobs=1,
-               float_bits=False) -> AuditResult:
+               float_bits=True) -> AuditResult:
     r"""Black-box audit of ``mechanism`` on the inputs ``x`` and ``x_prime``: a lower bound on its :math:`\varepsilon`.
 
     ``mechanism(data, size, rng)`` must return ``size`` independent outputs on ``data`` as an
@@ -1053,8 +1213,10 @@ def audit_pair(mechanism, x, x_prime, *, n_samples, rng, confidence=0.95, delta=
         selection runs like every other score. They find the floating-point leak of a sampler
         computed in floating point without being told where it is (numpy's Laplace sampler, and
         every mechanism that adds such noise to a number, is caught this way: see the
-        floating-point chapter). Off by default: the book audits its algorithms elsewhere, not
-        their floating-point arithmetic.
+        floating-point chapter). On by default: a black-box audit checks the mechanism that
+        actually runs, floating point included. Pass ``False`` to audit the claim about the
+        real-valued algorithm that the floating-point code stands for (as the book's privacy
+        regression tests do).
 
     Returns
     -------

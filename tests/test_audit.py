@@ -225,6 +225,12 @@ def lap_mech(eps):
     return lambda v, size, rng: mechanisms.laplace_mechanism(np.full(size, float(v)), eps, rng)
 
 
+# The audits of lap_mech below check the real-valued Laplace mechanism: numpy's floating-point
+# sample is not eps-DP as a double (its last bits leak, see the floating-point chapter), and
+# audit_pair's default floating-point scores would catch that instead
+REAL = {"float_bits": False}
+
+
 def test_count_errors_exact_on_a_deterministic_mechanism():
     t = audit.ThresholdTest(lambda y: y[:, 0], 0.5, "y > 1/2")
     assert audit.count_errors(const, 0, 1, t, n_samples=12_345, rng=np.random.default_rng(0)) == (0, 0)
@@ -264,7 +270,8 @@ def test_audit_pair_randomized_response_close_and_below():
 
 def test_audit_pair_laplace_continuous():
     eps = 0.4
-    res = audit.audit_pair(lap_mech(eps), 0.0, 1.0, n_samples=600_000, rng=np.random.default_rng(3), confidence=0.999)
+    res = audit.audit_pair(lap_mech(eps), 0.0, 1.0, n_samples=600_000, rng=np.random.default_rng(3), confidence=0.999,
+                           **REAL)
     assert 0.85 * eps < res.epsilon <= eps
 
 
@@ -321,15 +328,16 @@ def test_audit_pair_scores_on_fresh_runs():
 
 
 def test_audit_pair_is_reproducible():
-    a = audit.audit_pair(lap_mech(0.5), 0.0, 1.0, n_samples=50_000, rng=np.random.default_rng(8))
-    b = audit.audit_pair(lap_mech(0.5), 0.0, 1.0, n_samples=50_000, rng=np.random.default_rng(8))
+    a = audit.audit_pair(lap_mech(0.5), 0.0, 1.0, n_samples=50_000, rng=np.random.default_rng(8), **REAL)
+    b = audit.audit_pair(lap_mech(0.5), 0.0, 1.0, n_samples=50_000, rng=np.random.default_rng(8), **REAL)
     assert (a.epsilon, a.false_positives, a.false_negatives, a.test.threshold) == (
         b.epsilon, b.false_positives, b.false_negatives, b.test.threshold)
 
 
 def test_audit_pair_delta_lowers_the_bound():
-    a = audit.audit_pair(lap_mech(0.5), 0.0, 1.0, n_samples=50_000, rng=np.random.default_rng(8))
-    b = audit.audit_pair(lap_mech(0.5), 0.0, 1.0, n_samples=50_000, rng=np.random.default_rng(8), delta=0.05)
+    a = audit.audit_pair(lap_mech(0.5), 0.0, 1.0, n_samples=50_000, rng=np.random.default_rng(8), **REAL)
+    b = audit.audit_pair(lap_mech(0.5), 0.0, 1.0, n_samples=50_000, rng=np.random.default_rng(8), delta=0.05,
+                           **REAL)
     assert b.epsilon < a.epsilon and b.delta == 0.05
 
 
@@ -340,7 +348,7 @@ def test_audit_pair_is_sound_over_seeds():
     count must not exceed the 99.9% quantile of Binomial(120, 0.2)."""
     eps, seeds, conf = 0.5, 120, 0.8
     over = sum(audit.audit_pair(lap_mech(eps), 0.0, 1.0, n_samples=3000, rng=np.random.default_rng(s),
-                                confidence=conf).epsilon > eps for s in range(seeds))
+                                confidence=conf, **REAL).epsilon > eps for s in range(seeds))
     assert over <= stats.binom.ppf(0.999, seeds, 1 - conf)
 
 
@@ -494,3 +502,34 @@ def test_audit_pair_validates_the_output_itself_on_every_selection_run():
     res = audit.audit_pair(first_half_only, 0, 1, n_samples=n, rng=np.random.default_rng(0), n_select=n_sel)
     assert res.candidates["the output"] > 1.0
     assert res.epsilon == 0.0 and res.false_negatives == n - n_sel
+
+
+def test_pattern_scores_read_running_sums_through_their_differences():
+    """Running sums of six answers with Laplace(2) noise (PrefixSum's shape): every answer moves
+    by one, so the pair costs 6/2 = 3, spread over the differences of adjacent columns, which
+    the naive-Bayes score of the differences reads (the raw columns' scores see far less)."""
+    def mech(v, size, rng):
+        return np.cumsum(v + rng.laplace(0.0, 2.0, (size, 6)), axis=1)
+    res = audit.audit_pair(mech, 0.0, 1.0, n_samples=200_000, rng=np.random.default_rng(4), confidence=0.999)
+    assert "adjacent differences" in res.test.description
+    assert 1.8 < res.epsilon <= 3.0
+
+
+def test_pattern_score_judges_patterns_whole_and_values_by_bins():
+    """Columns -inf (a symbol) or a continuous value: the pattern's log-ratio is the smoothed
+    frequency ratio of the whole pattern, and a continuous value adds its bin's log-ratio."""
+    rng = np.random.default_rng(5)
+    def draw(p_inf, shift, n):
+        out = rng.normal(shift, 1.0, (n, 2))
+        out[rng.random((n, 2)) < p_inf] = -np.inf
+        return out
+    fx, fxp = draw(0.5, 0.0, 40_000), draw(0.2, 1.0, 40_000)
+    s = audit._PatternScore(fx, fxp, 2)
+    both_inf = np.array([[-np.inf, -np.inf]])
+    # pattern (-inf, -inf): about 0.04 on x' against 0.25 on x
+    assert s(both_inf)[0] == pytest.approx(math.log(0.04 / 0.25), abs=0.1)
+    hi, lo = np.array([[-np.inf, 3.0]]), np.array([[-np.inf, -3.0]])
+    # the same pattern, a value above or below the column's median: the bins' ratios differ by about
+    # log(P'(above)/P(above)) - log(P'(below)/P(below)), P the conditional laws of N(0 or 1, 1) at the median 0.5
+    gap = math.log(stats.norm.sf(-0.5) / stats.norm.sf(0.5)) - math.log(stats.norm.cdf(-0.5) / stats.norm.cdf(0.5))
+    assert s(hi)[0] - s(lo)[0] == pytest.approx(gap, abs=0.1)

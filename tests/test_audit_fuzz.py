@@ -265,14 +265,36 @@ def _lattice_encoding(rng, k):
     return encode, f"lattice width={width} shift={shift}"
 
 
+def _running_encoding(rng, k):
+    """Running sums along a row of float64 columns: a code of the index (with symbols) and
+    continuous noise, summed left to right, so that the index shows in the differences of
+    adjacent columns (what the auditor's pattern scores on differences read); nan or +-inf
+    spread to the right of a symbol, a post-processing that can only lower the epsilon."""
+    columns = _value_columns(rng, "float64", k, str(rng.choice(["code", "digits", "onehot"])))
+    columns += [_extra_column(rng, "float64", "noise") for _ in range(int(rng.integers(1, 5)))]
+    perm = rng.permutation(len(columns))
+
+    def encode(idx, r):
+        out = np.empty((idx.size, len(columns)))
+        for j, c in enumerate(perm):
+            out[:, j] = columns[c](idx, r)
+        with np.errstate(over="ignore", invalid="ignore"):
+            return np.cumsum(out, axis=1)
+
+    return encode, f"running d={len(columns)}"
+
+
 def random_encoding(rng, k):
-    """A function (index array, rng) -> output array, from one of five families: a value beside
+    """A function (index array, rng) -> output array, from one of six families: a value beside
     IDs and timestamps; a code (symbols, huge magnitudes) with a few extras; a pattern (digits,
     one-hot); a wide row of 10 to 30 columns; a lattice of doubles (the index in a double's last
-    bits). Columns permuted, one dtype for the array."""
-    family = str(rng.choice(["id", "code", "pattern", "wide", "lattice"], p=[0.25, 0.25, 0.25, 0.1, 0.15]))
+    bits); running sums of a code and noise columns. Columns permuted, one dtype for the array."""
+    family = str(rng.choice(["id", "code", "pattern", "wide", "lattice", "running"],
+                            p=[0.2, 0.2, 0.25, 0.1, 0.15, 0.1]))
     if family == "lattice":
         return _lattice_encoding(rng, k)
+    if family == "running":
+        return _running_encoding(rng, k)
     if family == "id":
         dtype = str(rng.choice(["float64", "float64", "int64", "uint64"]))
         columns = _value_columns(rng, dtype, k, "consecutive")

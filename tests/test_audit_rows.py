@@ -8,7 +8,9 @@ for every batch: whatever other rows a chunk holds, how many, in which order and
 array type. Issue 22 found a discretizer that chose its arithmetic per chunk (a sum of huge
 values that lost precision, and one out-of-range row that switched the whole chunk to the
 exact branch). These properties search for any such dependence in every score the auditor
-fits (cell likelihood ratios, the logistic score, the output itself) and in the chosen test,
+fits (cell likelihood ratios, the logistic score, the output itself, the count above medians, the
+naive-Bayes pattern scores of columns and of their differences, the floating-point bit scores) and in
+the chosen test,
 over adversarial batches: rows inside and outside the fitted ranges mixed, magnitudes up to
 1e300 and the int64 / uint64 extremes, nan, +-inf, -0.0 beside 0.0, non-integers among
 integers, and the dtypes the auditor accepts (float64, float32, int64, uint64, int8, bool).
@@ -130,6 +132,14 @@ def _scores(fx, fxp):
     if cell.disc.ok:
         out.append(("cells", cell))
     out.append(("logistic", audit._LogisticScore(fx, fxp, rng)))
+    out.append(("above median", audit._AboveMedianScore(fx, fxp)))
+    for kw in ({}, {"diff": True}, {"groups": "split"}, {"groups": "discrete"}):
+        for n_bins in (2, 8):
+            pat = audit._PatternScore(fx, fxp, n_bins, **kw)
+            if pat.ok:
+                out.append((f"pattern {kw} {n_bins}", pat))
+    if fx.shape[1] == 1:
+        out += [(f"bits {k}", audit._BitsScore(fx, fxp, k)) for k in audit._BITS]
     sel_x, sel_xp = np.vstack([fx, fx]), np.vstack([fxp, fxp])
     test, _ = audit._select_test(sel_x, sel_xp, 10_000, 0.0, 0.025, rng)
     out.append(("chosen test", test))
@@ -284,3 +294,29 @@ def test_an_integer_beyond_2_53_is_not_the_float_atom_it_rounds_to():
     disc = audit._CellScore(fit[:150], fit[150:], 8).disc
     k = disc.keys(np.array([[2**53], [2**53 + 1]], dtype=np.int64))
     assert k[0] == disc.keys(np.array([[2.0**53]]))[0] and k[1] != k[0]
+
+
+def _reference_codes(c, col):
+    """A column's codes by the definition (binary search of the bins, then atoms and symbols)."""
+    hi, res = audit._exact_parts(col)
+    a, s = c.atoms.size, len(c.specials)
+    code = np.searchsorted(c.edges, hi, side="right") + a + s
+    if a:
+        pos, hit = c._match(hi, res)
+        code = np.where(hit, pos, code)
+    for i, name in enumerate(c.specials):
+        code = np.where(np.isnan(hi) if name == "nan" else hi == (np.inf if name == "+inf" else -np.inf), a + i, code)
+    return code
+
+
+@settings(max_examples=profiles.size(fast=60, thorough=1000))
+@given(fitted_and_batch(max_cols=1), st.sampled_from([2, 3, 4, 8]))
+def test_column_codes_by_comparisons_equal_the_binary_search(case, n_bins):
+    """Columns with at most three bin edges are coded by comparisons instead of a binary search:
+    the same codes for every value (nan, +-inf, -0.0, huge, unseen), seen in fitting or not."""
+    fx, fxp, batch = case
+    c = audit._Column(np.vstack([fx, fxp])[:, 0], n_bins)
+    if c.fast:
+        return
+    np.testing.assert_array_equal(c.codes(batch[:, 0]), _reference_codes(c, batch[:, 0]))
+    np.testing.assert_array_equal(c.codes(fx[:, 0]), _reference_codes(c, fx[:, 0]))

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from scipy import stats
+from scipy import integrate, stats
 
 from dpnotes import audit, benchmark, flawed
 
@@ -154,6 +154,22 @@ def test_snapped_outputs_and_noise_by_coupled_seeds():
     assert out.shape == (500, 20) and abs(np.median(np.abs(out - 1)) - 200 * math.log(2)) < 30
 
 
+def test_algorithm_3_rows_snap_by_coupled_seeds():
+    """SVT3 and SVT34Parallel release Algorithm 3's values rounded to multiples of 2**-20 (written
+    into arrays stored by columns) and SVT34Parallel Algorithm 4's codes beside them, unchanged."""
+    cases = {c.key: c for c in benchmark.benchmark_cases()}
+    x = np.r_[np.full(5, 2.0), np.zeros(4), -3.0]
+    out = cases["SparseVectorTechnique3"].mechanism(x, 800, np.random.default_rng(4))
+    ref = flawed.sparse_vector_variant(x, 1.0, 0.1, 800, rng=np.random.default_rng(4), algorithm=3, c=1)
+    assert np.array_equal(out, np.round(ref * 2**20) / 2**20, equal_nan=True) and not np.array_equal(out, ref, equal_nan=True)
+    out = cases["SVT34Parallel"].mechanism(x, 800, np.random.default_rng(4))
+    rng = np.random.default_rng(4)
+    a3 = flawed.sparse_vector_variant(x, 1.0, 0.1, 800, rng=rng, algorithm=3, c=2)
+    a4 = flawed.sparse_vector_variant(x, 1.0, 0.1, 800, rng=rng, algorithm=4, c=2)
+    assert out.shape == (800, 20) and np.array_equal(out[:, 10:], a4)
+    assert np.array_equal(out[:, :10], np.round(a3 * 2**20) / 2**20, equal_nan=True)
+
+
 def test_numerical_svt_codes_and_cutoff():
     cases = {c.key: c for c in benchmark.benchmark_cases()}
     out = cases["NumericalSVT"].mechanism(np.r_[np.full(3, 5000.0), np.zeros(7)], 2000, np.random.default_rng(0))
@@ -208,8 +224,9 @@ def test_bits_score_finds_a_last_bit_leak():
         last = (rng.random(size) < (0.6 if data == 0 else 0.4)).astype(np.uint64)
         return ((np.uint64(1023) << np.uint64(52)) | mant | last).view(np.float64)
 
-    assert audit.audit_pair(mech, 0, 1, n_samples=200_000, rng=np.random.default_rng(0)).epsilon < 0.1  # off: blind
-    res = audit.audit_pair(mech, 0, 1, n_samples=200_000, rng=np.random.default_rng(0), float_bits=True)
+    blind = audit.audit_pair(mech, 0, 1, n_samples=200_000, rng=np.random.default_rng(0), float_bits=False)
+    assert blind.epsilon < 0.1                                                  # off: blind
+    res = audit.audit_pair(mech, 0, 1, n_samples=200_000, rng=np.random.default_rng(0))   # on by default
     assert "last" in res.test.description and 0.3 < res.epsilon <= math.log(1.5)
 
 
@@ -244,3 +261,72 @@ def test_full_table_is_sound_and_cites_the_logs():
         assert {"dpsniper_reg", "dpsniper_mlp"} <= set(sources) or mech.startswith("floating"), mech
         for rec in sources.values():
             assert rec["log"].startswith("eval_sp2021/reference-results/") and rec["eps_lcb"] > 0
+
+
+# ----------------------------------------------------------------- NumericalSVT's exact law
+def test_numerical_svt_pattern_law_matches_the_sampler():
+    """The exact pattern law (quad_vec over the threshold noise) against the sampler's pattern
+    frequencies on 200 000 runs: a chi-square test at the 0.1% level (patterns with an expected
+    count below 5 pooled), on an asymmetric pair of answers."""
+    x = np.r_[np.ones(3), -2.0, np.zeros(2), 3.0, np.zeros(3)]
+    pats, law = benchmark.numerical_svt_pattern_law(x)
+    assert abs(law.sum() - 1) < 1e-9 and np.all(law > 0)
+    c = {c.key: c for c in benchmark.benchmark_cases()}["NumericalSVT"]
+    out = c.mechanism(x, 200_000, np.random.default_rng(11))
+    index = {p: i for i, p in enumerate(pats)}
+    seen = np.bincount([index[tuple(np.flatnonzero(np.isfinite(r)))] for r in out], minlength=len(pats))
+    expected = law * out.shape[0]
+    small = expected < 5
+    obs, exp = seen[~small], expected[~small]
+    if small.any():
+        obs, exp = np.r_[obs, seen[small].sum()], np.r_[exp, expected[small].sum()]
+    assert stats.chisquare(obs, exp).pvalue > 1e-3
+
+
+def test_numerical_svt_pattern_law_against_plain_quadrature():
+    """Two patterns recomputed with scipy.integrate.quad and scipy.stats' Laplace law (an
+    independent implementation of the same integral; relative tolerance 1e-8)."""
+    x = np.array([0.5, -1.0, 2.0, 0.0])
+    pats, law = benchmark.numerical_svt_pattern_law(x)
+    rho, nu = stats.laplace(scale=30.0), stats.laplace(scale=120.0)
+    for pat in [(), (1, 3), (2,)]:
+        last = pat[-1] if len(pat) == 2 else 3
+        def f(r, pat=pat, last=last):
+            v = rho.pdf(r)
+            for i in range(last + 1):
+                v *= (1 - nu.cdf(1 + r - x[i])) if i in pat else nu.cdf(1 + r - x[i])
+            return v
+        ref = sum(integrate.quad(f, a, b, epsrel=1e-12, epsabs=0, limit=200)[0]
+                  for a, b in [(-np.inf, -3.0), (-3.0, 0.0), (0.0, 2.0), (2.0, np.inf)])
+        assert law[pats.index(pat)] == pytest.approx(ref, rel=1e-8)
+
+
+def test_numerical_svt_pair_epsilon_is_within_its_proofs():
+    """NumericalSVT is 0.1-DP (Wang et al.); when every answer moves up by one the comparisons
+    cancel against a shifted threshold, and the pair costs at most 1/30 (threshold) + 2/60 (two
+    released values); the book's pair, which moves half the answers each way, costs more."""
+    shift = benchmark.numerical_svt_pair_epsilon(np.zeros(10), np.ones(10))
+    assert 0.05 < shift <= 1 / 30 + 2 / 60
+    c = {c.key: c for c in benchmark.benchmark_cases()}["NumericalSVT"]
+    assert shift < c.true_epsilon <= 0.1
+    rng = np.random.default_rng(3)
+    for _ in range(5):
+        x = rng.uniform(-10, 10, 10)
+        xp = np.clip(x + rng.choice([-1.0, 1.0], 10), -10, 10)
+        assert 0 < benchmark.numerical_svt_pair_epsilon(x, xp) <= 0.1 + 1e-9
+
+
+def test_numerical_svt_functions_reject_bad_input():
+    """Each bad argument raises a ValueError naming it."""
+    law = benchmark.numerical_svt_pattern_law
+    for kwargs, name in [({"epsilon": 0.0}, "epsilon"), ({"epsilon": -0.1}, "epsilon"), ({"c": 0}, "c"),
+                         ({"c": 1.5}, "c"), ({"threshold": math.inf}, "threshold")]:
+        with pytest.raises(ValueError, match=name):
+            law(np.zeros(3), **kwargs)
+    for answers in ([], [0.0, math.nan], np.zeros((2, 2))):
+        with pytest.raises(ValueError, match="answers"):
+            law(answers)
+    with pytest.raises(ValueError, match="x and x_prime"):
+        benchmark.numerical_svt_pair_epsilon(np.zeros(3), np.ones(4))
+    with pytest.raises(ValueError, match="epsilon"):
+        benchmark.numerical_svt_pair_epsilon(np.zeros(3), np.ones(3), epsilon=0.0)

@@ -35,7 +35,7 @@ import numpy as np
 from scipy import integrate, stats
 
 from . import flawed
-from ._validate import check_in_range, check_integer, check_positive, check_real, check_rng
+from ._validate import check_array, check_in_range, check_integer, check_positive, check_real, check_rng
 
 __all__ = [
     "GRID",
@@ -446,8 +446,10 @@ def numerical_svt_pair_epsilon(x, x_prime, *, epsilon=0.1, c=2, threshold=1.0) -
     >>> round(numerical_svt_pair_epsilon(np.zeros(2), np.ones(2)), 4)
     0.0459
     """
-    if np.shape(x) != np.shape(x_prime):
-        raise ValueError(f"x and x_prime must have the same shape, got {np.shape(x)} and {np.shape(x_prime)}")
+    x = check_array("x", x, ndim=1)
+    x_prime = check_array("x_prime", x_prime, ndim=1)
+    if x.shape != x_prime.shape:
+        raise ValueError(f"x and x_prime must have the same shape, got {x.shape} and {x_prime.shape}")
     pats, a = numerical_svt_pattern_law(x, epsilon=epsilon, c=c, threshold=threshold)
     _, b = numerical_svt_pattern_law(x_prime, epsilon=epsilon, c=c, threshold=threshold)
     shift = np.abs(np.asarray(x, dtype=float) - np.asarray(x_prime, dtype=float)) / (3.0 * c / epsilon)

@@ -112,6 +112,8 @@ REGISTRY: dict[str, dict] = {
     "benchmark.geometric_sample_law": dict(count=1, epsilon=0.1, n=5),
     "benchmark.murmur3_32": dict(data=b"abc", seed=7),
     "benchmark.noisy_max_index_law": dict(answers=[0.0, 1.0], epsilon=1.0),
+    "benchmark.numerical_svt_pattern_law": dict(answers=[0.0, 1.0, 0.0], epsilon=0.5, c=2, threshold=1.0),
+    "benchmark.numerical_svt_pair_epsilon": dict(x=[0.0, 1.0], x_prime=[1.0, 0.0], epsilon=0.5, c=1, threshold=0.5),
     "benchmark.rappor_bit_probabilities": dict(f=0.75, p=0.45, q=0.55),
     "benchmark.rappor_bits": dict(value=3, n_hashes=2, filter_size=8),
     "benchmark.rappor_pair_epsilon": dict(value=0, value_prime=1, f=0.75, p=0.45, q=0.55, n_hashes=2,

@@ -250,10 +250,33 @@ def expected_lower_bound(p, p_prime, n_samples, *, delta=0.0, confidence=0.95) -
     are needed, which pair of inputs is best) and says how close any audit of that size
     can come; it is not itself a bound with a confidence.
 
+    Parameters
+    ----------
+    p, p_prime : array_like of float
+        The output laws of :math:`M(x)` and :math:`M(x')`: 1-D, of the same length ``>= 1``,
+        finite entries ``>= 0`` each summing to 1 (within ``1e-9``). An output that only one
+        law gives is allowed (its ratio is infinite).
+    n_samples : int
+        Runs per input of the planned audit, ``>= 1``.
+    delta : float
+        The :math:`\delta` of the claim being tested, in ``[0, 1)``.
+    confidence : float
+        The confidence of the planned audit, in ``(0, 1)``.
+
     Returns
     -------
-    (bound, outputs) : tuple
-        The largest planned bound and the boolean mask of the outputs in the best set.
+    bound : float
+        The largest planned bound (natural log), ``>= 0``.
+    outputs : numpy.ndarray of bool
+        The mask, one entry per output, of the outputs in the best set :math:`S`.
+
+    Raises
+    ------
+    ValueError
+        If ``p`` or ``p_prime`` is not a 1-D array of finite numbers (bool, None and strings
+        included), the two differ in length or are empty, either has a negative entry or does
+        not sum to 1, ``n_samples`` is not an integer ``>= 1``, ``delta`` is not in ``[0, 1)``
+        or ``confidence`` not in ``(0, 1)``.
 
     Examples
     --------
@@ -294,6 +317,25 @@ class ThresholdTest:
     :math:`\{y : \mathrm{score}(y) \le \mathrm{threshold}\}` when ``below`` is true;
     ``description`` says in words what the test does.
 
+    Attributes
+    ----------
+    score : callable
+        ``score(outputs) -> array``: one real number per output; ``outputs`` is always passed
+        as a 2-D array of shape ``(size, d)``.
+    threshold : float
+        The threshold, a real number or ``+-inf`` (not nan).
+    description : str
+        What the test does, in words.
+    below : bool
+        If true, :math:`S` is the set where the score is ``<= threshold``; default false
+        (``> threshold``).
+
+    Raises
+    ------
+    ValueError
+        If ``score`` is not callable, ``threshold`` is not a real number (nan, bool, None and
+        strings included) or ``below`` is not a bool.
+
     Examples
     --------
     >>> t = ThresholdTest(lambda y: y[:, 0], 0.5, "y > 0.5")
@@ -323,7 +365,34 @@ class ThresholdTest:
 
 @dataclass(frozen=True)
 class AuditResult:
-    """Outcome of an audit: the lower bound ``epsilon``, the error counts and the test used."""
+    r"""Outcome of an audit: the lower bound ``epsilon``, the error counts and the test used.
+
+    Returned by :func:`audit_test` and :func:`audit_pair`; the fields are not validated.
+
+    Attributes
+    ----------
+    epsilon : float
+        The lower bound on :math:`\varepsilon` (natural log), ``>= 0``, from
+        :func:`epsilon_lower_bound` of the counts below.
+    false_positives, n_negatives : int
+        Counted runs on :math:`x` whose output the test put in :math:`S`, and the number of
+        counted runs on :math:`x`.
+    false_negatives, n_positives : int
+        Counted runs on :math:`x'` whose output the test left out of :math:`S`, and the number
+        of counted runs on :math:`x'`.
+    test : ThresholdTest
+        The test whose errors were counted.
+    confidence : float
+        The confidence of the bound, in ``(0, 1)``.
+    delta : float
+        The :math:`\delta` of the claim tested, in ``[0, 1)``.
+    n_select : int
+        Runs per input spent on choosing the test (``0`` when it was fixed in advance).
+    candidates : dict
+        When the test was chosen by :func:`audit_pair`: for each score tried, by its
+        description, the planned bound of its best threshold (empty when the test was fixed
+        in advance).
+    """
 
     epsilon: float
     false_positives: int
@@ -453,6 +522,42 @@ def count_errors(mechanism, x, x_prime, test, *, n_samples, rng, n_jobs=1) -> tu
 
 def audit_test(mechanism, x, x_prime, test, *, n_samples, rng, confidence=0.95, delta=0.0, n_jobs=1) -> AuditResult:
     r"""Audit with a test fixed in advance: count its errors and return :func:`epsilon_lower_bound`.
+
+    :func:`count_errors` runs ``mechanism`` ``n_samples`` times on each input, and the bound of
+    :func:`epsilon_lower_bound` on those counts exceeds the true :math:`\varepsilon` with
+    probability at most ``1 - confidence``, because ``test`` was not chosen with these runs.
+
+    Parameters
+    ----------
+    mechanism : callable
+        ``mechanism(data, size, rng) -> array`` of shape ``(size,)`` or ``(size, d)``, ``d``
+        the same in every call (as in :func:`count_errors`).
+    x, x_prime
+        The two inputs.
+    test : callable
+        ``test(outputs) -> bool array``, one verdict per output (a :class:`ThresholdTest`).
+    n_samples : int
+        Runs per input, ``>= 1``.
+    rng : numpy.random.Generator
+        The source of the runs' randomness.
+    confidence : float
+        In ``(0, 1)``.
+    delta : float
+        The :math:`\delta` of the claim being tested, in ``[0, 1)``.
+    n_jobs : int
+        Threads calling ``mechanism`` at once, ``>= 1``; the result does not depend on it.
+
+    Returns
+    -------
+    AuditResult
+        The bound, the counts (``n_negatives == n_positives == n_samples``) and ``test``.
+
+    Raises
+    ------
+    ValueError
+        If ``confidence`` is not in ``(0, 1)``, ``delta`` not in ``[0, 1)``, ``n_samples`` or
+        ``n_jobs`` not an integer ``>= 1``, ``rng`` not a generator, or as
+        :func:`count_errors` raises (the mechanism's or the test's output of the wrong shape or type).
 
     Examples
     --------
@@ -1429,7 +1534,25 @@ def one_run_guesses(scores, n_positive, n_negative) -> np.ndarray:
 
 @dataclass(frozen=True)
 class OneRunResult:
-    """Outcome of one-run auditing: the bound ``epsilon`` and the counts behind it."""
+    r"""Outcome of one-run auditing: the bound ``epsilon`` and the counts behind it.
+
+    Returned by :func:`one_run_audit`; the fields are not validated.
+
+    Attributes
+    ----------
+    epsilon : float
+        The lower bound on :math:`\varepsilon` (natural log), ``>= 0``, from :func:`one_run_epsilon`.
+    n_canaries : int
+        Canaries in the run, ``>= 1``.
+    n_guesses : int
+        Guesses made, ``n_positive + n_negative``, in ``[0, n_canaries]``.
+    n_correct : int
+        Correct guesses, in ``[0, n_guesses]``.
+    confidence : float
+        The confidence of the bound, in ``(0, 1)``.
+    delta : float
+        The :math:`\delta` of the claim tested, in ``[0, 1)``.
+    """
 
     epsilon: float
     n_canaries: int

@@ -71,6 +71,25 @@ def murmur3_32(data: bytes, seed: int = 0) -> int:
     lines of integer arithmetic) so the book needs no hashing package; the tests check it on
     the reference vectors of the algorithm.
 
+    Parameters
+    ----------
+    data : bytes or bytearray
+        The bytes to hash, of any length (empty included).
+    seed : int
+        The hash's seed, in ``[0, 2**32 - 1]``.
+
+    Returns
+    -------
+    int
+        The 32-bit hash read as a signed integer, in ``[-2**31, 2**31 - 1]`` (``h & 0xFFFFFFFF``
+        gives the unsigned value).
+
+    Raises
+    ------
+    ValueError
+        If ``data`` is not ``bytes`` or ``bytearray``, or ``seed`` is not an integer in
+        ``[0, 2**32 - 1]``.
+
     Examples
     --------
     >>> hex(murmur3_32(b"The quick brown fox jumps over the lazy dog", 0x9747B28C) & 0xFFFFFFFF)
@@ -111,6 +130,25 @@ def rappor_bits(value: int, *, n_hashes: int = 4, filter_size: int = 20) -> np.n
     the remainder is Python's (non-negative), as in DP-Sniper's benchmark. Hashes may collide, so
     a value can set fewer than ``n_hashes`` bits.
 
+    Parameters
+    ----------
+    value : int
+        The value to encode, any integer (negative ones included; ``3.0`` counts as ``3``).
+    n_hashes : int
+        Hash functions of the filter, ``>= 1``.
+    filter_size : int
+        Bits :math:`m` of the filter, ``>= 1``.
+
+    Returns
+    -------
+    numpy.ndarray of bool
+        The filter, shape ``(filter_size,)``, with between 1 and ``n_hashes`` bits set.
+
+    Raises
+    ------
+    ValueError
+        If ``value`` is not an integer, or ``n_hashes`` or ``filter_size`` is not an integer ``>= 1``.
+
     Examples
     --------
     >>> np.flatnonzero(rappor_bits(0)).tolist(), np.flatnonzero(rappor_bits(1)).tolist()
@@ -134,6 +172,26 @@ def rappor_bit_probabilities(f, p=None, q=None) -> tuple[float, float]:
     (:cite:`erlingsson2014rappor`). So :math:`q^* = (1 - f/2) q + (f/2) p` and
     :math:`p^* = (f/2) q + (1 - f/2) p`; without the instantaneous step (one-time RAPPOR,
     ``p = q = None``) they are :math:`1 - f/2` and :math:`f/2`.
+
+    Parameters
+    ----------
+    f : float
+        The permanent randomized response's probability of replacing a bit, in ``[0, 1]``.
+    p, q : float or None
+        The instantaneous randomized response's probabilities of reporting 1 for a permanent 0
+        and for a permanent 1, each in ``[0, 1]``; both ``None`` (the default) for one-time RAPPOR.
+
+    Returns
+    -------
+    q_star, p_star : float
+        :math:`q^*` and :math:`p^*`, each in ``[0, 1]`` (rounded to 15 decimals when ``p`` and
+        ``q`` are given, so that values such as 0.5125 come out exactly as written).
+
+    Raises
+    ------
+    ValueError
+        If ``f`` is not in ``[0, 1]``, only one of ``p`` and ``q`` is given, or a given one is
+        not in ``[0, 1]``.
 
     Examples
     --------
@@ -159,6 +217,31 @@ def rappor_pair_epsilon(value, value_prime, f, p=None, q=None, *, n_hashes=4, fi
     :math:`\log(q^*/p^*)` when reported 1 and :math:`-\log((1-p^*)/(1-q^*))` when reported 0.
     The largest sum is reached by the report that shows every such bit as one value's filter has
     it.
+
+    Parameters
+    ----------
+    value, value_prime : int
+        The two values, any integers.
+    f, p, q
+        The randomized responses' parameters, as in :func:`rappor_bit_probabilities`.
+    n_hashes, filter_size : int
+        The Bloom filter's, as in :func:`rappor_bits`, each ``>= 1``.
+
+    Returns
+    -------
+    float
+        The supremum over reports of the log-ratio of their probabilities under the two values:
+        ``0.0`` when the two filters are equal, ``inf`` when they differ and :math:`p^* = 0` or
+        :math:`q^* = 1` (a differing bit then tells the values apart, unless :math:`p^* = q^*`,
+        as with ``f = p = q = 0``, which is not singled out). It is ``>= 0`` when
+        :math:`q^* \ge p^*`, that is when ``q >= p`` or ``p = q = None`` (RAPPOR's setting);
+        for ``q < p`` it is the negative of a log-ratio, not the pair's :math:`\varepsilon`.
+
+    Raises
+    ------
+    ValueError
+        If ``value`` or ``value_prime`` is not an integer, or on a bad argument of
+        :func:`rappor_bit_probabilities` or :func:`rappor_bits`.
 
     Examples
     --------
@@ -205,6 +288,29 @@ def geometric_sample_cdf(count, epsilon=0.1, n=5) -> list[int]:
     :math:`F(n) = d`; the sampler draws :math:`U` uniform on :math:`\{1, \dots, d\}` and releases
     the smallest :math:`z` with :math:`F(z) \ge U`. Exact integers.
 
+    Parameters
+    ----------
+    count : int
+        The true count :math:`c`, in ``[0, n]``.
+    epsilon : float
+        The privacy parameter, finite and ``> 0``. The table is one of integers only for
+        ``epsilon < 2e`` (:math:`k \ge 0`); from :math:`2e` on, :math:`k < 0` and the entries
+        are floats (Balcer and Vadhan's sampler is meant for small :math:`\varepsilon`).
+    n : int
+        The largest count, ``>= 1``; the outputs are ``0 .. n``.
+
+    Returns
+    -------
+    list of int
+        :math:`F(0), \dots, F(n)`, ``n + 1`` increasing positive numbers, the last :math:`d`;
+        exact integers when ``epsilon < 2e``.
+
+    Raises
+    ------
+    ValueError
+        If ``epsilon`` is not finite and ``> 0``, ``n`` is not an integer ``>= 1`` or ``count``
+        not an integer in ``[0, n]``.
+
     Examples
     --------
     >>> geometric_sample_cdf(1)          # F(0) = 2**3 * 9**4, d = 17 * 9**4
@@ -226,7 +332,26 @@ def geometric_sample_cdf(count, epsilon=0.1, n=5) -> list[int]:
 
 
 def geometric_sample_law(count, epsilon=0.1, n=5) -> list[Fraction]:
-    """The exact law of GeoSample's output ``0 .. n`` (differences of :func:`geometric_sample_cdf` over ``d``).
+    r"""The exact law of GeoSample's output ``0 .. n`` (differences of :func:`geometric_sample_cdf` over ``d``).
+
+    Parameters
+    ----------
+    count, epsilon, n
+        As in :func:`geometric_sample_cdf`: ``count`` in ``[0, n]``, ``epsilon`` in
+        ``(0, 2e)`` (where the table is one of integers), ``n >= 1``.
+
+    Returns
+    -------
+    list of fractions.Fraction
+        :math:`\Pr[z]` for :math:`z = 0, \dots, n`, exact and positive, summing to exactly 1.
+
+    Raises
+    ------
+    ValueError
+        On a bad argument, as :func:`geometric_sample_cdf` raises.
+    TypeError
+        If ``epsilon >= 2e``: the table is then one of floats, which :class:`fractions.Fraction`
+        refuses.
 
     Examples
     --------
@@ -250,6 +375,27 @@ def noisy_max_index_law(answers, epsilon, *, noise="laplace") -> np.ndarray:
     :math:`\Pr[i] = \int p(y - f_i) \prod_{j \ne i} F(y - f_j)\,dy` with :math:`p, F` the noise's
     density and distribution function, by :func:`scipy.integrate.quad` between the kinks
     (relative tolerance ``1e-11``).
+
+    Parameters
+    ----------
+    answers : array_like
+        The query answers :math:`f_i`, a non-empty 1-D sequence of finite numbers.
+    epsilon : float
+        The privacy parameter, finite and ``> 0``; the noise's scale is :math:`2/\varepsilon`.
+    noise : {"laplace", "exponential"}
+        The noise added to each answer: Laplace, or exponential (one-sided, ``>= 0``).
+
+    Returns
+    -------
+    numpy.ndarray
+        :math:`\Pr[i]` for each index, shape ``(len(answers),)``; they sum to one up to the
+        integration's tolerance.
+
+    Raises
+    ------
+    ValueError
+        If ``answers`` is not a non-empty 1-D sequence of finite numbers, ``epsilon`` is not
+        finite and ``> 0``, or ``noise`` is neither ``"laplace"`` nor ``"exponential"``.
 
     Examples
     --------
@@ -487,7 +633,32 @@ def _snapping(data, size, rng, *, epsilon=0.1, bound=100.0):
 
 
 class BenchmarkCase(NamedTuple):
-    """One row of the benchmark, as the book audits it."""
+    r"""One row of the benchmark, as the book audits it.
+
+    Built by :func:`benchmark_cases` and :func:`floating_point_cases`; the fields are not validated.
+
+    Attributes
+    ----------
+    key : str
+        DP-Sniper's class name of the mechanism (the key of its row in ``published-bounds.json``).
+    name : str
+        The name the book's tables show.
+    mechanism : callable
+        ``mechanism(data, size, rng) -> array`` of ``size`` outputs, as
+        :func:`dpnotes.audit.audit_pair` runs it.
+    x, x_prime : numpy.ndarray
+        The pair of inputs the book audits the mechanism on.
+    claimed : float
+        The :math:`\varepsilon` the benchmark runs the mechanism at (and claims for it).
+    true_epsilon : float
+        The exact :math:`\varepsilon` of the pair: ``inf`` where it is infinite or unbounded in
+        the number of queries, ``nan`` where the book does not compute it.
+    n_samples : int
+        Runs per input of the book's full-size audit.
+    n_select : int or None
+        Runs per input that choose the test; ``None`` (the default) for
+        :func:`dpnotes.audit.audit_pair`'s own choice.
+    """
 
     key: str                    # DP-Sniper's class name (the key of published-bounds.json)
     name: str
@@ -515,6 +686,11 @@ def benchmark_cases() -> list[BenchmarkCase]:
     mechanism (see the auditing benchmark page for each derivation); ``inf`` where it is
     unbounded in the number of queries or infinite, ``nan`` where the book does not compute it
     (then only the mechanism's proved bound is known).
+
+    Returns
+    -------
+    list of BenchmarkCase
+        The twenty rows, in the order of DP-Sniper's evaluation table.
 
     Examples
     --------
@@ -604,6 +780,12 @@ def floating_point_cases() -> list[BenchmarkCase]:
     in floating point is infinite: some outputs are reachable from one input only), and the
     snapping mechanism with bound :math:`B = 100` (:cite:`mironov2012significance`), whose
     outputs are multiples of :math:`\Lambda = 16` in :math:`[-B, B]`.
+
+    Returns
+    -------
+    list of BenchmarkCase
+        Two rows: numpy's sampler (``true_epsilon`` infinite) and the snapping mechanism
+        (``true_epsilon`` 0.1).
 
     Examples
     --------

@@ -231,11 +231,10 @@ def rappor_pair_epsilon(value, value_prime, f, p=None, q=None, *, n_hashes=4, fi
     -------
     float
         The supremum over reports of the log-ratio of their probabilities under the two values:
-        ``0.0`` when the two filters are equal, ``inf`` when they differ and :math:`p^* = 0` or
-        :math:`q^* = 1` (a differing bit then tells the values apart, unless :math:`p^* = q^*`,
-        as with ``f = p = q = 0``, which is not singled out). It is ``>= 0`` when
-        :math:`q^* \ge p^*`, that is when ``q >= p`` or ``p = q = None`` (RAPPOR's setting);
-        for ``q < p`` it is the negative of a log-ratio, not the pair's :math:`\varepsilon`.
+        always ``>= 0``; ``0.0`` when the two filters are equal or :math:`p^* = q^*` (the
+        report does not depend on the value, as with ``f = p = q = 0``), ``inf`` when they
+        differ and one of :math:`p^*, q^*` is 0 or 1 while the other is not (a differing bit
+        can then tell the values apart). Any order of ``p`` and ``q`` is allowed.
 
     Raises
     ------
@@ -253,13 +252,21 @@ def rappor_pair_epsilon(value, value_prime, f, p=None, q=None, *, n_hashes=4, fi
     a = rappor_bits(value, n_hashes=n_hashes, filter_size=filter_size)
     b = rappor_bits(value_prime, n_hashes=n_hashes, filter_size=filter_size)
     only_a, only_b = int(np.count_nonzero(a & ~b)), int(np.count_nonzero(b & ~a))
-    if only_a + only_b == 0:
+    if only_a + only_b == 0 or qs == ps:
         return 0.0
-    if ps == 0.0 or qs == 1.0:
-        return math.inf
-    up, down = math.log(qs / ps), math.log((1 - ps) / (1 - qs))
-    # the report that shows a's bits as 1 and b's as 0, or the other way round
-    return max(only_a * up + only_b * down, only_b * up + only_a * down)
+
+    def log_ratio(x, y):                 # log(x / y) for probabilities, not both zero
+        return math.inf if y == 0.0 else -math.inf if x == 0.0 else math.log(x / y)
+
+    # a bit set in a's filter only is 1 with probability q* under a and p* under b; its best
+    # report for the ratio a/b is whichever of 1 and 0 has the larger ratio (both >= 0 in the max)
+    up = max(log_ratio(qs, ps), log_ratio(1 - qs, 1 - ps))
+    down = max(log_ratio(ps, qs), log_ratio(1 - ps, 1 - qs))
+
+    def total(n_up, n_down):
+        return (n_up * up if n_up else 0.0) + (n_down * down if n_down else 0.0)
+
+    return max(total(only_a, only_b), total(only_b, only_a))
 
 
 def _rappor(value, size, rng, *, f, p=None, q=None):
@@ -293,22 +300,21 @@ def geometric_sample_cdf(count, epsilon=0.1, n=5) -> list[int]:
     count : int
         The true count :math:`c`, in ``[0, n]``.
     epsilon : float
-        The privacy parameter, finite and ``> 0``. The table is one of integers only for
-        ``epsilon < 2e`` (:math:`k \ge 0`); from :math:`2e` on, :math:`k < 0` and the entries
-        are floats (Balcer and Vadhan's sampler is meant for small :math:`\varepsilon`).
+        The privacy parameter, in ``(0, 2e)``: there :math:`k \ge 0` and the table is one of
+        integers (from :math:`2e` on, :math:`k < 0`; Balcer and Vadhan's sampler is meant for
+        small :math:`\varepsilon`).
     n : int
         The largest count, ``>= 1``; the outputs are ``0 .. n``.
 
     Returns
     -------
     list of int
-        :math:`F(0), \dots, F(n)`, ``n + 1`` increasing positive numbers, the last :math:`d`;
-        exact integers when ``epsilon < 2e``.
+        :math:`F(0), \dots, F(n)`, ``n + 1`` increasing positive integers, the last :math:`d`.
 
     Raises
     ------
     ValueError
-        If ``epsilon`` is not finite and ``> 0``, ``n`` is not an integer ``>= 1`` or ``count``
+        If ``epsilon`` is not in ``(0, 2e)``, ``n`` is not an integer ``>= 1`` or ``count``
         not an integer in ``[0, n]``.
 
     Examples
@@ -316,7 +322,7 @@ def geometric_sample_cdf(count, epsilon=0.1, n=5) -> list[int]:
     >>> geometric_sample_cdf(1)          # F(0) = 2**3 * 9**4, d = 17 * 9**4
     [52488, 59049, 64881, 70065, 74673, 111537]
     """
-    epsilon = check_positive("epsilon", epsilon)
+    epsilon = check_in_range("epsilon", epsilon, 0.0, 2 * math.e, low_inclusive=False, high_inclusive=False)
     n = check_integer("n", n, low=1)
     c = check_integer("count", count, low=0, high=n)
     k = _geo_k(epsilon)
@@ -338,7 +344,7 @@ def geometric_sample_law(count, epsilon=0.1, n=5) -> list[Fraction]:
     ----------
     count, epsilon, n
         As in :func:`geometric_sample_cdf`: ``count`` in ``[0, n]``, ``epsilon`` in
-        ``(0, 2e)`` (where the table is one of integers), ``n >= 1``.
+        ``(0, 2e)``, ``n >= 1``.
 
     Returns
     -------
@@ -349,9 +355,6 @@ def geometric_sample_law(count, epsilon=0.1, n=5) -> list[Fraction]:
     ------
     ValueError
         On a bad argument, as :func:`geometric_sample_cdf` raises.
-    TypeError
-        If ``epsilon >= 2e``: the table is then one of floats, which :class:`fractions.Fraction`
-        refuses.
 
     Examples
     --------

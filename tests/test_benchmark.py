@@ -57,7 +57,9 @@ def test_rappor_bits_are_the_hash_positions():
 def test_rappor_pair_epsilon_by_brute_force():
     """Enumerate the 2**k reports of the differing bits (the others have equal laws) and take the
     largest |log ratio|; also at a p*, q* with p* + q* != 1, where the two directions differ."""
-    for value, value_prime, args in ((0, 1, (0.95,)), (4, 5, (0.75, 0.45, 0.55)), (0, 2, (0.3, 0.2, 0.9)), (1, 2, (0.5,))):
+    # q < p as well (p* > q*: a reported 0 is then the evidence for a filter's 1)
+    for value, value_prime, args in ((0, 1, (0.95,)), (4, 5, (0.75, 0.45, 0.55)), (0, 2, (0.3, 0.2, 0.9)), (1, 2, (0.5,)),
+                                     (0, 2, (0.3, 0.9, 0.2)), (1, 2, (0.5, 0.6, 0.4)), (4, 5, (0.1, 0.7, 0.05))):
         qs, ps = benchmark.rappor_bit_probabilities(*args)
         a, b = benchmark.rappor_bits(value), benchmark.rappor_bits(value_prime)
         diff = np.flatnonzero(a ^ b)
@@ -68,6 +70,27 @@ def test_rappor_pair_epsilon_by_brute_force():
             pb = np.where(b[diff], np.where(report, qs, 1 - qs), np.where(report, ps, 1 - ps))
             best = max(best, abs(float(np.sum(np.log(pa) - np.log(pb)))))
         assert benchmark.rappor_pair_epsilon(value, value_prime, *args) == pytest.approx(best, rel=1e-12)
+
+
+def test_rappor_pair_epsilon_at_degenerate_probabilities():
+    """p* = q*: the report does not depend on the value (0, not inf); one of them 0 or 1 and the
+    other not: a differing bit can be impossible under one value (inf); equal filters: 0."""
+    assert benchmark.rappor_pair_epsilon(0, 1, 0.0, 0.0, 0.0) == 0.0
+    assert benchmark.rappor_pair_epsilon(0, 1, 0.0, 0.3, 0.3) == 0.0
+    assert benchmark.rappor_pair_epsilon(0, 1, 0.0, 0.0, 0.5) == math.inf      # p* = 0 < q*
+    assert benchmark.rappor_pair_epsilon(0, 1, 0.0, 0.5, 1.0) == math.inf      # q* = 1 > p*
+    assert benchmark.rappor_pair_epsilon(0, 1, 0.0, 1.0, 0.5) == math.inf      # p* = 1 > q*
+    assert benchmark.rappor_pair_epsilon(3, 3, 0.5, 0.0, 1.0) == 0.0
+
+
+def test_geometric_sample_refuses_epsilon_from_2e():
+    """k = ceil(ln(2/eps)) < 0 from eps = 2e on: the table would not be one of integers."""
+    assert benchmark.geometric_sample_law(1, 5.4, 3)[0] > 0          # just below 2e: k = 0
+    for bad in (2 * math.e, 6.0, 100.0):
+        with pytest.raises(ValueError, match=r"epsilon must be in \(0, 5\.436"):
+            benchmark.geometric_sample_cdf(1, bad, 3)
+        with pytest.raises(ValueError, match="epsilon"):
+            benchmark.geometric_sample_law(1, bad, 3)
 
 
 def test_rappor_mechanism_draws_its_law():

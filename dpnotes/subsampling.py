@@ -334,13 +334,19 @@ def _log_a_integer(alpha: int, q: float, sigma: float) -> float:
     return float(logsumexp(terms))
 
 
+_LOG_ULP = math.log(2.0**-52)   # log of a double's relative rounding unit
+
+
 def _log_a_fractional(alpha: float, q: float, sigma: float, rtol: float = 1e-13) -> float:
     # MTZ 2019, Section 3.3: split the integral at z0, where the two mixture
     # components cross, and expand each half in a binomial series with generalized
     # binomial coefficients C(alpha, i) (their sign alternates once i > alpha).
     # The terms decay only polynomially; past i > alpha the series alternates, so the
     # error of stopping is below the first omitted term: add blocks of terms until
-    # that term is below rtol * log(A) (log(A) is what the caller needs).
+    # that term is below rtol * log(A) (log(A) is what the caller needs), or below the
+    # rounding error of the sum itself (a few ulps of A): near order 1 with large sigma,
+    # log(A) ~ 1e-6 and rtol * log(A) is far below what a double sum of A ~ 1 resolves, so
+    # more terms change nothing (they used to run to the cap of a million terms, ~1 s/order).
     z0 = sigma**2 * math.log(1.0 / q - 1.0) + 0.5
     log_q, log_1q = math.log(q), math.log1p(-q)
     logs, signs = [], []
@@ -359,7 +365,8 @@ def _log_a_fractional(alpha: float, q: float, sigma: float, rtol: float = 1e-13)
         allv, alls = np.concatenate(logs), np.concatenate(signs)
         total, sgn = logsumexp(allv, b=alls, return_sign=True)
         log_a = float(total) if sgn > 0 else 0.0
-        if start + size > alpha + 2 and allv[-1] < math.log(rtol * max(log_a, 1e-300)) or start > 1_000_000:
+        floor = max(math.log(rtol * max(log_a, 1e-300)), _LOG_ULP + float(total))
+        if start + size > alpha + 2 and allv[-1] < floor or start > 1_000_000:
             return max(log_a, 0.0)
         start += size
         size *= 2

@@ -135,6 +135,19 @@ def test_rdp_matches_quadrature_and_bounds_the_add_direction(q, sigma, alpha):
     assert got >= _rdp_quad(q, sigma, alpha, "add") * (1 - 1e-9)
 
 
+@pytest.mark.parametrize("q, sigma, alpha", [(0.5, 100.0, 1.05), (0.5, 100.0, 1.1), (1e-6, 0.4, 1.05),
+                                             (0.9, 30.0, 1.2), (0.01, 3.0, 1.05)])
+def test_rdp_near_order_one_with_large_noise_by_40_digit_quadrature(q, sigma, alpha):
+    """Near alpha = 1 with large sigma the fractional series' terms decay like i**-(alpha + 1) and
+    log A is ~1e-6 of A ~ 1. Against mpmath at 40 digits: within 1e-9 relative (a double sum of
+    A ~ 1 resolves log A ~ 1e-6 to about 2**-52 / 1e-6 ~ 2e-10 relative, and no better)."""
+    mp.mp.dps = 40
+    qm, sm, am = mp.mpf(q), mp.mpf(sigma), mp.mpf(alpha)
+    f = lambda z: mp.npdf(z, 0, sm) * ((1 - qm) + qm * mp.exp((2 * z - 1) / (2 * sm**2))) ** am  # noqa: E731
+    log_a = mp.log(mp.quad(f, [-mp.inf, -10 * sm, 0, 0.5, 10 * sm, mp.inf]))
+    assert sub.subsampled_gaussian_rdp(q, sigma, alpha) == pytest.approx(float(log_a / (am - 1)), rel=1e-9)
+
+
 def test_rdp_integer_order_by_exact_binomial_sum_and_q1():
     q, sigma, alpha = Fraction(1, 10), 1.5, 4
     a = sum(math.comb(alpha, k) * float((1 - q) ** (alpha - k) * q ** k) * math.exp((k * k - k) / (2 * sigma**2))

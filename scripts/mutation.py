@@ -3,6 +3,7 @@
     make mutation                                  (every module with a goal, below)
     .venv/bin/python scripts/mutation.py svt loss  (some modules)
     .venv/bin/python scripts/mutation.py --report  (rewrite the report from the last run, run nothing)
+    .venv/bin/python scripts/mutation.py --survivors svt  (rerun only svt's survivors, after adding tests)
 
 mutmut (configured in ``[tool.mutmut]`` of pyproject.toml) copies ``dpnotes/`` into ``mutants/``,
 makes many small changes to it ("mutants": ``*`` for ``/``, ``<`` for ``<=``, a dropped
@@ -22,6 +23,7 @@ import argparse
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -33,6 +35,7 @@ BIN = Path(sys.executable).parent
 REPORT = ROOT / "benchmarks" / "mutation-report.md"
 REASONS = ROOT / "benchmarks" / "mutation-survivors.toml"
 DURATIONS = ROOT / "mutants" / "durations.json"
+STOPPED = ROOT / "mutants" / "stopped.json"
 
 # The modules the project holds to a goal (fraction of checked mutants killed).
 GOAL = 0.90
@@ -65,8 +68,15 @@ def mutmut_env() -> dict:
     return env
 
 
-def run(modules: list[str], max_children: int) -> None:
-    """Run mutmut on each module in turn, recording its wall time in mutants/durations.json."""
+def run(modules: list[str], max_children: int, survivors_only: bool = False,
+        budget: float | None = None, resume: bool = False) -> None:
+    """Run mutmut on each module in turn, recording its wall time in mutants/durations.json.
+
+    With ``survivors_only``, rerun only the mutants of each module that survived its last run
+    (after tests were added), keeping the wall time of that full run. With ``resume``, check
+    only the mutants a stopped run left unchecked. With ``budget`` (seconds),
+    stop a module's run after that long; mutmut checks the mutants with the cheapest tests first,
+    so the report marks such a module's score as partial."""
     (ROOT / "mutants").mkdir(exist_ok=True)
     # mutmut copies a single file of also_copy without creating its folder
     config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["mutmut"]
@@ -74,20 +84,45 @@ def run(modules: list[str], max_children: int) -> None:
         if (ROOT / path).is_file():
             (ROOT / "mutants" / path).parent.mkdir(parents=True, exist_ok=True)
     durations = json.loads(DURATIONS.read_text()) if DURATIONS.exists() else {}
+    stopped_after = json.loads(STOPPED.read_text()) if STOPPED.exists() else {}
     for m in modules:
-        cmd = [str(BIN / "mutmut"), "run", "--max-children", str(max_children), f"dpnotes.{m}.*"]
+        names = [f"dpnotes.{m}.*"]
+        if survivors_only:
+            names = sorted(k for k, v in statuses(m).items() if v not in KILLED and v != "not checked")
+            if not names:
+                print(f"{m}: no survivors to rerun")
+                continue
+        elif resume and durations.get(m):
+            names = sorted(k for k, v in statuses(m).items() if v == "not checked")
+            if not names:
+                print(f"{m}: every mutant checked")
+                continue
+        cmd = [str(BIN / "mutmut"), "run", "--max-children", str(max_children), *names]
         print("running:", " ".join(cmd), flush=True)
         t0 = time.perf_counter()
-        # mutmut prints a line per mutant; keep only the summary on the terminal
-        res = subprocess.run(cmd, cwd=ROOT, env=mutmut_env(), capture_output=True, text=True)
+        log = ROOT / "mutants" / f"last-run-{m}.log"
+        # mutmut prints a line per mutant: keep it in the log, only the summary on the terminal.
+        # Its own session, so that a budget can stop it with its workers; mutmut saves each
+        # mutant's verdict as it comes, so a stopped run keeps what it checked.
+        with log.open("w") as out:
+            proc = subprocess.Popen(cmd, cwd=ROOT, env=mutmut_env(), stdout=out, stderr=subprocess.STDOUT,
+                                    start_new_session=True)
+            try:
+                code, stopped = proc.wait(timeout=budget), False
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGTERM)
+                code, stopped = proc.wait(), True
         seconds = time.perf_counter() - t0
-        (ROOT / "mutants" / f"last-run-{m}.log").write_text(res.stdout + res.stderr)
-        print(f"mutmut finished {m} in {seconds:.0f} s (log: mutants/last-run-{m}.log)")
-        if res.returncode != 0:
-            print((res.stdout + res.stderr)[-3000:])
-            raise SystemExit(f"mutmut run failed with exit status {res.returncode}")
-        durations[m] = round(seconds)
-        DURATIONS.write_text(json.dumps(durations, indent=1))
+        print(f"mutmut {'stopped (budget)' if stopped else 'finished'} {m} in {seconds:.0f} s (log: {log.relative_to(ROOT)})")
+        if code != 0 and not stopped:
+            print(log.read_text()[-3000:])
+            raise SystemExit(f"mutmut run failed with exit status {code}")
+        if not survivors_only:
+            # a resumed run adds its time to the stopped one's
+            durations[m] = round(seconds) + (durations.get(m, 0) if resume and stopped_after.get(m) else 0)
+            stopped_after[m] = durations[m] if stopped else None
+            DURATIONS.write_text(json.dumps(durations, indent=1))
+            STOPPED.write_text(json.dumps(stopped_after, indent=1))
 
 
 def statuses(module: str) -> dict[str, str]:
@@ -149,6 +184,7 @@ def report(modules: list[str]) -> bool:
     against the current reasons."""
     reasons = tomllib.loads(REASONS.read_text()) if REASONS.exists() else {}
     durations = json.loads(DURATIONS.read_text()) if DURATIONS.exists() else {}
+    stopped = json.loads(STOPPED.read_text()) if STOPPED.exists() else {}
     old_rows, old_survivors = previous_report()
     rows, survivors, ok = [], [], True
     for m in modules:
@@ -165,7 +201,9 @@ def report(modules: list[str]) -> bool:
             when = time.strftime("%Y-%m-%d", time.localtime(meta.stat().st_mtime))
             wall = _wall(durations[m]) if m in durations else "?"
             if len(checked) < len(st):
-                when += f" ({len(st) - len(checked)} mutants not checked)"
+                when += f" ({len(st) - len(checked)} of {len(st)} mutants not checked"
+                when += ": run stopped at its time budget; the cheapest mutants go first, so the score is partial)" \
+                    if stopped.get(m) else ")"
         elif m in old_rows:
             row = old_rows[m]
             if row["killed"] == "-":
@@ -184,6 +222,9 @@ def report(modules: list[str]) -> bool:
         unexplained = [name for name, _, _ in found if name not in known]
         verdict = ("ok" if score >= GOAL and not unexplained else "BELOW GOAL" if score < GOAL
                    else f"{len(unexplained)} unexplained survivors")
+        if "mutants not checked" in when or (m in old_rows and not checked
+                                             and old_rows[m]["verdict"].startswith("partial")):
+            verdict = f"partial ({verdict} so far)"
         ok &= verdict == "ok"
         rows.append((m, n, killed, len(found), f"{100 * score:.1f} %", verdict, when, wall))
         survivors += [(m, name, status, diff, known.get(name, "UNEXPLAINED")) for name, status, diff in found]
@@ -195,7 +236,8 @@ def report(modules: list[str]) -> bool:
         f"tests and doctests. Goal: at least {100 * GOAL:.0f} % of the checked mutants of each module killed, and "
         "every survivor explained in `benchmarks/mutation-survivors.toml`. A module not run this time keeps the "
         "results of its last run (its date in \"run on\"), checked against the current reasons; wall time is "
-        "mutmut's on a shared 2-core machine (`--max-children 2`).",
+        "mutmut's on a shared 2-core machine (`--max-children 2`, under `nice`), including its test-suite runs "
+        "before the mutants (about 5 min with tracing when its stats are rebuilt).",
         "",
         "| module | mutants checked | killed | survived | score | verdict | run on | wall time |",
         "|---|---|---|---|---|---|---|---|",
@@ -220,6 +262,11 @@ def main() -> None:
     ap.add_argument("modules", nargs="*", help=f"modules of dpnotes (default: {' '.join(MODULES)})")
     ap.add_argument("--max-children", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--report", action="store_true", help="only rewrite the report from the last run")
+    ap.add_argument("--budget", type=float, help="stop each module's run after this many minutes")
+    ap.add_argument("--resume", action="store_true",
+                    help="check only the mutants that a run stopped at its budget left unchecked")
+    ap.add_argument("--survivors", action="store_true",
+                    help="rerun only the last run's survivors of the modules (after adding tests)")
     args = ap.parse_args()
     every = {p.stem for p in (ROOT / "dpnotes").glob("*.py")} - {"__init__"}
     if every != set(MODULES) | set(NOT_MUTATED):
@@ -228,7 +275,8 @@ def main() -> None:
                          f"{sorted(set(MODULES) | set(NOT_MUTATED) - every)}")
     modules = args.modules or MODULES
     if not args.report:
-        run(modules, args.max_children)
+        run(modules, args.max_children, survivors_only=args.survivors,
+            budget=60 * args.budget if args.budget else None, resume=args.resume)
     # report on every module with a goal (a partial run keeps the others' last results)
     # and on any other module named
     sys.exit(0 if report(MODULES + sorted(set(modules) - set(MODULES))) else 1)

@@ -732,3 +732,21 @@ def test_smallest_valid_inputs_and_output_types():
     # categories missing from the reports still get their (negative) estimate: p = 3/5, q = 1/5, C = (2, 1, 0)
     assert np.allclose(local.krr_estimate([0, 1, 0], math.log(3), 3), [3.5, 1.0, -1.5], rtol=1e-12)
     assert np.allclose(local.krr_estimate([[0, 1, 0], [0, 0, 0]], math.log(3), 3), [[3.5, 1.0, -1.5], [6.0, -1.5, -1.5]])
+
+
+def test_walsh_hadamard_along_the_last_axis_of_any_shape():
+    # the butterfly transforms along the last axis whatever the leading shape: a single vector
+    # (no leading axes) and a stack of matrices (two leading axes), against scipy's dense matrix
+    rng = np.random.default_rng(31)
+    for K in (2, 8):
+        h1 = rng.integers(-20, 50, K)
+        assert np.array_equal(local._walsh_hadamard(h1), hadamard(K) @ h1)
+        h3 = rng.integers(-20, 50, (2, 3, K))
+        assert np.array_equal(local._walsh_hadamard(h3), h3 @ hadamard(K).T)
+
+
+def test_counts_of_ragged_nesting_are_refused_by_name():
+    # numpy's own error for a ragged nesting names nothing; the rule names the parameter and its shape
+    for fn in (local.oue_variance, local.hr_variance):
+        with pytest.raises(ValueError, match=r"^counts must be a 1-D histogram of non-negative integers, got "):
+            fn([[1, 2], [3]], 1.0)

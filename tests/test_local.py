@@ -750,3 +750,22 @@ def test_counts_of_ragged_nesting_are_refused_by_name():
     for fn in (local.oue_variance, local.hr_variance):
         with pytest.raises(ValueError, match=r"^counts must be a 1-D histogram of non-negative integers, got "):
             fn([[1, 2], [3]], 1.0)
+
+
+def test_fmt_stronger_epsilon0_max_at_the_edge_and_its_messages():
+    # log(n / (8 log(2/delta)) - 1): with delta = 2/e, 8 log(2/delta) = 8 exactly, so n = 8 sits on the
+    # edge (log 0 = -inf, no epsilon0 qualifies) and n = 9 gives log(9/8 - 1) = log(1/8)
+    delta = 2 / math.e
+    assert local.fmt_stronger_epsilon0_max(8, delta) == -math.inf
+    assert math.isclose(local.fmt_stronger_epsilon0_max(9, delta), math.log(1 / 8), rel_tol=1e-13)
+    with pytest.raises(ValueError, match=r"^n must be an integer >= 2, got 1$"):
+        local.fmt_stronger_epsilon0_max(1, 1e-6)
+    with pytest.raises(ValueError, match=r"^epsilon0 must be > 0, got -1$"):
+        local.fmt_stronger_epsilon(-1, 10_000, 1e-6)
+
+
+def test_fmt_clone_delta_returns_a_float_for_a_scalar_epsilon():
+    # a scalar epsilon gives a Python float (not a 0-d array), equal to that entry of the array answer
+    one = local.fmt_clone_delta(1.0, 20, 0.2)
+    both = local.fmt_clone_delta(1.0, 20, [0.1, 0.2])
+    assert type(one) is float and one == both[1] and 0.0 < one < 1.0

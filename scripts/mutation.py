@@ -204,12 +204,8 @@ def report(modules: list[str]) -> bool:
                 when += f" ({len(st) - len(checked)} of {len(st)} mutants not checked"
                 when += ": run stopped at its time budget; the cheapest mutants go first, so the score is partial)" \
                     if stopped.get(m) else ")"
-        elif m in old_rows:
+        elif m in old_rows and old_rows[m]["killed"] != "-":
             row = old_rows[m]
-            if row["killed"] == "-":
-                rows.append((m, "-", "-", "-", "-", "not run", "-", "-"))
-                ok = False
-                continue
             found = old_survivors.get(m, [])
             n, killed = int(row["mutants checked"]), int(row["killed"])
             score = killed / n

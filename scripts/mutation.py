@@ -233,7 +233,9 @@ def report(modules: list[str]) -> bool:
         "every survivor explained in `benchmarks/mutation-survivors.toml`. A module not run this time keeps the "
         "results of its last run (its date in \"run on\"), checked against the current reasons; wall time is "
         "mutmut's on a shared 2-core machine (`--max-children 2`, under `nice`), including its test-suite runs "
-        "before the mutants (about 5 min with tracing when its stats are rebuilt).",
+        "before the mutants (about 5 min with tracing when its stats are rebuilt). The tests are those "
+        "`[tool.mutmut]` of pyproject.toml selects: the unit tests and doctests, without the site, Sphinx "
+        "and prose checks and without `tests/test_bad_input.py` while it is red on main.",
         "",
         "| module | mutants checked | killed | survived | score | verdict | run on | wall time |",
         "|---|---|---|---|---|---|---|---|",

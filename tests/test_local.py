@@ -732,3 +732,40 @@ def test_smallest_valid_inputs_and_output_types():
     # categories missing from the reports still get their (negative) estimate: p = 3/5, q = 1/5, C = (2, 1, 0)
     assert np.allclose(local.krr_estimate([0, 1, 0], math.log(3), 3), [3.5, 1.0, -1.5], rtol=1e-12)
     assert np.allclose(local.krr_estimate([[0, 1, 0], [0, 0, 0]], math.log(3), 3), [[3.5, 1.0, -1.5], [6.0, -1.5, -1.5]])
+
+
+def test_walsh_hadamard_along_the_last_axis_of_any_shape():
+    # the butterfly transforms along the last axis whatever the leading shape: a single vector
+    # (no leading axes) and a stack of matrices (two leading axes), against scipy's dense matrix
+    rng = np.random.default_rng(31)
+    for K in (2, 8):
+        h1 = rng.integers(-20, 50, K)
+        assert np.array_equal(local._walsh_hadamard(h1), hadamard(K) @ h1)
+        h3 = rng.integers(-20, 50, (2, 3, K))
+        assert np.array_equal(local._walsh_hadamard(h3), h3 @ hadamard(K).T)
+
+
+def test_counts_of_ragged_nesting_are_refused_by_name():
+    # numpy's own error for a ragged nesting names nothing; the rule names the parameter and its shape
+    for fn in (local.oue_variance, local.hr_variance):
+        with pytest.raises(ValueError, match=r"^counts must be a 1-D histogram of non-negative integers, got \[\[1, 2\], \[3\]\]$"):
+            fn([[1, 2], [3]], 1.0)
+
+
+def test_fmt_stronger_epsilon0_max_at_the_edge_and_its_messages():
+    # log(n / (8 log(2/delta)) - 1): with delta = 2/e, 8 log(2/delta) = 8 exactly, so n = 8 sits on the
+    # edge (log 0 = -inf, no epsilon0 qualifies) and n = 9 gives log(9/8 - 1) = log(1/8)
+    delta = 2 / math.e
+    assert local.fmt_stronger_epsilon0_max(8, delta) == -math.inf
+    assert math.isclose(local.fmt_stronger_epsilon0_max(9, delta), math.log(1 / 8), rel_tol=1e-13)
+    with pytest.raises(ValueError, match=r"^n must be an integer >= 2, got 1$"):
+        local.fmt_stronger_epsilon0_max(1, 1e-6)
+    with pytest.raises(ValueError, match=r"^epsilon0 must be > 0, got -1$"):
+        local.fmt_stronger_epsilon(-1, 10_000, 1e-6)
+
+
+def test_fmt_clone_delta_returns_a_float_for_a_scalar_epsilon():
+    # a scalar epsilon gives a Python float (not a 0-d array), equal to that entry of the array answer
+    one = local.fmt_clone_delta(1.0, 20, 0.2)
+    both = local.fmt_clone_delta(1.0, 20, [0.1, 0.2])
+    assert type(one) is float and one == both[1] and 0.0 < one < 1.0

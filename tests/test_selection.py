@@ -412,3 +412,15 @@ def test_bad_median_inputs():
         selection.quantile_utility([1.0], [1.0], 1.5)
     with pytest.raises(ValueError, match=r"alpha must be in \[0, 1\], got -0.1"):
         selection.quantile_utility([1.0], [1.0], -0.1)
+
+
+def test_utilities_accept_fractions_and_refuse_bools_and_none():
+    # exact numbers (Fraction) are documented as accepted: an object array converted entry by entry,
+    # giving the same law as the floats they equal; a bool or None inside an object array is refused
+    from fractions import Fraction
+
+    exact = selection.exponential_mechanism_probabilities([Fraction(1, 2), Fraction(3, 4), 0], 1.3)
+    assert np.array_equal(exact, selection.exponential_mechanism_probabilities([0.5, 0.75, 0.0], 1.3))
+    for bad in ([Fraction(1, 2), True], [Fraction(1, 2), None]):
+        with pytest.raises(ValueError, match=r"^utilities must be an array of real numbers, got "):
+            selection.exponential_mechanism_probabilities(bad, 1.0)

@@ -134,3 +134,124 @@ def test_check_distribution_names_the_parameter_for_a_string():
     # issue 22: numpy's "could not convert string to float" named no parameter
     with pytest.raises(ValueError, match=r"^q must be a real number or an array of real numbers, got \['a', 0.5\]$"):
         v.check_distribution_pair([0.5, 0.5], ["a", 0.5])
+
+
+# ------------------------------------------------ boundaries and exact messages (issue 22 item 5: mutation testing)
+# Each case below is an edge a mutant of _validate moved: a strict bound taken as inclusive (or the
+# reverse) on the fast path for floats and on the slow path for ints, the wording of each rule, and
+# the cut-offs of _short and check_distribution. The messages follow the documented format
+# "<name> must be <rule>, got <value>"; the values are chosen so that each side of a bound is hit.
+def _raises_exactly(message, fn, *args, **kwargs):
+    import re
+
+    with pytest.raises(ValueError, match="^" + re.escape(message) + "$"):
+        fn(*args, **kwargs)
+
+
+def test_strict_and_inclusive_bounds_for_floats_and_ints():
+    # floats take the fast path (low < value < high), ints the slow one: both must agree on the bounds
+    for zero, one in ((0.0, 1.0), (0, 1)):
+        _raises_exactly("epsilon must be > 0, got 0", v.check_positive, "epsilon", zero)
+        _raises_exactly("delta must be in [0, 1), got 1", v.check_delta, "delta", one)
+        assert v.check_nonnegative("sigma", zero) == 0.0
+        assert v.check_delta("delta", zero) == 0.0
+        assert v.check_probability("p", one) == 1.0 and v.check_probability("p", zero) == 0.0
+    _raises_exactly("epsilon must be > 0, got -1", v.check_positive, "epsilon", -1.0)
+    _raises_exactly("p must be in [0, 1], got 1.5", v.check_probability, "p", 1.5)
+    _raises_exactly("p must be in [0, 1], got -0.25", v.check_probability, "p", -0.25)
+    assert v.check_in_range("x", 0.75, 0.5, 1.0) == 0.75
+    assert v.check_in_range("x", 2, 2, 3) == 2.0 and v.check_in_range("x", 3, 2, 3) == 3.0
+
+
+def test_in_range_rule_wording_for_each_kind_of_interval():
+    _raises_exactly("x must be <= 3, got 5", v.check_in_range, "x", 5, high=3)
+    _raises_exactly("x must be < 3, got 3", v.check_in_range, "x", 3, high=3, high_inclusive=False)
+    _raises_exactly("x must be >= 2, got 1", v.check_in_range, "x", 1, 2)
+    _raises_exactly("x must be > 2, got 2", v.check_in_range, "x", 2, 2, low_inclusive=False)
+    _raises_exactly("x must be in (0, 1], got 0", v.check_in_range, "x", 0, 0, 1, low_inclusive=False)
+    _raises_exactly("x must be in [0, 1), got 2.5", v.check_in_range, "x", 2.5, 0, 1, high_inclusive=False)
+    # an infinite value below a finite low bound is out of range (not merely "not finite")
+    _raises_exactly("x must be >= 0, got -inf", v.check_nonnegative, "x", -math.inf)
+    _raises_exactly("x must be <= 0, got inf", v.check_in_range, "x", math.inf, high=0)
+    # inside an interval with an infinite bound, an infinite value is still refused
+    _raises_exactly("x must be finite, got inf", v.check_in_range, "x", math.inf, 0)
+    _raises_exactly("x must be finite, got inf", v.check_positive, "x", math.inf)
+    _raises_exactly("x must be finite, got -inf", v.check_real, "x", -math.inf)
+    assert v.check_real("x", -math.inf, allow_inf=True) == -math.inf
+    _raises_exactly("x must be a real number, got nan", v.check_real, "x", math.nan)
+    _raises_exactly("x must be a real number, got True", v.check_real, "x", True)
+
+
+def test_integer_rule_wording_and_inclusive_bounds():
+    _raises_exactly("k must be an integer in [1, 3], got 4", v.check_integer, "k", 4, low=1, high=3)
+    _raises_exactly("k must be an integer in [1, 3], got 0", v.check_integer, "k", 0.0, low=1, high=3)
+    _raises_exactly("k must be an integer <= 3, got 4", v.check_integer, "k", 4, high=3)
+    _raises_exactly("k must be an integer, got inf", v.check_integer, "k", math.inf)
+    _raises_exactly("k must be an integer, got nan", v.check_integer, "k", math.nan)
+    _raises_exactly("k must be an integer, got '3'", v.check_integer, "k", "3")
+    _raises_exactly("k must be an integer, got False", v.check_integer, "k", False)
+    assert v.check_integer("k", 1, low=1, high=3) == 1 and v.check_integer("k", 3.0, low=1, high=3) == 3
+    assert v.check_integer("k", -2, high=-2) == -2 and v.check_integer("k", 7, low=7) == 7
+
+
+def test_short_keeps_sixty_characters_and_cuts_longer():
+    # repr of 58 letters is 60 characters: shown whole; one more letter and it is cut to 57 + "..."
+    _raises_exactly("x must be a real number or an array of real numbers, got '" + "y" * 58 + "'",
+                    v.check_array, "x", "y" * 58)
+    _raises_exactly("x must be a real number or an array of real numbers, got '" + "y" * 56 + "...",
+                    v.check_array, "x", "y" * 59)
+
+
+def test_check_array_rule_wording_and_nan_entries():
+    _raises_exactly("x must have entries <= 1, got 2", v.check_array, "x", [0.5, 2.0], high=1)
+    _raises_exactly("x must have entries >= 0, got -0.5", v.check_array, "x", [1.0, -0.5], low=0)
+    _raises_exactly("x must have entries in (0, 1], got 0", v.check_array, "x", [0.5, 0.0], low=0, high=1,
+                    low_inclusive=False)
+    _raises_exactly("x must have entries in [0, 1), got 1", v.check_array, "x", [1.0, 0.5], low=0, high=1,
+                    high_inclusive=False)
+    _raises_exactly("x must be a scalar, got shape (2,)", v.check_array, "x", [1.0, 2.0], ndim=0)
+    assert v.check_array("x", 2.0, ndim=0).shape == ()
+    # nan entries allowed: they are not range-checked, but the first real entry out of range is named
+    _raises_exactly("x must have entries <= 1, got 5", v.check_array, "x", [math.nan, 5.0], high=1, allow_nan=True)
+    got = v.check_array("x", [math.nan, 0.5], low=0, high=1, allow_nan=True)
+    assert math.isnan(got[0]) and got[1] == 0.5
+    # with allow_nan an infinite entry is still refused unless allow_inf
+    _raises_exactly("x must have finite entries, got inf", v.check_array, "x", [math.nan, math.inf], allow_nan=True)
+    _raises_exactly("x must have entries that are not nan, got nan", v.check_array, "x", [math.inf, math.nan],
+                    allow_inf=True)
+    _raises_exactly("x must have integer entries, got -1.5", v.check_array, "x", [2.0, -1.5], integer=True)
+    assert v.check_array("x", [-2.0, 0.0], integer=True).tolist() == [-2, 0]
+    # a complex number inside an object array (with a Fraction) is refused, not truncated to its real part
+    from fractions import Fraction
+
+    _raises_exactly("x must be a real number or an array of real numbers, got [Fraction(1, 2), 1j]",
+                    v.check_array, "x", [Fraction(1, 2), 1j])
+    _raises_exactly("x must be a real number or an array of real numbers, got b'1'", v.check_array, "x", b"1")
+
+
+def test_check_distribution_edges():
+    _raises_exactly("p must be a non-empty 1-D probability vector, got shape (0,)", v.check_distribution, "p", [])
+    # numpy 2 shows the minimum as np.float64(-0.5) (repr of a numpy scalar): either form is accepted here
+    with pytest.raises(ValueError, match=r"^p must have entries >= 0, got min (np\.float64\()?-0\.5\)?$"):
+        v.check_distribution("p", [1.5, -0.5])
+    assert v.check_distribution("p", [0.0, 1.0]).tolist() == [0.0, 1.0]          # a zero entry is allowed
+    # the sum may miss 1 by atol exactly (binary fractions, so the gap is exactly 0.25), not more
+    assert v.check_distribution("p", [0.5, 0.75], atol=0.25).tolist() == [0.5, 0.75]
+    _raises_exactly("p must sum to 1, got sum 1.5", v.check_distribution, "p", [0.5, 1.0], atol=0.25)
+    # the default tolerance is 1e-9: a gap of 5e-9 is refused, 5e-10 accepted
+    _raises_exactly("p must sum to 1, got sum 1", v.check_distribution, "p", [0.5, 0.5 + 5e-9])
+    v.check_distribution("p", [0.5, 0.5 + 5e-10])
+    _raises_exactly("p must sum to 1, got sum 0.875", v.check_distribution, "p", [0.5, 0.375])
+
+
+def test_check_rng_message_names_the_type():
+    _raises_exactly("rng must be a numpy.random.Generator (use numpy.random.default_rng(seed)), got int",
+                    v.check_rng, "rng", 3)
+
+
+def test_distribution_pair_passes_the_tolerance_to_q_too():
+    # q off by 5e-9: refused at the default 1e-9, accepted when the caller loosens atol to 1e-8
+    with pytest.raises(ValueError, match="q must sum to 1"):
+        v.check_distribution_pair([0.5, 0.5], [0.5, 0.5 + 5e-9])
+    p, q = v.check_distribution_pair([0.5, 0.5], [0.5, 0.5 + 5e-9], atol=1e-8)
+    assert q.tolist() == [0.5, 0.5 + 5e-9]

@@ -33,7 +33,7 @@ help:
 	@echo "make verify      the thorough search: property tests with many examples, large fuzzing runs (units only)"
 	@echo "make serve       serve _build/html on http://127.0.0.1:$(PORT)"
 	@echo "make bench       timing report: cold build, each notebook, test suite, dpnotes benchmarks"
-	@echo "make mutation    mutation testing of dpnotes (about an hour; report in benchmarks/)"
+	@echo "make mutation    mutation testing of dpnotes (hours for all modules; MODULES=\"svt loss\" for some; report in benchmarks/)"
 	@echo "make clean       remove _build, caches and .venv"
 
 # What make test needs besides Python, checked before anything slow (one line says how to get it).

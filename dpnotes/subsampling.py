@@ -916,6 +916,10 @@ def _discounted_tail_sums(c: np.ndarray, h: float) -> np.ndarray:
     return out.ravel()[:n]
 
 
+class _Unreached(RuntimeError):
+    """The tilted FFT could not bring the answer into its accurate window (a delta far below it)."""
+
+
 class _Retilt(Exception):
     """The answer lies below the window where the tilted FFT is accurate: tilt lower."""
 
@@ -1026,7 +1030,7 @@ def _solve(disc, h, steps, sign, guide, eps_guess, delta, epsilon, top_tail=1e-2
             return value, comp
         except _Retilt as r:
             lam = 0.0 if lam < 1e-3 else min(lam / 4, _tilt_for(guide.loss, np.exp(guide.logw), steps, r.loss))
-    raise RuntimeError("the tilted FFT did not reach the answer")   # pragma: no cover
+    raise _Unreached("the tilted FFT did not reach the answer")
 
 
 def _account(q: float, sigma: float, steps: int, relation: str, delta=None, epsilon=None):
@@ -1209,7 +1213,34 @@ def subsampled_gaussian_delta(sampling_probability, noise_multiplier, steps, eps
         return float(-math.expm1(epsilon) + math.exp(epsilon) * gaussian_delta(-epsilon, mu))
     if steps == 1:
         return _one_step_profiles(q, sigma, relation, epsilon)
-    return float(_account(q, sigma, steps, relation, epsilon=epsilon))
+    try:
+        return float(_account(q, sigma, steps, relation, epsilon=epsilon))
+    except _Unreached:
+        return _delta_fallback(q, sigma, steps, relation, epsilon)
+
+
+def _delta_fallback(q, sigma, steps, relation, epsilon) -> float:
+    """A sound upper bound on delta(epsilon) where the tilted FFT cannot reach it (a delta far below
+    the accurate window: tiny q, large sigma, epsilon well above every likely loss).
+
+    delta is non-increasing in epsilon, so delta at the largest of epsilon/2, epsilon/4, ... (and 0)
+    that the FFT reaches bounds it; under add/remove, so does the Renyi DP conversion
+    delta <= exp(-(alpha - 1)(epsilon - T rho(alpha))) (Mironov 2017, Proposition 3), usually far tighter.
+    """
+    bound = 1.0
+    if relation == "add_remove":
+        rho = steps * np.atleast_1d(subsampled_gaussian_rdp(q, sigma, DEFAULT_ORDERS))
+        with np.errstate(over="ignore"):
+            bound = float(min(1.0, np.min(np.exp(-(DEFAULT_ORDERS - 1) * (epsilon - rho)))))
+    e0 = epsilon
+    for _ in range(60):
+        e0 = e0 / 2 if e0 > 1e-6 else 0.0
+        try:
+            return min(bound, float(_account(q, sigma, steps, relation, epsilon=e0)))
+        except _Unreached:
+            if e0 == 0.0:
+                break
+    return bound
 
 
 def subsampled_gaussian_epsilon(sampling_probability, noise_multiplier, steps, delta, *, relation="add_remove") -> float:

@@ -167,7 +167,7 @@ def test_bound_exceeds_epsilon_with_probability_at_most_one_minus_confidence(eps
     Tolerance 1e-12 on the probability (float summation of at most 121**2 terms)."""
     corner = (1 - delta) / (1 + math.exp(eps))
     p = corner + t * (1 - delta - corner)             # along p + e^eps q = 1 - delta, from the corner
-    q = (1 - delta - p) / math.exp(eps)
+    q = max((1 - delta - p) / math.exp(eps), 0.0)      # at t = 1 rounding can leave q = -1e-17 (binom: nan)
     if swap:
         p, q = q, p
     k0, k1 = np.arange(n0 + 1), np.arange(n1 + 1)

@@ -524,3 +524,19 @@ def test_replace_one_q1_is_the_gaussian_with_sensitivity_two():
     for sigma, steps in [(1.0, 1), (3.0, 50)]:
         exact = gaussian_epsilon(1e-6, 2 * math.sqrt(steps) / sigma)
         assert exact <= sub.subsampled_gaussian_epsilon(1.0, sigma, steps, 1e-6, relation="replace_one") <= exact * (1 + 1e-12)
+
+
+@pytest.mark.parametrize("relation", sub.RELATIONS)
+def test_delta_far_below_the_fft_window_is_a_bound_not_a_crash(relation):
+    """q = 1e-6, sigma = 100, two steps, epsilon = 0.5 and 1: delta is far below what the tilted
+    FFT resolves (it used to raise RuntimeError, found by make verify). The fallback is an upper
+    bound: delta at a smaller epsilon the FFT reaches (delta falls with epsilon), and under
+    add/remove the Renyi conversion exp(-(alpha - 1)(epsilon - T rho(alpha))), below both."""
+    d0 = sub.subsampled_gaussian_delta(1e-6, 100.0, 2, 0.0, relation=relation)
+    d_half = sub.subsampled_gaussian_delta(1e-6, 100.0, 2, 0.5, relation=relation)
+    d_one = sub.subsampled_gaussian_delta(1e-6, 100.0, 2, 1.0, relation=relation)
+    assert 0.0 <= d_one <= d_half <= d0
+    if relation == "add_remove":
+        rho = 2 * sub.subsampled_gaussian_rdp(1e-6, 100.0, sub.DEFAULT_ORDERS)
+        assert d_one <= np.min(np.exp(-(sub.DEFAULT_ORDERS - 1) * (1.0 - rho))) * (1 + 1e-12)
+        assert d_one < 1e-100

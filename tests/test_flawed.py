@@ -335,3 +335,83 @@ def test_dpsniper_cases_carry_the_larger_published_bound():
     for case, key in zip(flawed.dpsniper_cases(), keys):
         src = pub["mechanisms"][key]
         assert case.dpsniper == max(src["dpsniper_reg"]["eps_lcb"], src["dpsniper_mlp"]["eps_lcb"]), case.name
+
+
+# ----------------------------------------------------------------- DP-Sniper's six rows, as documented
+DPSNIPER_ALGORITHMS = {"Lyu et al. Algorithm 3": 3, "Lyu et al. Algorithm 4": 4, "Lyu et al. Algorithm 5": 5,
+                       "Lyu et al. Algorithm 6": 6}
+DPSNIPER_NOISES = {"noisy max value, Laplace noise": "laplace", "noisy max value, exponential noise": "exponential"}
+
+
+def test_dpsniper_cases_run_the_documented_setting():
+    """The docstring's setting, row by row: DP-Sniper's order and names (the auditing chapter looks the
+    rows up by name), claimed 0.1, Lyu et al.'s algorithms on ten queries with T = 1 and c = 1, report
+    noisy max over five queries releasing the value; each mechanism is compared, on the same seed and
+    on both inputs, with the documented call. 3000 runs: a threshold moved by 1 or c = 2 instead of 1
+    changes some of them (noise scales 20 to 40)."""
+    cases = flawed.dpsniper_cases()
+    assert [c.name for c in cases] == [*DPSNIPER_ALGORITHMS, *DPSNIPER_NOISES]
+    for case in cases:
+        assert case.claimed == 0.1, case.name
+        assert isinstance(case.n_samples, int) and case.n_samples >= 1, case.name
+        k = 10 if case.name in DPSNIPER_ALGORITHMS else 5
+        assert case.x.shape == case.x_prime.shape == (k,), case.name
+        assert 0 < np.max(np.abs(case.x - case.x_prime)) <= 1, case.name           # distinct neighbours
+        for data in (case.x, case.x_prime):
+            got = case.mechanism(data, 3000, np.random.default_rng(7))
+            if case.name in DPSNIPER_ALGORITHMS:
+                alg = DPSNIPER_ALGORITHMS[case.name]
+                want = flawed.sparse_vector_variant(data, 1.0, 0.1, 3000, rng=np.random.default_rng(7), algorithm=alg, c=1)
+                assert case.true_epsilon == flawed.lyu_privacy(alg, 0.1)
+            else:
+                noise = DPSNIPER_NOISES[case.name]
+                want = flawed.noisy_max(data, 0.1, 3000, rng=np.random.default_rng(7), noise=noise, release="value")
+                assert case.true_epsilon == flawed.noisy_max_value_epsilon(5, 0.1, noise=noise)
+            np.testing.assert_array_equal(got, want, err_msg=case.name)
+    assert cases[1].true_epsilon == pytest.approx(0.175, rel=1e-14)          # (1 + 6) / 4 * 0.1
+    assert cases[4].true_epsilon == pytest.approx(0.25, rel=1e-14)           # 5 * 0.1 / 2
+
+
+def alg3_first_top_log_density(answers, i, v, T=1.0, b=20.0):
+    """Log-density of Algorithm 3 (c = 1, eps = 0.1: both scales 2/eps = 20) releasing the value v at
+    query i after bottoms on all earlier ones: p_nu(v - f_i) * int_{rho <= v - T} p_rho(rho)
+    prod_{j < i} F_nu(T + rho - f_j) d rho, by scipy quad on the Laplace laws of scipy.stats."""
+    lap = stats.laplace(scale=b)
+    inner = integrate.quad(lambda r: lap.pdf(r) * np.prod(lap.cdf(T + r - np.asarray(answers[:i]))),
+                           -np.inf, v - T, limit=200, epsabs=0.0, epsrel=1e-11)[0]
+    return lap.logpdf(v - answers[i]) + math.log(inner)
+
+
+def test_dpsniper_pairs_witness_the_violations():
+    """Each pair shows its mechanism's claim of 0.1 false, by an exact computation independent of the
+    sampler: Algorithm 3 by one output's density ratio (quad); Algorithm 4 by dpnotes.svt's exact
+    AboveThreshold law with its scales, within lyu_privacy; Algorithms 5 and 6 by the pattern law
+    (5: a pattern possible on x only); the Laplace maximum attains n eps / 2 and the exponential one
+    has an output impossible on x'. Algorithm 3's certificate: below every threshold that matters
+    (v = -100, rho <= -101) each of the nine bottoms' probabilities is an exponential left tail, so
+    moving its answer by 1 changes it by e^(1/20), and the released answer's density by e^(-1/20):
+    log-ratio 9/20 - 1/20 = 0.4."""
+    cases = {c.name: c for c in flawed.dpsniper_cases()}
+    c3 = cases["Lyu et al. Algorithm 3"]
+    r3 = alg3_first_top_log_density(c3.x, 9, -100.0) - alg3_first_top_log_density(c3.x_prime, 9, -100.0)
+    assert r3 == pytest.approx(0.4, rel=1e-6) and r3 > c3.claimed
+    c4 = cases["Lyu et al. Algorithm 4"]
+    bt, bq = flawed.lyu_noise_scales(4, 0.1)
+    loss4 = svt.max_log_ratio(c4.x, c4.x_prime, 1.0, 0.1, threshold_scale=bt, query_scale=bq)
+    assert c4.claimed < loss4 <= c4.true_epsilon + 1e-9
+    c5, c6 = cases["Lyu et al. Algorithm 5"], cases["Lyu et al. Algorithm 6"]
+    pats = np.array([[(i >> j) & 1 for j in range(10)] for i in range(2**10)])
+    l5x = flawed.no_cutoff_pattern_log_probabilities(c5.x, 1.0, 0.1, pats, algorithm=5)
+    l5xp = flawed.no_cutoff_pattern_log_probabilities(c5.x_prime, 1.0, 0.1, pats, algorithm=5)
+    assert np.any(np.isfinite(l5x) & np.isneginf(l5xp))
+    top_first = np.r_[np.ones(5), np.zeros(5)][None, :]                       # tops where x is larger
+    l6 = [flawed.no_cutoff_pattern_log_probabilities(a, 1.0, 0.1, top_first, algorithm=6)[0] for a in (c6.x, c6.x_prime)]
+    assert l6[0] - l6[1] > c6.claimed
+    cl = cases["noisy max value, Laplace noise"]
+    y = np.linspace(-150.0, 150.0, 601)
+    lr = flawed.noisy_max_value_log_density(y, cl.x, 0.1) - flawed.noisy_max_value_log_density(y, cl.x_prime, 0.1)
+    assert np.max(np.abs(lr)) == pytest.approx(cl.true_epsilon, rel=1e-9)
+    ce = cases["noisy max value, exponential noise"]
+    y0 = [np.max(ce.x) + 0.5]
+    assert np.isfinite(flawed.noisy_max_value_log_density(y0, ce.x, 0.1, noise="exponential")[0])
+    assert np.isneginf(flawed.noisy_max_value_log_density(y0, ce.x_prime, 0.1, noise="exponential")[0])

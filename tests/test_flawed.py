@@ -415,3 +415,41 @@ def test_dpsniper_pairs_witness_the_violations():
     y0 = [np.max(ce.x) + 0.5]
     assert np.isfinite(flawed.noisy_max_value_log_density(y0, ce.x, 0.1, noise="exponential")[0])
     assert np.isneginf(flawed.noisy_max_value_log_density(y0, ce.x_prime, 0.1, noise="exponential")[0])
+
+
+# ----------------------------------------------------------------- messages of bad input (name, range, value)
+def test_pattern_probabilities_state_the_allowed_values_and_take_boolean_patterns():
+    with pytest.raises(ValueError, match=r"^algorithm must be an integer in \[5, 6\], got 7$"):
+        flawed.no_cutoff_pattern_log_probabilities([0.0], 0.0, 1.0, [[1]], algorithm=7)
+    with pytest.raises(ValueError, match=r"^patterns must be 0/1 rows of length 2, got \['a'\]$"):
+        flawed.no_cutoff_pattern_log_probabilities([0.0, 1.0], 0.0, 1.0, ["a"], algorithm=6)
+    # booleans are 0/1 patterns too (True for a top), for both algorithms
+    for alg in (5, 6):
+        as_bool = flawed.no_cutoff_pattern_log_probabilities([0.5, -0.3], 0.2, 0.8, [[True, False], [False, False]],
+                                                             algorithm=alg)
+        as_int = flawed.no_cutoff_pattern_log_probabilities([0.5, -0.3], 0.2, 0.8, [[1, 0], [0, 0]], algorithm=alg)
+        np.testing.assert_array_equal(as_bool, as_int)
+
+
+@pytest.mark.parametrize("size", [0, -2])
+def test_samplers_reject_a_size_below_one(size):
+    """size 0 would otherwise return an empty array (and -2 fail inside numpy, naming shape)."""
+    with pytest.raises(ValueError, match=rf"^size must be an integer >= 1, got {size}$"):
+        flawed.noisy_max([0.0, 1.0], 1.0, size, rng=np.random.default_rng(0))
+    with pytest.raises(ValueError, match=rf"^size must be an integer >= 1, got {size}$"):
+        flawed.laplace_with_rare_leak(0.0, 1.0, size, rng=np.random.default_rng(0), leak_probability=0.1)
+
+
+@pytest.mark.parametrize("bad", [3, None, np.random.RandomState(0)])
+def test_samplers_reject_a_non_generator_rng_by_name(bad):
+    with pytest.raises(ValueError, match=r"^rng must be a numpy\.random\.Generator"):
+        flawed.noisy_max([0.0, 1.0], 1.0, 2, rng=bad)
+    with pytest.raises(ValueError, match=r"^rng must be a numpy\.random\.Generator"):
+        flawed.laplace_with_rare_leak(0.0, 1.0, 2, rng=bad, leak_probability=0.1)
+
+
+def test_value_density_messages_state_the_rule_and_the_value():
+    with pytest.raises(ValueError, match=r"^y must be a real number or an array of them, got 'abc'$"):
+        flawed.noisy_max_value_log_density("abc", [0.0], 1.0)
+    with pytest.raises(ValueError, match=r"^y must be finite, got \[nan, 1\.0\]$"):
+        flawed.noisy_max_value_log_density([np.nan, 1.0], [0.0], 1.0)

@@ -4,6 +4,7 @@ against exact probabilities computed independently (dpnotes.svt's quadrature, mp
 scipy.stats, closed forms)."""
 
 import math
+from fractions import Fraction
 
 import mpmath as mp
 import numpy as np
@@ -443,6 +444,8 @@ def test_samplers_reject_a_size_below_one(size):
 @pytest.mark.parametrize("bad", [3, None, np.random.RandomState(0)])
 def test_samplers_reject_a_non_generator_rng_by_name(bad):
     with pytest.raises(ValueError, match=r"^rng must be a numpy\.random\.Generator"):
+        flawed.sparse_vector_variant([0.0, 1.0], 0.0, 1.0, 2, rng=bad, algorithm=1)
+    with pytest.raises(ValueError, match=r"^rng must be a numpy\.random\.Generator"):
         flawed.noisy_max([0.0, 1.0], 1.0, 2, rng=bad)
     with pytest.raises(ValueError, match=r"^rng must be a numpy\.random\.Generator"):
         flawed.laplace_with_rare_leak(0.0, 1.0, 2, rng=bad, leak_probability=0.1)
@@ -453,3 +456,47 @@ def test_value_density_messages_state_the_rule_and_the_value():
         flawed.noisy_max_value_log_density("abc", [0.0], 1.0)
     with pytest.raises(ValueError, match=r"^y must be finite, got \[nan, 1\.0\]$"):
         flawed.noisy_max_value_log_density([np.nan, 1.0], [0.0], 1.0)
+
+
+@pytest.mark.parametrize("kw,match", [
+    (dict(algorithm=0), r"^algorithm must be an integer in \[1, 6\], got 0$"),
+    (dict(algorithm=7), r"^algorithm must be an integer in \[1, 6\], got 7$"),
+    (dict(algorithm=4, c=0), r"^c must be an integer >= 1, got 0$"),
+])
+def test_lyu_privacy_rejects(kw, match):
+    with pytest.raises(ValueError, match=match):
+        flawed.lyu_privacy(epsilon=0.3, **kw)
+
+
+@pytest.mark.parametrize("eps,c", [(0.3, 5), (0.7, 1), (0.7, 3), (0.1, 2)])
+def test_lyu_privacy_of_algorithm_4_is_the_decimal_value(eps, c):
+    """(1 + 6c) / 4 * eps computed in floating point is one ulp off the decimal at these
+    (e.g. 2.3249999999999997 for 2.325); the function rounds that error away: the result is the
+    double nearest the exact rational value (fractions)."""
+    exact = float(Fraction(1 + 6 * c, 4) * Fraction(str(eps)))
+    assert flawed.lyu_privacy(4, eps, c) == exact
+
+
+def tie_seed(b_rho, b_nu):
+    """A seed whose first threshold noise rho and first query noise nu (drawn in this order) have
+    the same sign and a ratio in [1/2, 2], so that T = nu - rho is exact (Sterbenz) and
+    T + rho == nu: answer 0 then ties with the noisy threshold exactly."""
+    for seed in range(1000):
+        rng = np.random.default_rng(seed)
+        rho, nu = lap_from_seed(rng, b_rho, 1)[0], lap_from_seed(rng, b_nu, 1)[0]
+        if rho != 0 and 0.5 <= nu / rho <= 2:
+            return seed, nu - rho, rho, nu
+    raise AssertionError("no seed found")
+
+
+@pytest.mark.parametrize("alg,c", [(1, 1), (2, 1), (3, 1), (4, 1), (1, 2), (3, 2), (5, 1), (6, 1)])
+def test_a_tie_with_the_noisy_threshold_is_a_top(alg, c):
+    """Published rule: above when f_i + nu_i >= T + rho (ties are tops), in the c = 1 path, the
+    general loop (c = 2) and the no-cut-off algorithms alike."""
+    b_rho, b_nu = flawed.lyu_noise_scales(alg, 0.8, c)
+    seed, T, rho, nu = tie_seed(b_rho, b_nu if alg != 5 else b_rho)
+    if alg == 5:                                 # no query noise: the answer 0 itself ties with T + rho
+        T, nu = -rho, 0.0
+    assert T + rho == nu                         # the tie is exact
+    out = flawed.sparse_vector_variant([0.0], T, 0.8, 1, rng=np.random.default_rng(seed), algorithm=alg, c=c)
+    assert out.tolist() == [[nu if alg == 3 else 1]]

@@ -4,6 +4,7 @@ against exact probabilities computed independently (dpnotes.svt's quadrature, mp
 scipy.stats, closed forms)."""
 
 import math
+import re
 from fractions import Fraction
 
 import mpmath as mp
@@ -500,3 +501,9 @@ def test_a_tie_with_the_noisy_threshold_is_a_top(alg, c):
     assert T + rho == nu                         # the tie is exact
     out = flawed.sparse_vector_variant([0.0], T, 0.8, 1, rng=np.random.default_rng(seed), algorithm=alg, c=c)
     assert out.tolist() == [[nu if alg == 3 else 1]]
+
+
+@pytest.mark.parametrize("bad", [0, 7, 2.5, None])
+def test_sparse_vector_variant_states_the_algorithms_range(bad):
+    with pytest.raises(ValueError, match=rf"^algorithm must be an integer in \[1, 6\], got {re.escape(repr(bad))}$"):
+        flawed.sparse_vector_variant([0.0, 1.0], 0.0, 1.0, 2, rng=np.random.default_rng(0), algorithm=bad)

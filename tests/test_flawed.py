@@ -507,3 +507,45 @@ def test_a_tie_with_the_noisy_threshold_is_a_top(alg, c):
 def test_sparse_vector_variant_states_the_algorithms_range(bad):
     with pytest.raises(ValueError, match=rf"^algorithm must be an integer in \[1, 6\], got {re.escape(repr(bad))}$"):
         flawed.sparse_vector_variant([0.0, 1.0], 0.0, 1.0, 2, rng=np.random.default_rng(0), algorithm=bad)
+
+
+def mp_pattern_probability(answers, T, eps, pattern):
+    """Pr[pattern] of Algorithm 6 (both scales 2/eps) by mpmath quadrature at 30 digits, split at the kinks."""
+    b = mp.mpf(2) / mp.mpf(eps)
+
+    def cdf(t):
+        return mp.exp(t / b) / 2 if t < 0 else 1 - mp.exp(-t / b) / 2
+
+    def f(u):
+        p = mp.exp(-abs(u - T) / b) / (2 * b)
+        for a, top in zip(answers, pattern):
+            p *= (1 - cdf(u - a)) if top else cdf(u - a)
+        return p
+
+    with mp.workdps(30):
+        return mp.quad(f, [-mp.inf, *sorted(set([*answers, T])), mp.inf])
+
+
+def test_pattern_probability_keeps_its_relative_tolerance_on_small_probabilities():
+    """A pattern of probability ~6e-6 (answers 20 apart, eps = 1): the documented relative tolerance
+    1e-10 must hold, so no absolute tolerance may stop quad early (scipy's default epsabs 1.5e-8
+    gives 8e-8 relative here). Checked to 1e-9 against mpmath."""
+    answers, pattern = [10.0, -10.0, 0.0], [0, 1, 1]
+    lp = flawed.no_cutoff_pattern_log_probabilities(answers, 0.0, 1.0, [pattern], algorithm=6)[0]
+    ref = mp_pattern_probability(answers, 0.0, 1.0, pattern)
+    assert math.exp(lp) == pytest.approx(float(ref), rel=1e-9, abs=0.0)   # no absolute floor: the value is 6e-6
+
+
+def test_pattern_probability_below_the_double_range_is_not_an_error():
+    """Answers 6000 apart at eps = 1: the pattern (bottom on the high one, top on the low one) has
+    probability about e^-1500, below the smallest double; the result is -inf or at most log of the
+    smallest normal double (-708), without a math domain error."""
+    for alg in (5, 6):
+        lp = flawed.no_cutoff_pattern_log_probabilities([3000.0, -3000.0], 0.0, 1.0, [[0, 1]], algorithm=alg)
+        assert lp[0] <= math.log(np.finfo(float).tiny)
+
+
+@pytest.mark.parametrize("alg,c", [(1, 1), (1, 2), (2, 3), (4, 2), (5, 1), (6, 1)])
+def test_symbol_codes_are_int8(alg, c):
+    out = flawed.sparse_vector_variant([0.3, -0.2, 1.5], 0.1, 0.9, 40, rng=np.random.default_rng(alg), algorithm=alg, c=c)
+    assert out.dtype == np.int8 and out.shape == (40, 3)

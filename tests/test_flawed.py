@@ -549,3 +549,17 @@ def test_pattern_probability_below_the_double_range_is_not_an_error():
 def test_symbol_codes_are_int8(alg, c):
     out = flawed.sparse_vector_variant([0.3, -0.2, 1.5], 0.1, 0.9, 40, rng=np.random.default_rng(alg), algorithm=alg, c=c)
     assert out.dtype == np.int8 and out.shape == (40, 3)
+
+
+@pytest.mark.parametrize("shape,got", [((2, -1), "-1"), ((2, 1.5), "1.5"), (-1, "-1"), (2.5, "2.5"), (True, "True"),
+                                       ([2, 3], None)])
+def test_laplace_noise_rejects_a_bad_shape_by_name(shape, got):
+    rule = r"an integer >= 0 or a tuple of them, got \[2, 3\]" if got is None else rf"an integer >= 0, got {re.escape(got)}"
+    with pytest.raises(ValueError, match=rf"^shape must be {rule}$"):
+        flawed.laplace_noise(1.0, shape, np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("shape", [0, (0,), (3, 0), (0, 2)])
+def test_laplace_noise_of_empty_shape_is_empty(shape):
+    z = flawed.laplace_noise(1.5, shape, np.random.default_rng(0))
+    assert z.shape == np.empty(shape).shape and z.dtype == np.float64

@@ -445,6 +445,8 @@ def test_samplers_reject_a_size_below_one(size):
 @pytest.mark.parametrize("bad", [3, None, np.random.RandomState(0)])
 def test_samplers_reject_a_non_generator_rng_by_name(bad):
     with pytest.raises(ValueError, match=r"^rng must be a numpy\.random\.Generator"):
+        flawed.laplace_noise(1.0, 3, bad)
+    with pytest.raises(ValueError, match=r"^rng must be a numpy\.random\.Generator"):
         flawed.sparse_vector_variant([0.0, 1.0], 0.0, 1.0, 2, rng=bad, algorithm=1)
     with pytest.raises(ValueError, match=r"^rng must be a numpy\.random\.Generator"):
         flawed.noisy_max([0.0, 1.0], 1.0, 2, rng=bad)
@@ -559,7 +561,8 @@ def test_laplace_noise_rejects_a_bad_shape_by_name(shape, got):
         flawed.laplace_noise(1.0, shape, np.random.default_rng(0))
 
 
-@pytest.mark.parametrize("shape", [0, (0,), (3, 0), (0, 2)])
-def test_laplace_noise_of_empty_shape_is_empty(shape):
+@pytest.mark.parametrize("shape", [0, (0,), (3, 0), (0, 2), np.int64(0), 4, np.int64(4), 4.0, (np.int64(2), 3)])
+def test_laplace_noise_takes_integers_of_any_type_and_empty_shapes(shape):
+    """numpy integers and integral floats are shapes too (they take the checked path, not the int fast path)."""
     z = flawed.laplace_noise(1.5, shape, np.random.default_rng(0))
-    assert z.shape == np.empty(shape).shape and z.dtype == np.float64
+    assert z.shape == np.empty(np.array(shape, dtype=int).tolist()).shape and z.dtype == np.float64

@@ -566,3 +566,21 @@ def test_laplace_noise_takes_integers_of_any_type_and_empty_shapes(shape):
     """numpy integers and integral floats are shapes too (they take the checked path, not the int fast path)."""
     z = flawed.laplace_noise(1.5, shape, np.random.default_rng(0))
     assert z.shape == np.empty(np.array(shape, dtype=int).tolist()).shape and z.dtype == np.float64
+
+
+@pytest.mark.parametrize("kw,match", [
+    (dict(algorithm=0), r"^algorithm must be an integer in \[1, 6\], got 0$"),
+    (dict(algorithm=7), r"^algorithm must be an integer in \[1, 6\], got 7$"),
+    (dict(algorithm=2.5), r"^algorithm must be an integer in \[1, 6\], got 2\.5$"),
+    (dict(algorithm=1, c=0), r"^c must be an integer >= 1, got 0$"),
+    (dict(algorithm=2, c=-1), r"^c must be an integer >= 1, got -1$"),
+])
+def test_lyu_noise_scales_rejects(kw, match):
+    with pytest.raises(ValueError, match=match):
+        flawed.lyu_noise_scales(epsilon=0.3, **kw)
+
+
+@pytest.mark.parametrize("n", [0, -3])
+def test_noisy_max_value_epsilon_rejects_no_answers(n):
+    with pytest.raises(ValueError, match=rf"^n_answers must be an integer >= 1, got {n}$"):
+        flawed.noisy_max_value_epsilon(n, 0.3)

@@ -584,3 +584,18 @@ def test_lyu_noise_scales_rejects(kw, match):
 def test_noisy_max_value_epsilon_rejects_no_answers(n):
     with pytest.raises(ValueError, match=rf"^n_answers must be an integer >= 1, got {n}$"):
         flawed.noisy_max_value_epsilon(n, 0.3)
+
+
+def test_real_inputs_may_be_fractions_but_not_mixed_with_non_numbers():
+    """An object array (Fractions) converts entry by entry when every entry is a real number and not a
+    bool; None, strings and bools among them are rejected with the parameter's message."""
+    got = flawed.noisy_max_value_log_density([Fraction(1, 2), 2], [Fraction(1, 2), Fraction(-3, 4)], 0.7)
+    want = flawed.noisy_max_value_log_density([0.5, 2.0], [0.5, -0.75], 0.7)
+    np.testing.assert_array_equal(got, want)
+    rule = r"answers must be a non-empty 1-D sequence of finite numbers"
+    with pytest.raises(ValueError, match=rf"^{rule}, got \[Fraction\(1, 2\), 'a'\]$"):
+        flawed.noisy_max([Fraction(1, 2), "a"], 1.0, 2, rng=np.random.default_rng(0))
+    with pytest.raises(ValueError, match=rf"^{rule}, got \[Fraction\(1, 2\), True\]$"):
+        flawed.noisy_max([Fraction(1, 2), True], 1.0, 2, rng=np.random.default_rng(0))
+    with pytest.raises(ValueError, match=r"^y must be a real number or an array of them, got \[1\.0, None\]$"):
+        flawed.noisy_max_value_log_density([1.0, None], [0.0], 1.0)

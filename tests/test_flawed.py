@@ -599,3 +599,9 @@ def test_real_inputs_may_be_fractions_but_not_mixed_with_non_numbers():
         flawed.noisy_max([Fraction(1, 2), True], 1.0, 2, rng=np.random.default_rng(0))
     with pytest.raises(ValueError, match=r"^y must be a real number or an array of them, got \[1\.0, None\]$"):
         flawed.noisy_max_value_log_density([1.0, None], [0.0], 1.0)
+
+
+@pytest.mark.parametrize("bad,shown", [([], r"\[\]"), ([[1.0, 2.0]], r"\[\[1\.0, 2\.0\]\]"), ([0.5, np.inf], r"\[0\.5, inf\]")])
+def test_answers_message_states_the_rule_and_the_value(bad, shown):
+    with pytest.raises(ValueError, match=rf"^answers must be a non-empty 1-D sequence of finite numbers, got {shown}$"):
+        flawed.sparse_vector_variant(bad, 0.0, 1.0, 2, rng=np.random.default_rng(0), algorithm=1)

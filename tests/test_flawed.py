@@ -4,6 +4,8 @@ against exact probabilities computed independently (dpnotes.svt's quadrature, mp
 scipy.stats, closed forms)."""
 
 import math
+import re
+from fractions import Fraction
 
 import mpmath as mp
 import numpy as np
@@ -335,3 +337,271 @@ def test_dpsniper_cases_carry_the_larger_published_bound():
     for case, key in zip(flawed.dpsniper_cases(), keys):
         src = pub["mechanisms"][key]
         assert case.dpsniper == max(src["dpsniper_reg"]["eps_lcb"], src["dpsniper_mlp"]["eps_lcb"]), case.name
+
+
+# ----------------------------------------------------------------- DP-Sniper's six rows, as documented
+DPSNIPER_ALGORITHMS = {"Lyu et al. Algorithm 3": 3, "Lyu et al. Algorithm 4": 4, "Lyu et al. Algorithm 5": 5,
+                       "Lyu et al. Algorithm 6": 6}
+DPSNIPER_NOISES = {"noisy max value, Laplace noise": "laplace", "noisy max value, exponential noise": "exponential"}
+
+
+def test_dpsniper_cases_run_the_documented_setting():
+    """The docstring's setting, row by row: DP-Sniper's order and names (the auditing chapter looks the
+    rows up by name), claimed 0.1, Lyu et al.'s algorithms on ten queries with T = 1 and c = 1, report
+    noisy max over five queries releasing the value; each mechanism is compared, on the same seed and
+    on both inputs, with the documented call. 3000 runs: a threshold moved by 1 or c = 2 instead of 1
+    changes some of them (noise scales 20 to 40)."""
+    cases = flawed.dpsniper_cases()
+    assert [c.name for c in cases] == [*DPSNIPER_ALGORITHMS, *DPSNIPER_NOISES]
+    for case in cases:
+        assert case.claimed == 0.1, case.name
+        assert isinstance(case.n_samples, int) and case.n_samples >= 1, case.name
+        k = 10 if case.name in DPSNIPER_ALGORITHMS else 5
+        assert case.x.shape == case.x_prime.shape == (k,), case.name
+        assert 0 < np.max(np.abs(case.x - case.x_prime)) <= 1, case.name           # distinct neighbours
+        for data in (case.x, case.x_prime):
+            got = case.mechanism(data, 3000, np.random.default_rng(7))
+            if case.name in DPSNIPER_ALGORITHMS:
+                alg = DPSNIPER_ALGORITHMS[case.name]
+                want = flawed.sparse_vector_variant(data, 1.0, 0.1, 3000, rng=np.random.default_rng(7), algorithm=alg, c=1)
+                assert case.true_epsilon == flawed.lyu_privacy(alg, 0.1)
+            else:
+                noise = DPSNIPER_NOISES[case.name]
+                want = flawed.noisy_max(data, 0.1, 3000, rng=np.random.default_rng(7), noise=noise, release="value")
+                assert case.true_epsilon == flawed.noisy_max_value_epsilon(5, 0.1, noise=noise)
+            np.testing.assert_array_equal(got, want, err_msg=case.name)
+    assert cases[1].true_epsilon == pytest.approx(0.175, rel=1e-14)          # (1 + 6) / 4 * 0.1
+    assert cases[4].true_epsilon == pytest.approx(0.25, rel=1e-14)           # 5 * 0.1 / 2
+
+
+def alg3_first_top_log_density(answers, i, v, T=1.0, b=20.0):
+    """Log-density of Algorithm 3 (c = 1, eps = 0.1: both scales 2/eps = 20) releasing the value v at
+    query i after bottoms on all earlier ones: p_nu(v - f_i) * int_{rho <= v - T} p_rho(rho)
+    prod_{j < i} F_nu(T + rho - f_j) d rho, by scipy quad on the Laplace laws of scipy.stats."""
+    lap = stats.laplace(scale=b)
+    inner = integrate.quad(lambda r: lap.pdf(r) * np.prod(lap.cdf(T + r - np.asarray(answers[:i]))),
+                           -np.inf, v - T, limit=200, epsabs=0.0, epsrel=1e-11)[0]
+    return lap.logpdf(v - answers[i]) + math.log(inner)
+
+
+def test_dpsniper_pairs_witness_the_violations():
+    """Each pair shows its mechanism's claim of 0.1 false, by an exact computation independent of the
+    sampler: Algorithm 3 by one output's density ratio (quad); Algorithm 4 by dpnotes.svt's exact
+    AboveThreshold law with its scales, within lyu_privacy; Algorithms 5 and 6 by the pattern law
+    (5: a pattern possible on x only); the Laplace maximum attains n eps / 2 and the exponential one
+    has an output impossible on x'. Algorithm 3's certificate: below every threshold that matters
+    (v = -100, rho <= -101) each of the nine bottoms' probabilities is an exponential left tail, so
+    moving its answer by 1 changes it by e^(1/20), and the released answer's density by e^(-1/20):
+    log-ratio 9/20 - 1/20 = 0.4."""
+    cases = {c.name: c for c in flawed.dpsniper_cases()}
+    c3 = cases["Lyu et al. Algorithm 3"]
+    r3 = alg3_first_top_log_density(c3.x, 9, -100.0) - alg3_first_top_log_density(c3.x_prime, 9, -100.0)
+    assert r3 == pytest.approx(0.4, rel=1e-6) and r3 > c3.claimed
+    c4 = cases["Lyu et al. Algorithm 4"]
+    bt, bq = flawed.lyu_noise_scales(4, 0.1)
+    loss4 = svt.max_log_ratio(c4.x, c4.x_prime, 1.0, 0.1, threshold_scale=bt, query_scale=bq)
+    assert c4.claimed < loss4 <= c4.true_epsilon + 1e-9
+    c5, c6 = cases["Lyu et al. Algorithm 5"], cases["Lyu et al. Algorithm 6"]
+    pats = np.array([[(i >> j) & 1 for j in range(10)] for i in range(2**10)])
+    l5x = flawed.no_cutoff_pattern_log_probabilities(c5.x, 1.0, 0.1, pats, algorithm=5)
+    l5xp = flawed.no_cutoff_pattern_log_probabilities(c5.x_prime, 1.0, 0.1, pats, algorithm=5)
+    assert np.any(np.isfinite(l5x) & np.isneginf(l5xp))
+    top_first = np.r_[np.ones(5), np.zeros(5)][None, :]                       # tops where x is larger
+    l6 = [flawed.no_cutoff_pattern_log_probabilities(a, 1.0, 0.1, top_first, algorithm=6)[0] for a in (c6.x, c6.x_prime)]
+    assert l6[0] - l6[1] > c6.claimed
+    cl = cases["noisy max value, Laplace noise"]
+    y = np.linspace(-150.0, 150.0, 601)
+    lr = flawed.noisy_max_value_log_density(y, cl.x, 0.1) - flawed.noisy_max_value_log_density(y, cl.x_prime, 0.1)
+    assert np.max(np.abs(lr)) == pytest.approx(cl.true_epsilon, rel=1e-9)
+    ce = cases["noisy max value, exponential noise"]
+    y0 = [np.max(ce.x) + 0.5]
+    assert np.isfinite(flawed.noisy_max_value_log_density(y0, ce.x, 0.1, noise="exponential")[0])
+    assert np.isneginf(flawed.noisy_max_value_log_density(y0, ce.x_prime, 0.1, noise="exponential")[0])
+
+
+# ----------------------------------------------------------------- messages of bad input (name, range, value)
+def test_pattern_probabilities_state_the_allowed_values_and_take_boolean_patterns():
+    with pytest.raises(ValueError, match=r"^algorithm must be an integer in \[5, 6\], got 7$"):
+        flawed.no_cutoff_pattern_log_probabilities([0.0], 0.0, 1.0, [[1]], algorithm=7)
+    with pytest.raises(ValueError, match=r"^patterns must be 0/1 rows of length 2, got \['a'\]$"):
+        flawed.no_cutoff_pattern_log_probabilities([0.0, 1.0], 0.0, 1.0, ["a"], algorithm=6)
+    # booleans are 0/1 patterns too (True for a top), for both algorithms
+    for alg in (5, 6):
+        as_bool = flawed.no_cutoff_pattern_log_probabilities([0.5, -0.3], 0.2, 0.8, [[True, False], [False, False]],
+                                                             algorithm=alg)
+        as_int = flawed.no_cutoff_pattern_log_probabilities([0.5, -0.3], 0.2, 0.8, [[1, 0], [0, 0]], algorithm=alg)
+        np.testing.assert_array_equal(as_bool, as_int)
+
+
+@pytest.mark.parametrize("size", [0, -2])
+def test_samplers_reject_a_size_below_one(size):
+    """size 0 would otherwise return an empty array (and -2 fail inside numpy, naming shape)."""
+    with pytest.raises(ValueError, match=rf"^size must be an integer >= 1, got {size}$"):
+        flawed.noisy_max([0.0, 1.0], 1.0, size, rng=np.random.default_rng(0))
+    with pytest.raises(ValueError, match=rf"^size must be an integer >= 1, got {size}$"):
+        flawed.laplace_with_rare_leak(0.0, 1.0, size, rng=np.random.default_rng(0), leak_probability=0.1)
+
+
+@pytest.mark.parametrize("bad", [3, None, np.random.RandomState(0)])
+def test_samplers_reject_a_non_generator_rng_by_name(bad):
+    with pytest.raises(ValueError, match=r"^rng must be a numpy\.random\.Generator"):
+        flawed.laplace_noise(1.0, 3, bad)
+    with pytest.raises(ValueError, match=r"^rng must be a numpy\.random\.Generator"):
+        flawed.sparse_vector_variant([0.0, 1.0], 0.0, 1.0, 2, rng=bad, algorithm=1)
+    with pytest.raises(ValueError, match=r"^rng must be a numpy\.random\.Generator"):
+        flawed.noisy_max([0.0, 1.0], 1.0, 2, rng=bad)
+    with pytest.raises(ValueError, match=r"^rng must be a numpy\.random\.Generator"):
+        flawed.laplace_with_rare_leak(0.0, 1.0, 2, rng=bad, leak_probability=0.1)
+
+
+def test_value_density_messages_state_the_rule_and_the_value():
+    with pytest.raises(ValueError, match=r"^y must be a real number or an array of them, got 'abc'$"):
+        flawed.noisy_max_value_log_density("abc", [0.0], 1.0)
+    with pytest.raises(ValueError, match=r"^y must be finite, got \[nan, 1\.0\]$"):
+        flawed.noisy_max_value_log_density([np.nan, 1.0], [0.0], 1.0)
+
+
+@pytest.mark.parametrize("kw,match", [
+    (dict(algorithm=0), r"^algorithm must be an integer in \[1, 6\], got 0$"),
+    (dict(algorithm=7), r"^algorithm must be an integer in \[1, 6\], got 7$"),
+    (dict(algorithm=4, c=0), r"^c must be an integer >= 1, got 0$"),
+])
+def test_lyu_privacy_rejects(kw, match):
+    with pytest.raises(ValueError, match=match):
+        flawed.lyu_privacy(epsilon=0.3, **kw)
+
+
+@pytest.mark.parametrize("eps,c", [(0.3, 5), (0.7, 1), (0.7, 3), (0.1, 2)])
+def test_lyu_privacy_of_algorithm_4_is_the_decimal_value(eps, c):
+    """(1 + 6c) / 4 * eps computed in floating point is one ulp off the decimal at these
+    (e.g. 2.3249999999999997 for 2.325); the function rounds that error away: the result is the
+    double nearest the exact rational value (fractions)."""
+    exact = float(Fraction(1 + 6 * c, 4) * Fraction(str(eps)))
+    assert flawed.lyu_privacy(4, eps, c) == exact
+
+
+def tie_seed(b_rho, b_nu):
+    """A seed whose first threshold noise rho and first query noise nu (drawn in this order) have
+    the same sign and a ratio in [1/2, 2], so that T = nu - rho is exact (Sterbenz) and
+    T + rho == nu: answer 0 then ties with the noisy threshold exactly."""
+    for seed in range(1000):
+        rng = np.random.default_rng(seed)
+        rho, nu = lap_from_seed(rng, b_rho, 1)[0], lap_from_seed(rng, b_nu, 1)[0]
+        if rho != 0 and 0.5 <= nu / rho <= 2:
+            return seed, nu - rho, rho, nu
+    raise AssertionError("no seed found")
+
+
+@pytest.mark.parametrize("alg,c", [(1, 1), (2, 1), (3, 1), (4, 1), (1, 2), (3, 2), (5, 1), (6, 1)])
+def test_a_tie_with_the_noisy_threshold_is_a_top(alg, c):
+    """Published rule: above when f_i + nu_i >= T + rho (ties are tops), in the c = 1 path, the
+    general loop (c = 2) and the no-cut-off algorithms alike."""
+    b_rho, b_nu = flawed.lyu_noise_scales(alg, 0.8, c)
+    seed, T, rho, nu = tie_seed(b_rho, b_nu if alg != 5 else b_rho)
+    if alg == 5:                                 # no query noise: the answer 0 itself ties with T + rho
+        T, nu = -rho, 0.0
+    assert T + rho == nu                         # the tie is exact
+    out = flawed.sparse_vector_variant([0.0], T, 0.8, 1, rng=np.random.default_rng(seed), algorithm=alg, c=c)
+    assert out.tolist() == [[nu if alg == 3 else 1]]
+
+
+@pytest.mark.parametrize("bad", [0, 7, 2.5, None])
+def test_sparse_vector_variant_states_the_algorithms_range(bad):
+    with pytest.raises(ValueError, match=rf"^algorithm must be an integer in \[1, 6\], got {re.escape(repr(bad))}$"):
+        flawed.sparse_vector_variant([0.0, 1.0], 0.0, 1.0, 2, rng=np.random.default_rng(0), algorithm=bad)
+
+
+def mp_pattern_probability(answers, T, eps, pattern):
+    """Pr[pattern] of Algorithm 6 (both scales 2/eps) by mpmath quadrature at 30 digits, split at the kinks."""
+    b = mp.mpf(2) / mp.mpf(eps)
+
+    def cdf(t):
+        return mp.exp(t / b) / 2 if t < 0 else 1 - mp.exp(-t / b) / 2
+
+    def f(u):
+        p = mp.exp(-abs(u - T) / b) / (2 * b)
+        for a, top in zip(answers, pattern):
+            p *= (1 - cdf(u - a)) if top else cdf(u - a)
+        return p
+
+    with mp.workdps(30):
+        return mp.quad(f, [-mp.inf, *sorted(set([*answers, T])), mp.inf])
+
+
+def test_pattern_probability_keeps_its_relative_tolerance_on_small_probabilities():
+    """A pattern of probability ~6e-6 (answers 20 apart, eps = 1): the documented relative tolerance
+    1e-10 must hold, so no absolute tolerance may stop quad early (scipy's default epsabs 1.5e-8
+    gives 8e-8 relative here). Checked to 1e-9 against mpmath."""
+    answers, pattern = [10.0, -10.0, 0.0], [0, 1, 1]
+    lp = flawed.no_cutoff_pattern_log_probabilities(answers, 0.0, 1.0, [pattern], algorithm=6)[0]
+    ref = mp_pattern_probability(answers, 0.0, 1.0, pattern)
+    assert math.exp(lp) == pytest.approx(float(ref), rel=1e-9, abs=0.0)   # no absolute floor: the value is 6e-6
+
+
+def test_pattern_probability_below_the_double_range_is_not_an_error():
+    """Answers 6000 apart at eps = 1: the pattern (bottom on the high one, top on the low one) has
+    probability about e^-1500, below the smallest double; the result is -inf or at most log of the
+    smallest normal double (-708), without a math domain error."""
+    for alg in (5, 6):
+        lp = flawed.no_cutoff_pattern_log_probabilities([3000.0, -3000.0], 0.0, 1.0, [[0, 1]], algorithm=alg)
+        assert lp[0] <= math.log(np.finfo(float).tiny)
+
+
+@pytest.mark.parametrize("alg,c", [(1, 1), (1, 2), (2, 3), (4, 2), (5, 1), (6, 1)])
+def test_symbol_codes_are_int8(alg, c):
+    out = flawed.sparse_vector_variant([0.3, -0.2, 1.5], 0.1, 0.9, 40, rng=np.random.default_rng(alg), algorithm=alg, c=c)
+    assert out.dtype == np.int8 and out.shape == (40, 3)
+
+
+@pytest.mark.parametrize("shape,got", [((2, -1), "-1"), ((2, 1.5), "1.5"), (-1, "-1"), (2.5, "2.5"), (True, "True"),
+                                       ([2, 3], None)])
+def test_laplace_noise_rejects_a_bad_shape_by_name(shape, got):
+    rule = r"an integer >= 0 or a tuple of them, got \[2, 3\]" if got is None else rf"an integer >= 0, got {re.escape(got)}"
+    with pytest.raises(ValueError, match=rf"^shape must be {rule}$"):
+        flawed.laplace_noise(1.0, shape, np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("shape", [0, (0,), (3, 0), (0, 2), np.int64(0), 4, np.int64(4), 4.0, (np.int64(2), 3)])
+def test_laplace_noise_takes_integers_of_any_type_and_empty_shapes(shape):
+    """numpy integers and integral floats are shapes too (they take the checked path, not the int fast path)."""
+    z = flawed.laplace_noise(1.5, shape, np.random.default_rng(0))
+    assert z.shape == np.empty(np.array(shape, dtype=int).tolist()).shape and z.dtype == np.float64
+
+
+@pytest.mark.parametrize("kw,match", [
+    (dict(algorithm=0), r"^algorithm must be an integer in \[1, 6\], got 0$"),
+    (dict(algorithm=7), r"^algorithm must be an integer in \[1, 6\], got 7$"),
+    (dict(algorithm=2.5), r"^algorithm must be an integer in \[1, 6\], got 2\.5$"),
+    (dict(algorithm=1, c=0), r"^c must be an integer >= 1, got 0$"),
+    (dict(algorithm=2, c=-1), r"^c must be an integer >= 1, got -1$"),
+])
+def test_lyu_noise_scales_rejects(kw, match):
+    with pytest.raises(ValueError, match=match):
+        flawed.lyu_noise_scales(epsilon=0.3, **kw)
+
+
+@pytest.mark.parametrize("n", [0, -3])
+def test_noisy_max_value_epsilon_rejects_no_answers(n):
+    with pytest.raises(ValueError, match=rf"^n_answers must be an integer >= 1, got {n}$"):
+        flawed.noisy_max_value_epsilon(n, 0.3)
+
+
+def test_real_inputs_may_be_fractions_but_not_mixed_with_non_numbers():
+    """An object array (Fractions) converts entry by entry when every entry is a real number and not a
+    bool; None, strings and bools among them are rejected with the parameter's message."""
+    got = flawed.noisy_max_value_log_density([Fraction(1, 2), 2], [Fraction(1, 2), Fraction(-3, 4)], 0.7)
+    want = flawed.noisy_max_value_log_density([0.5, 2.0], [0.5, -0.75], 0.7)
+    np.testing.assert_array_equal(got, want)
+    rule = r"answers must be a non-empty 1-D sequence of finite numbers"
+    with pytest.raises(ValueError, match=rf"^{rule}, got \[Fraction\(1, 2\), 'a'\]$"):
+        flawed.noisy_max([Fraction(1, 2), "a"], 1.0, 2, rng=np.random.default_rng(0))
+    with pytest.raises(ValueError, match=rf"^{rule}, got \[Fraction\(1, 2\), True\]$"):
+        flawed.noisy_max([Fraction(1, 2), True], 1.0, 2, rng=np.random.default_rng(0))
+    with pytest.raises(ValueError, match=r"^y must be a real number or an array of them, got \[1\.0, None\]$"):
+        flawed.noisy_max_value_log_density([1.0, None], [0.0], 1.0)
+
+
+@pytest.mark.parametrize("bad,shown", [([], r"\[\]"), ([[1.0, 2.0]], r"\[\[1\.0, 2\.0\]\]"), ([0.5, np.inf], r"\[0\.5, inf\]")])
+def test_answers_message_states_the_rule_and_the_value(bad, shown):
+    with pytest.raises(ValueError, match=rf"^answers must be a non-empty 1-D sequence of finite numbers, got {shown}$"):
+        flawed.sparse_vector_variant(bad, 0.0, 1.0, 2, rng=np.random.default_rng(0), algorithm=1)

@@ -818,3 +818,29 @@ def test_snapping_mechanism_draws_its_uniform_at_full_precision():
     noisy = f + sign * np.array([lam * math.log(v) for v in ustar])
     assert np.array_equal(out, np.clip(np.floor(noisy / 4.0 + 0.5) * 4.0, -bound, bound))
     assert np.all(out % 4.0 == 0) and np.any(out % 2.5 != 0)      # the lattice of Lambda, not of lambda
+
+
+def test_single_draws_read_exactly_one_draw_of_each_kind():
+    """A scalar call (size=None) is the recipe applied to one geometric, one mantissa and (for the
+    mechanism) one sign draw, and leaves the generator where that recipe leaves it: a scalar call
+    that drew two of each and kept the first would change the mantissa (the second geometric draw
+    comes before it) and the generator's next draw. lambda = 0.01 puts the lattice at 2^-6, fine
+    enough that a changed mantissa moves the release."""
+    lam, bound, f = 0.01, 3.0, -0.37
+    for seed in range(20):
+        ref = np.random.default_rng(seed)
+        g = int(ref.geometric(0.5)) - 1
+        mant = int(ref.integers(0, 2**52))
+        ustar = math.ldexp(1 + mant / 2**52, -1 - g)
+        rng = np.random.default_rng(seed)
+        assert dsc.full_precision_uniform(rng) == ustar
+        assert rng.random() == ref.random()
+        ref = np.random.default_rng(seed)
+        g = int(ref.geometric(0.5)) - 1
+        mant = int(ref.integers(0, 2**52))
+        sign = int(ref.integers(0, 2))
+        noise = lam * math.log(math.ldexp(1 + mant / 2**52, -1 - g))
+        z = f + noise if sign == 1 else f - noise
+        rng = np.random.default_rng(seed)
+        assert dsc.snapping_mechanism(f, lam, bound, rng) == max(-bound, min(bound, math.floor(z * 64 + 0.5) / 64))
+        assert rng.random() == ref.random()

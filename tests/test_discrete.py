@@ -844,3 +844,15 @@ def test_single_draws_read_exactly_one_draw_of_each_kind():
         rng = np.random.default_rng(seed)
         assert dsc.snapping_mechanism(f, lam, bound, rng) == max(-bound, min(bound, math.floor(z * 64 + 0.5) / 64))
         assert rng.random() == ref.random()
+
+
+def test_textbook_law_at_the_smallest_precision_by_hand():
+    """precision = 2 (the low end of the allowed range), value 1, scale 3, worked by hand with 2-bit
+    numbers (1, 1.5, 2, 3, 4, 6, ...; ties to even): U = 1/4 gives log(1/2) -> -0.75, 3 * -0.75 ->
+    -2, 1 - 2 = -1; U = 1/2 gives 2 - 1/2 - 1/2 = 1, log 1 = 0, release 1; U = 3/4 gives
+    2 - 3/4 -> 1 (a tie, to even), 1 - 3/4 = 1/4, log(1/4) -> -1.5, 3 * -1.5 -> -4, 1 + 4 -> 4 (a tie)."""
+    ys, probs = dsc.textbook_laplace_law(1.0, 3.0, 2)
+    assert ys.tolist() == [-1.0, 1.0, 4.0]
+    assert probs.tolist() == [1 / 3, 1 / 3, 1 / 3]
+    with pytest.raises(ValueError, match="precision must be an integer in"):
+        dsc.textbook_laplace_law(1.0, 3.0, 1)

@@ -856,3 +856,19 @@ def test_textbook_law_at_the_smallest_precision_by_hand():
     assert probs.tolist() == [1 / 3, 1 / 3, 1 / 3]
     with pytest.raises(ValueError, match="precision must be an integer in"):
         dsc.textbook_laplace_law(1.0, 3.0, 1)
+
+
+def test_can_output_at_the_smallest_precision_by_hand():
+    """precision = 2 with the default search of 8 draws either side: the window is wider than the
+    grid {1/4, 1/2, 3/4}, so it must be clipped to each branch's draws. The releases of value 1,
+    scale 3 are -1, 1 and 4 (worked by hand in the test above); -2, 0.5, 2 and 6 are 2-bit numbers
+    it cannot release."""
+    ys = [-2.0, -1.0, 0.5, 1.0, 2.0, 4.0, 6.0]
+    assert dsc.textbook_laplace_can_output(ys, 1.0, 3.0, precision=2).tolist() == [
+        False, True, False, True, False, True, False]
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_textbook_sampler_names_the_range_of_u_for_nan_and_inf(bad):
+    with pytest.raises(ValueError, match=r"^u must lie in \(0, 1\)"):
+        dsc.textbook_laplace_float(0.0, 1.0, [0.5, bad])

@@ -872,3 +872,15 @@ def test_can_output_at_the_smallest_precision_by_hand():
 def test_textbook_sampler_names_the_range_of_u_for_nan_and_inf(bad):
     with pytest.raises(ValueError, match=r"^u must lie in \(0, 1\)"):
         dsc.textbook_laplace_float(0.0, 1.0, [0.5, bad])
+
+
+@pytest.mark.parametrize("p", [53, 8])
+def test_textbook_draw_one_half_takes_numpys_upper_branch(p):
+    """numpy's Laplace sampler takes U = 1/2 in its upper branch, loc - scale * log(2 - U - U) =
+    loc - scale * 0, which keeps the sign of a zero loc: -0.0 - 0.0 = -0.0 (the lower branch,
+    loc + scale * log(U + U), would give -0.0 + 0.0 = +0.0). The model follows numpy to the bit."""
+    out = dsc.textbook_laplace_float(-0.0, 2.5, [0.5, 0.5])
+    out_p = dsc.textbook_laplace_float(-0.0, 2.5, [0.5], precision=p)
+    assert np.all(out == 0) and np.all(np.signbit(out)) and np.signbit(out_p[0])
+    assert not np.signbit(dsc.textbook_laplace_float(0.0, 2.5, 0.5, precision=p))
+    assert dsc.textbook_laplace_float(1.25, 2.5, 0.5, precision=p) == 1.25

@@ -884,3 +884,16 @@ def test_textbook_draw_one_half_takes_numpys_upper_branch(p):
     assert np.all(out == 0) and np.all(np.signbit(out)) and np.signbit(out_p[0])
     assert not np.signbit(dsc.textbook_laplace_float(0.0, 2.5, 0.5, precision=p))
     assert dsc.textbook_laplace_float(1.25, 2.5, 0.5, precision=p) == 1.25
+
+
+@pytest.mark.parametrize("p", [2, 3, 4])
+def test_can_output_at_small_precisions_agrees_with_enumeration(p):
+    """At p = 2..4 the default window (8 draws either side) is as wide as the grid itself, so every
+    probe must stay inside each branch's draws, (0, 1/2) or [1/2, 1): the answers are those of the
+    enumeration of all 2^p - 1 draws, over every p-bit number in [-20, 20] and the value itself."""
+    f, b = 1.0, 3.0
+    releases = set(dsc.textbook_laplace_float(f, b, np.arange(1, 2**p) / 2.0**p, precision=p).tolist())
+    ys = np.unique(dsc.round_to_precision(np.linspace(-20.0, 20.0, 4001), p))
+    assert f in ys and releases <= set(ys.tolist())
+    got = dsc.textbook_laplace_can_output(ys, f, b, precision=p)
+    assert got.tolist() == [y in releases for y in ys.tolist()]

@@ -897,3 +897,11 @@ def test_can_output_at_small_precisions_agrees_with_enumeration(p):
     assert f in ys and releases <= set(ys.tolist())
     got = dsc.textbook_laplace_can_output(ys, f, b, precision=p)
     assert got.tolist() == [y in releases for y in ys.tolist()]
+
+
+@pytest.mark.parametrize("pmf, param", [(dsc.discrete_gaussian_pmf, 1.5), (dsc.discrete_laplace_pmf, 0.7)])
+def test_pmfs_name_the_rejected_points(pmf, param):
+    with pytest.raises(ValueError, match=r"^x must be integers, got \[1, 'a'\]$"):
+        pmf([1, "a"], param)
+    with pytest.raises(ValueError, match=r"^x must be integers, got \[2, 2\.5\]$"):
+        pmf([2, 2.5], param)

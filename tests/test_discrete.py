@@ -905,3 +905,18 @@ def test_pmfs_name_the_rejected_points(pmf, param):
         pmf([1, "a"], param)
     with pytest.raises(ValueError, match=r"^x must be integers, got \[2, 2\.5\]$"):
         pmf([2, 2.5], param)
+
+
+def test_snapping_law_range_of_precision_and_large_weights():
+    """precision 17 is refused (the enumeration's range is [8, 16]); bound = 20 lambda needs E = 62
+    binades, whose weights 2^61 and sums pass int64, so they must be exact Python integers; and a
+    small lambda = 0.3 (E from the rule lambda E log 2 >= 2B + Lambda + 1) still gives the ideal law
+    up to the rounding of 16-bit arithmetic (atol 2e-3, far above that rounding, about 1e-4)."""
+    with pytest.raises(ValueError, match="precision must be an integer in"):
+        dsc.snapping_law(0.0, 2.5, 40.0, 17)
+    ys, probs = dsc.snapping_law(1.0, 2.5, 50.0, precision=12)
+    assert abs(probs.sum() - 1) < 1e-14 and ys.min() == -50.0 and ys.max() == 50.0
+    assert np.all(ys[1:-1] % 4 == 0)
+    ys, probs = dsc.snapping_law(0.3, 0.3, 2.0, precision=16)
+    grid, ideal = ideal_snapping_law(0.3, 0.3, 2.0)
+    assert np.array_equal(ys, grid) and np.max(np.abs(probs - ideal)) < 2e-3

@@ -920,3 +920,21 @@ def test_snapping_law_range_of_precision_and_large_weights():
     ys, probs = dsc.snapping_law(0.3, 0.3, 2.0, precision=16)
     grid, ideal = ideal_snapping_law(0.3, 0.3, 2.0)
     assert np.array_equal(ys, grid) and np.max(np.abs(probs - ideal)) < 2e-3
+
+
+@pytest.mark.parametrize("lam, bound, p", [(0.20205844216878963, 1.397742398675498, 10),
+                                           (1.2112617445550506, 8.653242136072581, 10)])
+def test_snapping_law_far_tail_at_the_top_of_the_range(lam, bound, p):
+    """value = bound, bound not a multiple of Lambda: the releases near -bound need noise close to
+    -2 bound, from the smallest binades of U*, so the enumeration must go deep enough (found by
+    mutation testing: a shallower E lost the releases -1.25 and -1.0 in the first case). Each
+    probability is compared with the exact-arithmetic law (Laplace cdf over each cell), relative
+    tolerance 5% (p = 10 bits move a cell's edges by about lambda * 2^-9 relative)."""
+    ys, probs = dsc.snapping_law(bound, lam, bound, p)
+    big = 2.0 ** math.ceil(math.log2(lam))
+    inner = np.arange(math.ceil(-bound / big), math.floor(bound / big) + 1) * big
+    inner = inner[np.abs(inner) < bound]
+    assert ys.tolist() == [-bound, *inner.tolist(), bound]
+    cdf = lambda x: stats.laplace.cdf(x, loc=bound, scale=lam)  # noqa: E731
+    ideal = np.r_[cdf(inner[0] - big / 2), cdf(inner + big / 2) - cdf(inner - big / 2), 1 - cdf(inner[-1] + big / 2)]
+    assert np.allclose(probs, ideal, rtol=0.05, atol=0)

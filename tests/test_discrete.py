@@ -818,3 +818,123 @@ def test_snapping_mechanism_draws_its_uniform_at_full_precision():
     noisy = f + sign * np.array([lam * math.log(v) for v in ustar])
     assert np.array_equal(out, np.clip(np.floor(noisy / 4.0 + 0.5) * 4.0, -bound, bound))
     assert np.all(out % 4.0 == 0) and np.any(out % 2.5 != 0)      # the lattice of Lambda, not of lambda
+
+
+def test_single_draws_read_exactly_one_draw_of_each_kind():
+    """A scalar call (size=None) is the recipe applied to one geometric, one mantissa and (for the
+    mechanism) one sign draw, and leaves the generator where that recipe leaves it: a scalar call
+    that drew two of each and kept the first would change the mantissa (the second geometric draw
+    comes before it) and the generator's next draw. lambda = 0.01 puts the lattice at 2^-6, fine
+    enough that a changed mantissa moves the release."""
+    lam, bound, f = 0.01, 3.0, -0.37
+    for seed in range(20):
+        ref = np.random.default_rng(seed)
+        g = int(ref.geometric(0.5)) - 1
+        mant = int(ref.integers(0, 2**52))
+        ustar = math.ldexp(1 + mant / 2**52, -1 - g)
+        rng = np.random.default_rng(seed)
+        assert dsc.full_precision_uniform(rng) == ustar
+        assert rng.random() == ref.random()
+        ref = np.random.default_rng(seed)
+        g = int(ref.geometric(0.5)) - 1
+        mant = int(ref.integers(0, 2**52))
+        sign = int(ref.integers(0, 2))
+        noise = lam * math.log(math.ldexp(1 + mant / 2**52, -1 - g))
+        z = f + noise if sign == 1 else f - noise
+        rng = np.random.default_rng(seed)
+        assert dsc.snapping_mechanism(f, lam, bound, rng) == max(-bound, min(bound, math.floor(z * 64 + 0.5) / 64))
+        assert rng.random() == ref.random()
+
+
+def test_textbook_law_at_the_smallest_precision_by_hand():
+    """precision = 2 (the low end of the allowed range), value 1, scale 3, worked by hand with 2-bit
+    numbers (1, 1.5, 2, 3, 4, 6, ...; ties to even): U = 1/4 gives log(1/2) -> -0.75, 3 * -0.75 ->
+    -2, 1 - 2 = -1; U = 1/2 gives 2 - 1/2 - 1/2 = 1, log 1 = 0, release 1; U = 3/4 gives
+    2 - 3/4 -> 1 (a tie, to even), 1 - 3/4 = 1/4, log(1/4) -> -1.5, 3 * -1.5 -> -4, 1 + 4 -> 4 (a tie)."""
+    ys, probs = dsc.textbook_laplace_law(1.0, 3.0, 2)
+    assert ys.tolist() == [-1.0, 1.0, 4.0]
+    assert probs.tolist() == [1 / 3, 1 / 3, 1 / 3]
+    with pytest.raises(ValueError, match="precision must be an integer in"):
+        dsc.textbook_laplace_law(1.0, 3.0, 1)
+
+
+def test_can_output_at_the_smallest_precision_by_hand():
+    """precision = 2 with the default search of 8 draws either side: the window is wider than the
+    grid {1/4, 1/2, 3/4}, so it must be clipped to each branch's draws. The releases of value 1,
+    scale 3 are -1, 1 and 4 (worked by hand in the test above); -2, 0.5, 2 and 6 are 2-bit numbers
+    it cannot release."""
+    ys = [-2.0, -1.0, 0.5, 1.0, 2.0, 4.0, 6.0]
+    assert dsc.textbook_laplace_can_output(ys, 1.0, 3.0, precision=2).tolist() == [
+        False, True, False, True, False, True, False]
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_textbook_sampler_names_the_range_of_u_for_nan_and_inf(bad):
+    with pytest.raises(ValueError, match=r"^u must lie in \(0, 1\)"):
+        dsc.textbook_laplace_float(0.0, 1.0, [0.5, bad])
+
+
+@pytest.mark.parametrize("p", [53, 8])
+def test_textbook_draw_one_half_takes_numpys_upper_branch(p):
+    """numpy's Laplace sampler takes U = 1/2 in its upper branch, loc - scale * log(2 - U - U) =
+    loc - scale * 0, which keeps the sign of a zero loc: -0.0 - 0.0 = -0.0 (the lower branch,
+    loc + scale * log(U + U), would give -0.0 + 0.0 = +0.0). The model follows numpy to the bit."""
+    out = dsc.textbook_laplace_float(-0.0, 2.5, [0.5, 0.5])
+    out_p = dsc.textbook_laplace_float(-0.0, 2.5, [0.5], precision=p)
+    assert np.all(out == 0) and np.all(np.signbit(out)) and np.signbit(out_p[0])
+    assert not np.signbit(dsc.textbook_laplace_float(0.0, 2.5, 0.5, precision=p))
+    assert dsc.textbook_laplace_float(1.25, 2.5, 0.5, precision=p) == 1.25
+
+
+@pytest.mark.parametrize("p", [2, 3, 4])
+def test_can_output_at_small_precisions_agrees_with_enumeration(p):
+    """At p = 2..4 the default window (8 draws either side) is as wide as the grid itself, so every
+    probe must stay inside each branch's draws, (0, 1/2) or [1/2, 1): the answers are those of the
+    enumeration of all 2^p - 1 draws, over every p-bit number in [-20, 20] and the value itself."""
+    f, b = 1.0, 3.0
+    releases = set(dsc.textbook_laplace_float(f, b, np.arange(1, 2**p) / 2.0**p, precision=p).tolist())
+    ys = np.unique(dsc.round_to_precision(np.linspace(-20.0, 20.0, 4001), p))
+    assert f in ys and releases <= set(ys.tolist())
+    got = dsc.textbook_laplace_can_output(ys, f, b, precision=p)
+    assert got.tolist() == [y in releases for y in ys.tolist()]
+
+
+@pytest.mark.parametrize("pmf, param", [(dsc.discrete_gaussian_pmf, 1.5), (dsc.discrete_laplace_pmf, 0.7)])
+def test_pmfs_name_the_rejected_points(pmf, param):
+    with pytest.raises(ValueError, match=r"^x must be integers, got \[1, 'a'\]$"):
+        pmf([1, "a"], param)
+    with pytest.raises(ValueError, match=r"^x must be integers, got \[2, 2\.5\]$"):
+        pmf([2, 2.5], param)
+
+
+def test_snapping_law_range_of_precision_and_large_weights():
+    """precision 17 is refused (the enumeration's range is [8, 16]); bound = 20 lambda needs E = 62
+    binades, whose weights 2^61 and sums pass int64, so they must be exact Python integers; and a
+    small lambda = 0.3 (E from the rule lambda E log 2 >= 2B + Lambda + 1) still gives the ideal law
+    up to the rounding of 16-bit arithmetic (atol 2e-3, far above that rounding, about 1e-4)."""
+    with pytest.raises(ValueError, match="precision must be an integer in"):
+        dsc.snapping_law(0.0, 2.5, 40.0, 17)
+    ys, probs = dsc.snapping_law(1.0, 2.5, 50.0, precision=12)
+    assert abs(probs.sum() - 1) < 1e-14 and ys.min() == -50.0 and ys.max() == 50.0
+    assert np.all(ys[1:-1] % 4 == 0)
+    ys, probs = dsc.snapping_law(0.3, 0.3, 2.0, precision=16)
+    grid, ideal = ideal_snapping_law(0.3, 0.3, 2.0)
+    assert np.array_equal(ys, grid) and np.max(np.abs(probs - ideal)) < 2e-3
+
+
+@pytest.mark.parametrize("lam, bound, p", [(0.20205844216878963, 1.397742398675498, 10),
+                                           (1.2112617445550506, 8.653242136072581, 10)])
+def test_snapping_law_far_tail_at_the_top_of_the_range(lam, bound, p):
+    """value = bound, bound not a multiple of Lambda: the releases near -bound need noise close to
+    -2 bound, from the smallest binades of U*, so the enumeration must go deep enough (found by
+    mutation testing: a shallower E lost the releases -1.25 and -1.0 in the first case). Each
+    probability is compared with the exact-arithmetic law (Laplace cdf over each cell), relative
+    tolerance 5% (p = 10 bits move a cell's edges by about lambda * 2^-9 relative)."""
+    ys, probs = dsc.snapping_law(bound, lam, bound, p)
+    big = 2.0 ** math.ceil(math.log2(lam))
+    inner = np.arange(math.ceil(-bound / big), math.floor(bound / big) + 1) * big
+    inner = inner[np.abs(inner) < bound]
+    assert ys.tolist() == [-bound, *inner.tolist(), bound]
+    cdf = lambda x: stats.laplace.cdf(x, loc=bound, scale=lam)  # noqa: E731
+    ideal = np.r_[cdf(inner[0] - big / 2), cdf(inner + big / 2) - cdf(inner - big / 2), 1 - cdf(inner[-1] + big / 2)]
+    assert np.allclose(probs, ideal, rtol=0.05, atol=0)

@@ -24,6 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
 import laplace_inversion as li                      # noqa: E402
+from test_subsampling_peers import _measured       # noqa: E402  (dp-accounting's PLD at a mesh)
 from dpnotes import subsampling as sub              # noqa: E402
 
 TRUTH_JSON = ROOT / "chapters" / "learning" / "accountant-truth.json"
@@ -41,16 +42,6 @@ POINTS = [
 ]
 
 
-def peer(q, sigma, steps, delta, relation, h):
-    from dp_accounting import dp_event
-    from dp_accounting.pld import pld_privacy_accountant
-    from dp_accounting.privacy_accountant import NeighboringRelation
-    rel = {"add_remove": NeighboringRelation.ADD_OR_REMOVE_ONE, "replace_one": NeighboringRelation.REPLACE_ONE}
-    acc = pld_privacy_accountant.PLDAccountant(rel[relation], value_discretization_interval=h)
-    acc.compose(dp_event.PoissonSampledDpEvent(q, dp_event.GaussianDpEvent(sigma)), steps)
-    return acc.get_epsilon(delta)
-
-
 def main():
     rows = []
     for q, sigma, steps, delta, relation, (lo, hi), meshes, kind in POINTS:
@@ -58,7 +49,7 @@ def main():
         ours = sub.subsampled_gaussian_epsilon(q, sigma, steps, delta, relation=relation)
         true = li.composed_epsilon(q, sigma, steps, delta, relation, lo, hi, ours * (1 - 2e-3), ours * (1 + 2e-3))
         secs = time.perf_counter() - t0
-        peers = {repr(h): peer(q, sigma, steps, delta, relation, h) for h in meshes}
+        peers = {repr(h): _measured(q, sigma, steps, delta, h, relation) for h in meshes}
         rows.append({"kind": kind, "q": q, "sigma": sigma, "steps": steps, "delta": delta, "relation": relation,
                      "y_range": [lo, hi], "true_epsilon": true, "inversion_seconds": round(secs, 1),
                      "dp_accounting": peers})

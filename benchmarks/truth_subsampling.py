@@ -1,6 +1,8 @@
 """The true epsilon at the accountant's hardest checked points, by an independent route; and dp-accounting there.
 
-Run from the book root:  .venv/bin/python benchmarks/truth_subsampling.py [--write]   (about 10 minutes)
+Run from the book root:  .venv/bin/python benchmarks/truth_subsampling.py [--write] [--corners]
+(about 10 minutes; ``--corners`` computes only the delta side's corners, in seconds, and with
+``--write`` replaces only them in the file)
 
 For each point, the epsilon at which delta(epsilon) of the composed Poisson-subsampled Gaussian
 equals the target, computed by Laplace inversion of the loss's moment generating function
@@ -8,6 +10,11 @@ equals the target, computed by Laplace inversion of the loss's moment generating
 Google's dp-accounting (pessimistic PLD) at the meshes listed. These are the points where the
 tests once compared this book's accountant with dp-accounting's extrapolated value and found
 it below: the inversion shows that the peer, not the book's accountant, was off.
+
+Also the delta side's corners (``DELTA_CORNERS``): huge epsilon, where ``subsampled_gaussian_delta``
+at the book's own epsilon is far above the target although the true delta there is below it; the
+true delta at epsilon and at epsilon (1 - 1e-4) shows why (a relative 1e-4 of epsilon moves delta by
+a large factor there).
 
 ``--write`` stores the results in ``chapters/learning/accountant-truth.json``; the accounting page
 reads it and checks the book's accountant against the true values, and
@@ -41,8 +48,37 @@ POINTS = [
     (5e-5, 0.7, 1_000_000, 1e-5, "add_remove", (-9.0, 14.0), [], "training"),
 ]
 
+# the delta side's corners (the strict xfail of tests/test_subsampling_properties.py): q, sigma, T,
+# delta, relation, y range of the quadrature (two ranges a unit wider agree to 1e-8)
+DELTA_CORNERS = [
+    (0.999, 0.4, 100_000, 0.1, "replace_one", (-5.0, 6.0)),
+    (0.999, 0.4, 1_000_000, 1e-12, "add_remove", (-5.0, 6.0)),
+]
+
+
+def delta_corners():
+    rows = []
+    for q, sigma, steps, delta, relation, (lo, hi) in DELTA_CORNERS:
+        ours = sub.subsampled_gaussian_epsilon(q, sigma, steps, delta, relation=relation)
+        our_delta = sub.subsampled_gaussian_delta(q, sigma, steps, ours, relation=relation)
+        true = li.composed_delta(q, sigma, steps, ours, relation, lo, hi)
+        true_lower = li.composed_delta(q, sigma, steps, ours * (1 - 1e-4), relation, lo, hi)
+        rows.append({"q": q, "sigma": sigma, "steps": steps, "delta": delta, "relation": relation,
+                     "y_range": [lo, hi], "our_epsilon": ours, "our_delta_at_our_epsilon": our_delta,
+                     "true_delta_at_our_epsilon": true, "true_delta_at_1e_4_lower": true_lower})
+        print(f"{q:g}\t{sigma:g}\t{steps}\t{delta:g}\t{relation}\teps {ours!r}\tours/delta {our_delta / delta:.4g}\t"
+              f"true/delta {true / delta:.4g}\ttrue at eps (1 - 1e-4) / delta {true_lower / delta:.4g}", flush=True)
+    return rows
+
 
 def main():
+    if "--corners" in sys.argv:
+        corners = delta_corners()
+        if "--write" in sys.argv:
+            stored = json.loads(TRUTH_JSON.read_text())
+            stored["delta_corners"] = corners
+            TRUTH_JSON.write_text(json.dumps(stored, indent=1) + "\n")
+        return
     rows = []
     for q, sigma, steps, delta, relation, (lo, hi), meshes, kind in POINTS:
         t0 = time.perf_counter()
@@ -60,7 +96,7 @@ def main():
         TRUTH_JSON.write_text(json.dumps({
             "machine": platform.machine(), "python": platform.python_version(),
             "dp_accounting": dp_accounting.__version__ if hasattr(dp_accounting, "__version__") else "see requirements",
-            "points": rows}, indent=1) + "\n")
+            "points": rows, "delta_corners": delta_corners()}, indent=1) + "\n")
 
 
 if __name__ == "__main__":

@@ -1052,14 +1052,16 @@ def _account(q: float, sigma: float, steps: int, relation: str, delta=None, epsi
     else:
         guess = {s: epsilon for s in signs}
 
-    def mesh(s, target, rho, eps):
+    def mesh(s, target, rho, eps, scale=1.0):
+        # rho: the density ratio at eps (>= 1; it also caps the tilt of the error model's law);
+        # scale: e(eps) / delta for a target relative to delta (dd = e de), 1 for one relative to eps
         lam = min(_tilt_for(guides[s].loss, np.exp(guides[s].logw), steps, max(eps, 1e-300)), rho - 1.0)
         p = guides[s].tilted(lam)
-        return _last_true(lambda h: steps * float(_v1(p, guides[s].loss, np.array([h]))[0]) * rho / 2 <= target,
-                          1e-14, 1.0)
+        return _last_true(lambda h: steps * float(_v1(p, guides[s].loss, np.array([h]))[0]) * rho * scale / 2
+                          <= target, 1e-14, 1.0)
 
     # coarse pass
-    est, rho, coarse = {}, {}, {}
+    est, rho, coarse, scale = {}, {}, {}, {}
     span1 = float(pair.loss(y_hi) - pair.loss(y_lo))
     for s in signs:
         lam0 = _tilt_for(guides[s].loss, np.exp(guides[s].logw), steps, guess[s])
@@ -1074,10 +1076,12 @@ def _account(q: float, sigma: float, steps: int, relation: str, delta=None, epsi
             except _TooFine:
                 h_c *= 2.0
         e_at = value if delta is not None else epsilon
-        est[s], rho[s], coarse[s] = e_at, _density_ratio(comp, e_at), value
+        est[s], rho[s], coarse[s], scale[s] = e_at, _density_ratio(comp, e_at), value, 1.0
         if delta is None:      # the error model's target is relative to delta: dd/d = T V1 omega / (2 d)
-            rho[s] = rho[s] * float(comp.e[int(np.clip(np.floor((e_at - comp.loss[0]) / comp.h), 0,
-                                                        comp.loss.size - 1))]) / max(value, 1e-300)
+            # (kept apart from rho, which also caps the error model's tilt: folded into rho, a
+            # small e/delta at a huge epsilon made that cap negative and the mesh far too coarse)
+            scale[s] = float(comp.e[int(np.clip(np.floor((e_at - comp.loss[0]) / comp.h), 0,
+                                                 comp.loss.size - 1))]) / max(value, 1e-300)
     # fine pass, the direction with the larger coarse value first. The coarse values are upper
     # bounds too, so a direction whose coarse value is already below the other's fine value
     # cannot be the worse one: it is not refined.
@@ -1092,7 +1096,8 @@ def _account(q: float, sigma: float, steps: int, relation: str, delta=None, epsi
         # the error model is re-read at the new value (at most twice more)
         e_s, r_s, h_prev, result = est[s], rho[s], math.inf, coarse[s]
         for _ in range(3):
-            h = mesh(s, target * max(e_s, 1e-300), r_s, e_s) if delta is not None else mesh(s, target, r_s, epsilon)
+            h = (mesh(s, target * max(e_s, 1e-300), r_s, e_s) if delta is not None
+                 else mesh(s, target, r_s, epsilon, scale[s]))
             if h >= h_prev:
                 break
             coarsened = False
@@ -1114,9 +1119,13 @@ def _account(q: float, sigma: float, steps: int, relation: str, delta=None, epsi
         # assumes a smooth composed law, and a few steps dominated by one rare large loss are
         # not (q = 1e-6, sigma = 0.4, T = 10, delta = 1e-12: 1.5 % off at the model's mesh).
         # Every value is an upper bound, so the smallest is kept.
-        h_a, n_a = h_prev, _LAST.get("n", _MAX_FFT)
+        # Past that size it goes on only while each halving still moves the value by more than
+        # 10 %: the error model was then read off a coarse pass far from the answer (delta at a
+        # huge epsilon, q = 0.999, sigma = 0.4, T = 1e6: the coarse delta is 1, the model's mesh
+        # gives 33 times the true delta, and four more halvings bring it within 2 %).
+        h_a, n_a, far = h_prev, _LAST.get("n", _MAX_FFT), False
         for _ in range(12):
-            if not (result > 0 and n_a <= 1 << 18 and math.isfinite(h_a)):
+            if not (result > 0 and (n_a <= 1 << 18 or far) and math.isfinite(h_a)):
                 break
             h_a /= 2
             try:
@@ -1126,6 +1135,7 @@ def _account(q: float, sigma: float, steps: int, relation: str, delta=None, epsi
             except _TooFine:
                 break
             moved = result - finer
+            far = moved > 0.1 * result
             result, n_a = min(result, finer), comp.n
             _LAST.update(h=h_a, n=comp.n, cells=disc[1].size)
             if moved <= target * result:
@@ -1169,6 +1179,12 @@ def subsampled_gaussian_delta(sampling_probability, noise_multiplier, steps, eps
     :math:`\varepsilon` (the worse direction under add/remove), with the mesh chosen for a
     relative error of about ``1e-4`` in :math:`\delta`. One step (``steps == 1``) and
     :math:`q = 1` are computed exactly (the one-step profile; the Gaussian mechanism).
+    Where :math:`\varepsilon` is huge (:math:`q` near 1, :math:`\sigma` near 0.4,
+    :math:`T \ge 10^5`: :math:`\varepsilon` from :math:`10^5` to :math:`3 \cdot 10^6`),
+    :math:`\delta` changes by a factor 1.2 to 2.4 when :math:`\varepsilon` changes by a
+    relative ``1e-4``, and the result is an upper bound within about 2 % of the true
+    :math:`\delta` (measured 1.5 % at two such points against an independent Laplace
+    inversion), not ``1e-4``.
 
     Parameters
     ----------

@@ -26,8 +26,9 @@ import laplace_inversion as li
 from dpnotes import subsampling as sub
 from profiles import THOROUGH
 
-TRUTH = json.loads((Path(__file__).resolve().parents[1] / "chapters" / "learning" / "accountant-truth.json")
-                   .read_text())["points"]
+_STORED = json.loads((Path(__file__).resolve().parents[1] / "chapters" / "learning" / "accountant-truth.json")
+                     .read_text())
+TRUTH, CORNERS = _STORED["points"], _STORED["delta_corners"]
 
 
 def gaussian_delta(mu, eps):
@@ -113,3 +114,31 @@ BOX_CASES = [(*p, r) for p in BOX for r in sub.RELATIONS] if THOROUGH else [(0.3
 @pytest.mark.parametrize("q, sigma, steps, delta, relation", BOX_CASES)
 def test_sound_and_within_1e_4_over_the_box(q, sigma, steps, delta, relation):
     _check(q, sigma, steps, delta, relation, -12 * sigma - 1, 52 + 12 * sigma, n=20001, k_max=320.0)
+
+
+# The delta side where epsilon is huge (q = 0.999, sigma = 0.4, T = 1e5 and 1e6): a relative 1e-4 of
+# epsilon moves delta by a factor 1.2 to 2.4 there, so the delta side must be read on a much finer
+# mesh than the epsilon side; its promise there is an upper bound within ROUND_TRIP_CORNER (2 %) of
+# the true delta (test_subsampling_properties.py). The inversion takes about a second per value: the
+# fast profile reads the stored truths (benchmarks/truth_subsampling.py --corners), thorough recomputes them.
+@pytest.mark.parametrize("point", CORNERS, ids=lambda p: f"{p['q']:g}-{p['sigma']:g}-{p['steps']}-{p['relation']}")
+def test_the_delta_side_at_a_huge_epsilon_against_the_inversion(point):
+    from test_subsampling_properties import ROUND_TRIP_CORNER, in_the_corner
+
+    q, sigma, steps, delta, relation = (point[k] for k in ("q", "sigma", "steps", "delta", "relation"))
+    assert in_the_corner(q, sigma, steps)
+    eps = point["our_epsilon"]
+    true, true_lower = point["true_delta_at_our_epsilon"], point["true_delta_at_1e_4_lower"]
+    if THOROUGH:
+        lo, hi = point["y_range"]
+        assert li.composed_delta(q, sigma, steps, eps, relation, lo, hi) == pytest.approx(true, rel=1e-6)
+        assert li.composed_delta(q, sigma, steps, eps * (1 - 1e-4), relation, lo, hi) == pytest.approx(true_lower,
+                                                                                                      rel=1e-6)
+        assert sub.subsampled_gaussian_epsilon(q, sigma, steps, delta, relation=relation) == pytest.approx(eps,
+                                                                                                          rel=1e-9)
+    # the epsilon side there: sound and within 1e-4 (the stored epsilon is the book's)
+    assert true <= delta * (1 + 1e-7) < true_lower
+    # the delta side: sound, and within 2 % of the truth
+    ours = sub.subsampled_gaussian_delta(q, sigma, steps, eps, relation=relation)
+    assert true * (1 - 1e-7) <= ours <= true * (1 + ROUND_TRIP_CORNER)
+    assert ours == pytest.approx(point["our_delta_at_our_epsilon"], rel=1e-6)     # what the page shows

@@ -244,25 +244,32 @@ def test_pld_replace_one_is_at_least_add_remove(q, sigma, steps, delta):
     assert ar <= rep * (1 + max(acc, slack())) + 1e-12
 
 
-# Open finding of issue 22 (make verify, 2026-11-25): with q near 1 and sigma near 0.4 the
-# epsilon is huge (1e5 to 3e6) and delta(epsilon(delta)) comes out above delta, by 4 % at
-# (0.999, 0.4, 1e5, 0.1, replace-one) and by a factor 30 at (0.999, 0.4, 1e6, 1e-12, add/remove):
-# the delta side is conservative (still an upper bound) but not within its stated accuracy.
-# The property is searched outside that corner, and the two cases are pinned below.
-ROUND_TRIP_OPEN = [(0.999, 0.4, 100_000, 0.1, "replace_one"), (0.999, 0.4, 1_000_000, 1e-12, "add_remove")]
+# The huge-epsilon corner: with q near 1 and sigma near 0.4, epsilon is 1e5 to 3e6 and delta
+# moves by a factor 2 to 5 when epsilon moves by a relative 1e-4 there, so the delta side needs a far
+# finer mesh than its error model, read off a coarse pass, asks for. make verify (2026-11-25) found
+# delta(epsilon(delta)) 4 % above delta at (0.999, 0.4, 1e5, 0.1, replace-one) and 33 times at
+# (0.999, 0.4, 1e6, 1e-12, add/remove); the a posteriori halving now goes on while it moves the
+# value by more than 10 %, which brings both within 2 % of the true delta
+# (tests/test_subsampling_inversion.py checks them against it). In the corner the round trip is
+# searched with that accuracy, ROUND_TRIP_CORNER.
+ROUND_TRIP_CORNER = 2e-2
 
 
-@pytest.mark.xfail(strict=True, reason="open finding of issue 22: delta side too conservative at huge epsilon")
-@pytest.mark.parametrize("q, sigma, steps, delta, relation", ROUND_TRIP_OPEN)
-def test_pld_round_trip_in_the_open_corner(q, sigma, steps, delta, relation):
+def in_the_corner(q, sigma, steps):
+    return q > 0.99 and sigma < 0.5 and steps >= 100_000
+
+
+@pytest.mark.parametrize("q, sigma, steps, delta, relation",
+                         [(0.999, 0.4, 100_000, 0.1, "replace_one"), (0.999, 0.4, 1_000_000, 1e-12, "add_remove")])
+def test_pld_round_trip_in_the_huge_epsilon_corner(q, sigma, steps, delta, relation):
+    assert in_the_corner(q, sigma, steps)
     e = sub.subsampled_gaussian_epsilon(q, sigma, steps, delta, relation=relation)
-    assert sub.subsampled_gaussian_delta(q, sigma, steps, e, relation=relation) <= delta * (1 + COARSE)
+    assert sub.subsampled_gaussian_delta(q, sigma, steps, e, relation=relation) <= delta * (1 + ROUND_TRIP_CORNER)
 
 
 @pld
 @given(q=Q_SUB, sigma=SIGMA, steps=STEPS, delta=DELTA, relation=RELATION)
 def test_pld_round_trip_epsilon_delta(q, sigma, steps, delta, relation):
-    assume(not (q > 0.99 and sigma < 0.5 and steps >= 100_000))      # the open corner, pinned above
     # e = eps(delta) >= true eps, so the true delta(e) <= delta, and our delta(e) is within
     # its own accuracy (1e-3 here) above it; e (1 - 2e-4) is below the true eps (ours is within
     # 1e-4 above it), so delta there is above delta even for the true profile
@@ -270,7 +277,7 @@ def test_pld_round_trip_epsilon_delta(q, sigma, steps, delta, relation):
     acc = slack()
     d = sub.subsampled_gaussian_delta(q, sigma, steps, e, relation=relation)
     acc = max(acc, slack())
-    assert d <= delta * (1 + (1e-3 if acc == ACC else COARSE))
+    assert d <= delta * (1 + (ROUND_TRIP_CORNER if in_the_corner(q, sigma, steps) else 1e-3 if acc == ACC else COARSE))
     if e > 1e-9:
         assert sub.subsampled_gaussian_delta(q, sigma, steps, e * (1 - 2 * acc) - 1e-12, relation=relation) >= delta
 

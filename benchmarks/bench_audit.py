@@ -11,7 +11,8 @@ the floating-point experiment, ``dpnotes.benchmark``) at full size to
 audits take longer than a page may), and the same rows at a reduced size (``SMALL``) to
 ``benchmark-table-small.json``, which ``tests/test_benchmark.py`` recomputes exactly, so that
 ``make test`` runs every row. ``make bench`` runs this script with ``--write-cache``: every
-full-size row is recomputed there. When ``DPSNIPER_REPO`` names a clone of DP-Sniper's
+full-size row is recomputed there; ``--update KEY,...`` recomputes only the named rows and puts
+them in place in both tables. When ``DPSNIPER_REPO`` names a clone of DP-Sniper's
 repository, the published bounds are also checked against its logs
 (``scripts/published_bounds.py``); otherwise the script says that they were not.
 """
@@ -107,16 +108,45 @@ def float_cost():
               f"off {w0:.2f}s (cpu {c0:.2f}s, bound {e0:.4f}); load {os.getloadavg()[0]:.1f}", flush=True)
 
 
+def update_rows(keys) -> None:
+    """Recompute the rows ``keys`` at full and small size and put them in place in both tables
+    (the other rows, measured in another run, are kept; each row's seconds are its own)."""
+    by_key = {c.key: c for c in cases()}
+    unknown = keys - set(by_key)
+    if unknown:
+        raise SystemExit(f"unknown keys: {sorted(unknown)}")
+    full, small = json.loads(CACHE.read_text()), json.loads(CACHE_SMALL.read_text())
+    assert [r["key"] for r in full["rows"]] == [r["key"] for r in small["rows"]] == list(by_key)
+    for i, key in enumerate(by_key):
+        if key not in keys:
+            continue
+        case = by_key[key]
+        row, wall, cpu = timed(lambda case=case: run_row(case))
+        row["seconds"], row["cpu_seconds"], row["load"] = round(wall, 2), round(cpu, 2), round(os.getloadavg()[0], 2)
+        print(f"benchmark_row {key}\t{wall:.3f}\tbound {row['epsilon']:.4f} (true {case.true_epsilon:.4f}), "
+              f"n={case.n_samples:.2g}, {row['test'][:50]}; {note(cpu)}", flush=True)
+        full["rows"][i] = row
+        small["rows"][i] = run_row(case, small_size(case))
+    CACHE.write_text(json.dumps(full, indent=1) + "\n")
+    CACHE_SMALL.write_text(json.dumps(small, indent=1) + "\n")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--write-cache", action="store_true", help="write the two benchmark tables")
     ap.add_argument("--skip-table", action="store_true", help="throughput only")
     ap.add_argument("--only", default="", help="comma-separated keys of the rows to run (no cache written)")
+    ap.add_argument("--update", default="",
+                    help="comma-separated keys of rows to recompute (full and small size) and replace in both "
+                         "tables, the other rows kept as they are")
     ap.add_argument("--float-cost", action="store_true",
                     help="only the cost of the default floating-point scores on the rows whose output is one double")
     args = ap.parse_args()
     if args.float_cost:
         float_cost()
+        return
+    if args.update:
+        update_rows(set(filter(None, args.update.split(","))))
         return
     check_published()
 

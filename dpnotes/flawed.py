@@ -237,8 +237,9 @@ def sparse_vector_variant(answers, threshold, epsilon, size, *, rng, algorithm, 
         output is then fixed by the position of the first :math:`\top`), draws
         :math:`\rho` and then that position from one uniform, by the inverse of its
         distribution given :math:`\rho`: the same law of outputs
-        without drawing any query noise, about twice as fast for ten queries. The two
-        methods give different outputs for one seed.
+        without drawing any query noise (twice as fast or more for ten queries:
+        ``benchmarks/bench_audit.py`` measures both). The two methods give different outputs
+        for one seed.
 
     Returns
     -------
@@ -262,6 +263,10 @@ def sparse_vector_variant(answers, threshold, epsilon, size, *, rng, algorithm, 
            [ 0,  1, -1]], dtype=int8)
     >>> sparse_vector_variant([-500.0, 500.0], 0.0, 1.0, 1, rng=np.random.default_rng(0), algorithm=5)
     array([[0, 1]], dtype=int8)
+    >>> sparse_vector_variant([-500.0, 500.0, 500.0], 0.0, 1.0, 2, rng=np.random.default_rng(0), algorithm=4,
+    ...                       method="conditional")
+    array([[ 0,  1, -1],
+           [ 0,  1, -1]], dtype=int8)
     """
     answers = _answers(answers)
     threshold = check_real("threshold", threshold)

@@ -376,7 +376,10 @@ def _first_top_index(answers, threshold, b_rho, b_nu, size, rng):
     :math:`\rho = b_\rho\,\mathrm{sign}(W - \tfrac12)\,(-\ln(1 - 2|W - \tfrac12|))` with
     :math:`W` uniform (every step exact in floating point but the logarithm), and
     :math:`F_\nu(t) = \tfrac12 e^{t/b_\nu}` for :math:`t < 0`,
-    :math:`1 - \tfrac12 e^{-t/b_\nu}` otherwise, once for each distinct answer. No query
+    :math:`1 - \tfrac12 e^{-t/b_\nu}` otherwise, once for each distinct answer (as
+    :math:`\tfrac12 + \mathrm{sign}(t)(\tfrac12 - h)`, :math:`h = \tfrac12 e^{-|t|/b_\nu}`, to
+    within :math:`2^{-54}`: only absolute errors matter, since
+    :math:`\Pr[S_j > V]` moves by the absolute error of :math:`S_j`). No query
     noise is drawn: a run costs two uniforms, one logarithm, one exponential per distinct
     answer and a product and a comparison per query, where the algorithm itself draws a
     Laplace variable per query it reaches. Written with numpy by hand (scipy.stats' Laplace

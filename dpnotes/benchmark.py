@@ -700,7 +700,9 @@ def benchmark_cases() -> list[BenchmarkCase]:
     domain. ``true_epsilon`` is the exact :math:`\varepsilon` of the pair for the real-valued
     mechanism (see the auditing benchmark page for each derivation); ``inf`` where it is
     unbounded in the number of queries or infinite, ``nan`` where the book does not compute it
-    (then only the mechanism's proved bound is known).
+    (then only the mechanism's proved bound is known). Algorithm 4's row (cut-off 1) releases the
+    position of the first top, a one-to-one code of the pattern, drawn from the threshold noise
+    and one uniform without query noise, so that its half a billion runs per input fit in seconds.
 
     Returns
     -------

@@ -154,3 +154,40 @@ def test_mutation_testing_copies_every_page_data_file_a_test_reads():
     read = {p.relative_to(ROOT).as_posix() for p in ROOT.glob("chapters/**/*.json") if p.name in tests_text}
     assert read, "no page data file found: the check would pass vacuously"
     assert read <= also_copy, f"add to also_copy in pyproject.toml: {sorted(read - also_copy)}"
+
+
+# A backslash escape written into a non-raw Python string when a script edits a page ("\v" of
+# "\varepsilon" is a vertical tab, "\b" of "\bot" a backspace) leaves a control character that
+# neither -W nor MathJax reports: the formula just renders as "arepsilon". No source file may hold one.
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_TEXT_SUFFIXES = {".md", ".py", ".yml", ".yaml", ".toml", ".bib", ".json", ".txt", ".cfg", ".html", ".css", ".js"}
+
+
+def control_characters(paths) -> list[str]:
+    found = []
+    for path in paths:
+        # split on newlines only: str.splitlines would take a vertical tab or a form feed as a line end
+        for n, line in enumerate(path.read_text(encoding="utf-8").split("\n"), 1):
+            m = _CONTROL.search(line.rstrip("\r"))
+            if m:
+                found.append(f"{path.name}:{n}: {m.group()!r} in {line.strip(' ')[:60]!r}")
+    return found
+
+
+def _tracked_text_files():
+    import subprocess
+
+    out = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    return [ROOT / f for f in out.splitlines() if Path(f).suffix in _TEXT_SUFFIXES and (ROOT / f).is_file()]
+
+
+def test_no_source_file_holds_a_control_character():
+    files = _tracked_text_files()
+    assert any(f.name == "benchmark.md" for f in files)          # the scan reaches the chapters
+    assert control_characters(files) == []
+
+
+def test_the_control_character_check_can_fail(tmp_path):
+    bad = tmp_path / "page.md"
+    bad.write_text("the true $\varepsilon$\nand $\\varepsilon$\n")   # as a script would write it: a vertical tab
+    assert control_characters([bad]) == ["page.md:1: '\\x0b' in 'the true $\\x0barepsilon$'"]

@@ -232,7 +232,7 @@ def report(modules: list[str]) -> bool:
         f"tests and doctests. Goal: at least {100 * GOAL:.0f} % of the checked mutants of each module killed, and "
         "every survivor explained in `benchmarks/mutation-survivors.toml`. A module not run this time keeps the "
         "results of its last run (its date in \"run on\"), checked against the current reasons; wall time is "
-        "mutmut's on a shared 2-core machine (`--max-children 2`, under `nice`), including its test-suite runs "
+        "mutmut's on a shared 2-core machine (one or two workers, `--max-children`, under `nice`), including its test-suite runs "
         "before the mutants (about 5 min with tracing when its stats are rebuilt). The tests are those "
         "`[tool.mutmut]` of pyproject.toml selects: the unit tests and doctests, without the site, Sphinx "
         "and prose checks (the 2026-11-25 runs also without `tests/test_bad_input.py`, red on main then; it is back).",

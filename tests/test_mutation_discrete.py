@@ -56,6 +56,7 @@ def test_exact_output_law_refuses_a_sampler_that_leaves_bits_unread():
 # ---------------------------------------------------------------- validation of real arrays
 def test_real_array_rejects_none_inside_an_object_array_and_names_the_values():
     # kills _real_array mutmut_11 (`or` lets None through, which becomes nan and a "finite" error)
+    # and _21 (repr of None in this message)
     with pytest.raises(ValueError, match=full("x must be an array of real numbers, got [1.0, None]")):
         dsc.round_to_precision([1.0, None], 10)
     # kills _real_array mutmut_29 (repr of None in the "finite" message)

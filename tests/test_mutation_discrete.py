@@ -102,6 +102,18 @@ def test_integer_values_beyond_int64_are_named_with_their_range():
         release(1e19)
 
 
+def test_integer_values_accepts_an_object_array_of_python_integers_that_fit():
+    # found by the mutation review: an explicit object array of small Python integers was refused
+    # with "in [-2**63, 2**63 - 1] ... got values from 1 to 2", although both fit in int64
+    got = release(np.array([1, -2, 2**63 - 1, -(2**63)], dtype=object))
+    assert got.dtype == np.int64 and got.tolist() == [1, -2, 2**63 - 1, -(2**63)]
+    assert release(np.array([[3], [4]], dtype=object)).shape == (2, 1)           # its shape is kept
+    # one past either end of int64 is still refused, naming the range
+    for bad in (2**63, -(2**63) - 1):
+        with pytest.raises(ValueError, match=re.escape("in [-2**63, 2**63 - 1] (the release is int64)")):
+            release(np.array([1, bad], dtype=object))
+
+
 def test_integer_values_float_range_is_exactly_int64():
     # -2^63 is an int64 (mutmut_42 rejects it); -1000 and 1000 are far inside (mutmut_44, _48
     # put the ends at -+126); 2^63 and -2^64 are outside (mutmut_47 accepts 2^63, mutmut_45 and

@@ -478,8 +478,10 @@ def _integer_values(value, size):
     if arr.dtype.kind == "O" and arr.size and all(
             isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in arr.ravel()):
         arr = np.array([int(v) for v in arr.ravel()], dtype=object).reshape(arr.shape)
-        lo, hi = min(arr.ravel()), max(arr.ravel())      # Python integers beyond int64
-        raise ValueError(f"{rule} in [-2**63, 2**63 - 1] (the release is int64), got values from {lo} to {hi}")
+        lo, hi = min(arr.ravel()), max(arr.ravel())
+        if lo < -(2**63) or hi > 2**63 - 1:              # Python integers beyond int64
+            raise ValueError(f"{rule} in [-2**63, 2**63 - 1] (the release is int64), got values from {lo} to {hi}")
+        arr = arr.astype(np.int64)                       # an object array of Python integers that fit
     if arr.dtype.kind == "f":
         if not np.all(np.isfinite(arr)) or not np.all(arr == np.round(arr)):
             raise ValueError(f"{rule}, got {reprlib.repr(value)}")

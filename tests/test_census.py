@@ -472,3 +472,154 @@ def test_composition_delta_keeps_the_far_tail(sigma):
     assert np.all((ref > 1e-31) & (ref < 1e-13))
     got = cs.composition_delta(eps, [sigma])
     assert np.all(got <= ref * (1 + 1e-6)) and np.all(got >= ref * (1 - 1e-6) - 1e-30)
+
+
+# ---------------------------------------------------------------- gaps found by mutation testing (make mutation)
+def test_shares_name_the_queries_of_each_level_in_order():
+    # the helper behind BUREAU_PERSONS_QUERY_SHARES, called here (the constant is built once at import).
+    # Distinct fractions show which name gets which share: strategies.py lists the queries in the order
+    # total, cenrace, ..., detailed, and the nation (US) has no total
+    names = ["total", "cenrace", "hispanic", "votingage", "hhinstlevels", "hhgq", "hispanic * cenrace",
+             "votingage * cenrace", "votingage * hispanic", "votingage * hispanic * cenrace", "detailed"]
+    state = cs._shares("State", *[(i, 66) for i in range(1, 12)])
+    assert list(state.items()) == [(n, Fraction(i, 66)) for i, n in enumerate(names, start=1)]
+    assert all(type(v) is Fraction for v in state.values())
+    us = cs._shares("US", *[(i, 55) for i in range(1, 11)])
+    assert list(us.items()) == [(n, Fraction(i, 55)) for i, n in enumerate(names[1:], start=1)]
+    with pytest.raises(ValueError):                       # one share too many for the nation: refused
+        cs._shares("US", *[(1, 66)] * 11)
+    with pytest.raises(ValueError):                       # one too few for a state
+        cs._shares("State", *[(1, 55)] * 10)
+
+
+def test_max_groups_moved_of_a_small_table_by_all_pairs_of_cells():
+    # not the default queries (10): the small table's own worst pair, recounted cell pair by cell pair
+    M = SMALL.membership.astype(np.int64)
+    moved = max(int(np.abs(M[:, [c]] - M).sum(axis=0).max()) for c in range(SMALL.n_cells))
+    assert cs.max_groups_moved(SMALL) == moved
+    assert moved != cs.max_groups_moved(Q)
+
+
+def test_release_sigmas_with_no_group_moved_and_negative_counts():
+    b = cs.budget_split(3.0, 4, detailed_share=0.25)
+    assert cs.release_sigmas(b, 0).tolist() == [b.sigma_detailed] * 2          # only the two cells move
+    assert cs.release_sigmas(b, 4).tolist() == [b.sigma_detailed] * 2 + [b.sigma_group] * 4
+    with pytest.raises(ValueError, match="^groups_moved must be"):
+        cs.release_sigmas(b, -1)
+    with pytest.raises(ValueError, match=r"^budget must be a finite Budget \(from budget_split\)$"):
+        cs.release_sigmas(cs.budget_split(math.inf, 4), 1)
+    with pytest.raises(ValueError, match=r"^budget must be a finite Budget \(from budget_split\)$"):
+        cs.release_sigmas("rho = 3", 1)
+
+
+@pytest.mark.parametrize("delta", [0.0, 1.0, 1.5, -0.1])
+def test_epsilon_conversions_refuse_delta_outside_the_open_unit_interval(delta):
+    # composition_epsilon(1, ...) would otherwise return 0.0 (delta(0) <= 1 always)
+    with pytest.raises(ValueError, match=r"^delta must be in \(0, 1\)"):
+        cs.composition_epsilon(delta, [1.0, 2.0])
+    with pytest.raises(ValueError, match=r"^delta must be in \(0, 1\)"):
+        cs.zcdp_epsilon_cks(0.5, delta)
+
+
+def test_max_groups_moved_counts_repeated_rows_twice():
+    # a table may publish the same group under two labels: a replaced record then moves both counts.
+    # Male, male again, White: a White man replaced by a Black woman moves all three
+    BS = attacks.BlockStatistic
+    stats = (BS("T", "total", 3, None, None), BS("M1", "male", 1, None, None, sex="M"),
+             BS("M2", "men again", 1, None, None, sex="M"), BS("W", "White", 1, None, None, race="W"))
+    q = cs.block_queries(stats, age_max=3, adult_age=2)
+    M = q.membership.astype(np.int64)
+    moved = max(int(np.abs(M[:, [c]] - M).sum(axis=0).max()) for c in range(q.n_cells))
+    assert cs.max_groups_moved(q) == moved == 3
+
+
+def test_composition_delta_epsilon_checks_and_empty_input():
+    for bad in (math.inf, math.nan, [0.5, math.inf]):     # refused with this function's own message
+        with pytest.raises(ValueError, match=r"^epsilon must be >= 0 and finite"):
+            cs.composition_delta(bad, [1.0, 2.0])
+    out = cs.composition_delta([], [1.0, 2.0])            # an empty array of epsilons gives an empty array
+    assert isinstance(out, np.ndarray) and out.shape == (0,)
+
+
+@pytest.mark.parametrize("tail", [0.0, -1e-30, 0.1, 2e-6])
+def test_accounting_refuses_a_tail_outside_its_range(tail):
+    # tail = 0 would divide by zero in the truncation; a tail above 1e-6 is coarser than documented
+    with pytest.raises(ValueError, match="^tail must be"):
+        cs.composition_delta(1.0, [1.0, 2.0], tail=tail)
+    with pytest.raises(ValueError, match="^tail must be"):
+        cs.composition_epsilon(1e-6, [1.0, 2.0], tail=tail)
+
+
+def test_composition_epsilon_below_one():
+    # a target reached between epsilon = 0 and 1: one coordinate of sigma = 5, delta = 0.01; the reference
+    # solves dpnotes.discrete's one-dimensional profile (a separate formula) with scipy's brentq
+    ref = brentq(lambda e: dsc.discrete_gaussian_delta(5.0, e) - 0.01, 0.0, 1.0, xtol=1e-14)
+    got = cs.composition_epsilon(0.01, [5.0])
+    assert 0.1 < ref < 0.9 and math.isclose(got, ref, rel_tol=1e-9)
+
+
+def true_two_sided_tail(T, sigma):
+    """Pr[|Y| > T] for Y ~ N_Z(0, sigma^2), by direct summation of the pmf (the rest is below 1e-80)."""
+    y = np.arange(T + 1, T + 61 + int(40 * sigma))
+    return 2 * math.fsum(dsc.discrete_gaussian_pmf(y, sigma).tolist())
+
+
+@pytest.mark.parametrize("sigma, m, cut_max", [(0.1, 1, 1e-30), (0.5, 13, 1e-30), (0.5, 13, 1e-12), (0.9, 2, 1e-6),
+                                               (2.5, 5, 1e-12), (17.0, 2, 1e-6)])
+def test_sum_law_truncation_is_sound_and_tight(sigma, m, cut_max):
+    # _sum_law keeps |y| <= T per coordinate: the mass it leaves out, m Pr[|Y| > T] summed directly, must
+    # be within cut_max (composition_delta's documented error), and T must not be needlessly large
+    support, law, bound = cs._sum_law(sigma, m, cut_max)
+    T = int(support[-1]) // m
+    assert support.tolist() == list(range(-m * T, m * T + 1))
+    left_out = m * true_two_sided_tail(T, sigma)
+    assert left_out <= bound * (1 + 1e-9) and bound <= cut_max
+    t_min = 1                                            # the smallest sound T (T >= 1 by design)
+    while m * true_two_sided_tail(t_min, sigma) > cut_max:
+        t_min += 1
+    assert t_min <= T <= 1.1 * t_min + 1
+    if sigma <= 1.0:                                     # small noise: exactly the smallest (the guess, then
+        assert T == t_min                                # one step up at sigma = 0.5, m = 13, 1e-30)
+    # the law of the sum: the truncated pmf convolved m times, checked for m = 2 by the double sum
+    p = dsc.discrete_gaussian_pmf(np.arange(-T, T + 1), sigma)
+    assert math.isclose(law.sum(), p.sum() ** m, rel_tol=1e-12)
+    if m == 2:
+        two = [math.fsum(p[i] * p[s - i] for i in range(2 * T + 1) if 0 <= s - i <= 2 * T) for s in range(4 * T + 1)]
+        assert np.allclose(law, two, rtol=1e-12, atol=0)
+
+
+def test_composition_delta_at_the_largest_loss_of_a_tiny_noise():
+    # sigma = 0.1: the losses are (1 - 2y) / 0.02, i.e. 150, 50, -50 for y = -1, 0, 1; at epsilon = 100 only
+    # the top atom (y = -1, mass about 2e-22) counts. Reference: dpnotes.discrete's profile; relative 1e-10
+    ref = dsc.discrete_gaussian_delta(0.1, 100.0)
+    assert 1e-23 < ref < 1e-21
+    assert math.isclose(cs.composition_delta(100.0, [0.1]), ref, rel_tol=1e-10)
+
+
+def test_composition_delta_with_a_coarse_tail_stays_within_it():
+    # the documented error: at most tail below the exact value (here the value at the default 1e-30,
+    # itself checked against brute force, dp_accounting and dpnotes.discrete above); the mass left out is
+    # shared between the distinct sigmas, so with tail 1e-6 the error is visible but bounded
+    sig = [0.8] * 5 + [2.0] * 3
+    for eps in (0.5, 2.0, 4.0):
+        fine, coarse = cs.composition_delta(eps, sig), cs.composition_delta(eps, sig, tail=1e-6)
+        assert fine - 1e-6 <= coarse <= fine * (1 + 1e-12)
+    with pytest.raises(ValueError, match=r"^sigmas must hold at most 3 distinct values \(the atoms multiply\)$"):
+        cs.composition_delta(1.0, [1.0, 2.0, 3.0, 4.0])
+
+
+def test_reconstruction_study_input_checks_and_own_queries():
+    with pytest.raises(ValueError, match=r"^rhos and seeds must be non-empty 1-D sequences$"):
+        cs.reconstruction_study(TRUTH, [1.0], [])
+    with pytest.raises(ValueError, match=r"^rhos and seeds must be non-empty 1-D sequences$"):
+        cs.reconstruction_study(TRUTH, [1.0], [[0, 1]])
+    with pytest.raises(ValueError, match=r"^rhos must have entries > 0"):        # before any release is made
+        cs.reconstruction_study(TRUTH, [2.0, 0.0], [0])
+    # the study tabulates the rows of the queries it is given, not table 1's 14
+    BS = attacks.BlockStatistic
+    stats = (BS("T", "total", 2, None, None), BS("F", "female", 1, None, None, sex="F"),
+             BS("W", "White", 1, None, None, race="W"))
+    q = cs.block_queries(stats, age_max=40)
+    truth = ((20, "F", "B", False), (35, "M", "W", True))
+    s = cs.reconstruction_study(truth, [math.inf], [0], attack_seeds=[], queries=q)
+    assert s.count_error.shape == (1, 1, 3) and s.true_counts.tolist() == [2, 1, 1]

@@ -623,3 +623,16 @@ def test_reconstruction_study_input_checks_and_own_queries():
     truth = ((20, "F", "B", False), (35, "M", "W", True))
     s = cs.reconstruction_study(truth, [math.inf], [0], attack_seeds=[], queries=q)
     assert s.count_error.shape == (1, 1, 3) and s.true_counts.tolist() == [2, 1, 1]
+
+
+def test_reconstruction_study_checks_its_own_parameters_and_types():
+    with pytest.raises(ValueError, match=r"^attack_seeds must be an integer >= 0, got -1$"):
+        cs.reconstruction_study(TRUTH, [1.0], [0], attack_seeds=[-1])
+    with pytest.raises(ValueError, match=r"^attack_seeds must be a subset of seeds$"):
+        cs.reconstruction_study(TRUTH, [1.0], [0], attack_seeds=[3])
+    with pytest.raises(ValueError, match=r"^max_solutions must be an integer >= 1, got 0$"):   # even with no attack
+        cs.reconstruction_study(TRUTH, [1.0], [0], attack_seeds=[], max_solutions=0)
+    s = cs.reconstruction_study(TRUTH, [math.inf], [0], queries=Q, max_solutions=1)           # the smallest cap
+    assert s.n_solutions.tolist() == [[1]] and s.recovered.tolist() == [[7.0]]
+    # the documented integer arrays (counts of people and of solutions)
+    assert s.in_release.dtype == s.n_solutions.dtype == s.count_error.dtype == np.int64

@@ -636,3 +636,29 @@ def test_reconstruction_study_checks_its_own_parameters_and_types():
     assert s.n_solutions.tolist() == [[1]] and s.recovered.tolist() == [[7.0]]
     # the documented integer arrays (counts of people and of solutions)
     assert s.in_release.dtype == s.n_solutions.dtype == s.count_error.dtype == np.int64
+
+
+def test_reconstruction_study_attacks_with_the_queries_ages():
+    # three single White men, median and mean 30, and a row "26 or over: 2" that table 1 does not have.
+    # The attack must use the study's own rows, age_max and adult_age; the expected solutions are the sorted
+    # age triples that meet every row, enumerated directly
+    BS = attacks.BlockStatistic
+    stats = (BS("T", "total", 3, 30, 30), BS("2B", "male", 3, 30, 30, sex="M"), BS("2D", "White", 3, 30, 30, race="W"),
+             BS("3A", "single adults", 3, 30, 30, adult=True, married=False),
+             BS("O", "26 or over", 2, None, None, min_age=26))
+    truth = ((25, "M", "W", False), (30, "M", "W", False), (35, "M", "W", False))
+
+    def triples(age_max, adult_age):
+        return [t for t in itertools.combinations_with_replacement(range(age_max + 1), 3)
+                if t[1] == 30 and sum(t) == 90 and t[0] >= adult_age and sum(a >= 26 for a in t) == 2]
+
+    for age_max, adult_age, cap in ((36, 22, 20), (40, 23, 20), (40, 23, 2)):
+        ages = triples(age_max, adult_age)
+        # age_max binds in the first case (24 + 36 = 60), adult_age in the second
+        assert [t[0] for t in ages] == ([24, 25] if age_max == 36 else [23, 24, 25])
+        q = cs.block_queries(stats, age_max=age_max, adult_age=adult_age)
+        s = cs.reconstruction_study(truth, [math.inf], [7], queries=q, max_solutions=cap)
+        assert s.rhos.tolist() == [math.inf] and s.seeds.tolist() == [7]
+        assert s.n_solutions[0, 0] == min(len(ages), cap)
+        if cap >= len(ages):          # the truth (3 people right) and the others, which share only the man of 30
+            assert math.isclose(s.recovered[0, 0], (3 + (len(ages) - 1)) / len(ages))

@@ -662,3 +662,15 @@ def test_reconstruction_study_attacks_with_the_queries_ages():
         assert s.n_solutions[0, 0] == min(len(ages), cap)
         if cap >= len(ages):          # the truth (3 people right) and the others, which share only the man of 30
             assert math.isclose(s.recovered[0, 0], (3 + (len(ages) - 1)) / len(ages))
+
+
+def test_published_table_uses_the_queries_rows_and_adult_age():
+    # adult_age 21: the single 19-year-old is not a single adult here (he would be under table 1's 18)
+    BS = attacks.BlockStatistic
+    stats = (BS("T", "total", 3, None, None), BS("A", "single adults", 1, None, None, adult=True, married=False),
+             BS("F", "female", 1, None, None, sex="F"))
+    q = cs.block_queries(stats, age_max=40, adult_age=21)
+    recs = [(19, "M", "W", False), (25, "M", "B", False), (33, "F", "B", True)]
+    table = cs.published_table(recs, q, threshold=1)
+    assert [r.label for r in table] == ["T", "A", "F"]
+    assert [r.count for r in table] == [group_count(s, recs, adult_age=21) for s in stats] == [3, 1, 1]

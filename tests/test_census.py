@@ -674,3 +674,39 @@ def test_published_table_uses_the_queries_rows_and_adult_age():
     table = cs.published_table(recs, q, threshold=1)
     assert [r.label for r in table] == ["T", "A", "F"]
     assert [r.count for r in table] == [group_count(s, recs, adult_age=21) for s in stats] == [3, 1, 1]
+
+
+def test_block_queries_limits_and_messages():
+    # the extreme ages allowed: age_max 1 to 200, adult_age 0 (nobody is a minor) to age_max
+    assert cs.block_queries(age_max=1, adult_age=1).n_cells == 2 * 8 - 1 * 4
+    assert cs.block_queries(age_max=3, adult_age=0).n_cells == 4 * 8
+    assert cs.block_queries(age_max=200).n_cells == 201 * 8 - 18 * 4
+    with pytest.raises(ValueError, match=r"^age_max must be an integer in \[1, 200\], got 201$"):
+        cs.block_queries(age_max=201)
+    with pytest.raises(ValueError, match=r"^adult_age must be an integer in \[0, 125\], got -1$"):
+        cs.block_queries(adult_age=-1)
+    with pytest.raises(ValueError, match=r"^statistics must be a non-empty sequence of BlockStatistic$"):
+        cs.block_queries([])
+    with pytest.raises(ValueError, match=r"^statistics must include the total population \(a row with no filter\)$"):
+        cs.block_queries(attacks.CENSUS_TABLE1[1:])
+
+
+def test_block_queries_of_a_table_with_only_the_total():
+    # no group counts: an empty membership matrix with one column per cell (numpy's reshape(0, -1) used to
+    # refuse the empty array), and no group moves between neighbours
+    q = cs.block_queries(attacks.CENSUS_TABLE1[:1])
+    assert q.groups == () and q.membership.shape == (0, 936) and q.membership.dtype == bool
+    assert cs.max_groups_moved(q) == 0
+
+
+def test_simplex_shift_is_the_projection_onto_the_simplex():
+    # theta solves sum(max(0, y + theta)) = total: checked by the sum itself, and against a bisection on
+    # that (monotone) sum, on unsorted, asymmetric inputs
+    rng = np.random.default_rng(2)
+    for trial in range(20):
+        y = rng.normal(0, 3, int(rng.integers(1, 40))).round(int(rng.integers(0, 3)))
+        total = float(rng.choice([0.5, 3.0, 7.0, 40.0]))
+        theta = cs._simplex_shift(y, total)
+        assert math.isclose(np.maximum(0.0, y + theta).sum(), total, rel_tol=1e-12), trial
+        ref = brentq(lambda t: np.maximum(0.0, y + t).sum() - total, -y.max(), total - y.min(), xtol=1e-14)
+        assert math.isclose(theta, ref, rel_tol=1e-9, abs_tol=1e-12), trial

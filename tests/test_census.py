@@ -710,3 +710,15 @@ def test_simplex_shift_is_the_projection_onto_the_simplex():
         assert math.isclose(np.maximum(0.0, y + theta).sum(), total, rel_tol=1e-12), trial
         ref = brentq(lambda t: np.maximum(0.0, y + t).sum() - total, -y.max(), total - y.min(), xtol=1e-14)
         assert math.isclose(theta, ref, rel_tol=1e-9, abs_tol=1e-12), trial
+
+
+def test_release_block_keeps_each_stage():
+    # the release is the measurement (same seed), its least-squares fit and the rounding of that fit
+    rel = cs.release_block(TRUTH, 1.3, rng=np.random.default_rng(21), queries=Q, detailed_share=0.35)
+    m = cs.measure_block(TRUTH, 1.3, rng=np.random.default_rng(21), queries=Q, detailed_share=0.35)
+    assert np.array_equal(rel.measurement.detailed, m.detailed) and np.array_equal(rel.measurement.groups, m.groups)
+    assert rel.measurement.budget == m.budget and rel.measurement.total == 7
+    x = cs.least_squares_histogram(m, Q)
+    assert np.array_equal(rel.least_squares, x)
+    assert np.array_equal(rel.histogram, cs.round_histogram(x, Q, total=7))
+    assert rel.records == cs.histogram_to_records(rel.histogram, Q)

@@ -722,3 +722,30 @@ def test_release_block_keeps_each_stage():
     assert np.array_equal(rel.least_squares, x)
     assert np.array_equal(rel.histogram, cs.round_histogram(x, Q, total=7))
     assert rel.records == cs.histogram_to_records(rel.histogram, Q)
+
+
+def test_round_histogram_input_edges():
+    msg = r"^x must be 936 non-negative finite numbers$"
+    for bad in (np.inf, np.nan, -0.5):                      # refused with the function's own message
+        x = np.zeros(Q.n_cells)
+        x[[4, 7]] = [bad, 1.0]
+        with pytest.raises(ValueError, match=msg):
+            cs.round_histogram(x, Q)
+    with pytest.raises(ValueError, match=msg):
+        cs.round_histogram([], Q)
+    # rounding error below 1e-12 is tolerated, 2e-12 is not
+    x = np.zeros(Q.n_cells)
+    x[[4, 7]] = [-1e-12, 1.0]
+    assert cs.round_histogram(x, Q, total=1)[[4, 7]].tolist() == [0, 1]
+    x[4] = -2e-12
+    with pytest.raises(ValueError, match=msg):
+        cs.round_histogram(x, Q, total=1)
+    # the sum may miss the total by 1e-6 (here exactly: one cell of 1e-6, total 0), not by 0.5
+    x = np.zeros(Q.n_cells)
+    x[5] = 1e-6
+    assert not cs.round_histogram(x, Q, total=0).any()
+    x[5] = 2.5
+    with pytest.raises(ValueError, match=r"^x must sum to total = 2, got "):
+        cs.round_histogram(x, Q, total=2)
+    with pytest.raises(ValueError, match=r"^total must be an integer >= 0, got -1$"):
+        cs.round_histogram(np.zeros(Q.n_cells), Q, total=-1)

@@ -749,3 +749,11 @@ def test_round_histogram_input_edges():
         cs.round_histogram(x, Q, total=2)
     with pytest.raises(ValueError, match=r"^total must be an integer >= 0, got -1$"):
         cs.round_histogram(np.zeros(Q.n_cells), Q, total=-1)
+
+
+def test_round_histogram_with_a_single_fractional_cell():
+    # one cell 5e-7 below 1 (beyond the 1e-9 snap, within the 1e-6 sum tolerance): it alone must go up
+    x = np.zeros(Q.n_cells)
+    x[[3, 8]] = [2.0, 1 - 5e-7]
+    h = cs.round_histogram(x, Q, total=3)
+    assert h[[3, 8]].tolist() == [2, 1] and h.sum() == 3

@@ -757,3 +757,28 @@ def test_round_histogram_with_a_single_fractional_cell():
     x[[3, 8]] = [2.0, 1 - 5e-7]
     h = cs.round_histogram(x, Q, total=3)
     assert h[[3, 8]].tolist() == [2, 1] and h.sum() == 3
+
+
+def test_round_histogram_solves_once_and_falls_back_without_presolve(monkeypatch):
+    # HiGHS's presolve can end in "Solve error" (no x); round_histogram then solves again without presolve.
+    # A spy on scipy's milp: one call when the first solve succeeds, and on a simulated failure a second call
+    # with presolve off whose answer is used
+    from scipy.optimize import milp as real_milp
+    calls = []
+
+    def spy(fail_first):
+        def milp(**kwargs):
+            calls.append(kwargs.get("options"))
+            if fail_first and len(calls) == 1:
+                return type("Failed", (), {"x": None, "message": "Solve error"})()
+            return real_milp(**kwargs)
+        return milp
+
+    x = np.zeros(Q.n_cells)
+    x[[3, 9, 40]] = [0.6, 0.7, 0.7]
+    want = cs.round_histogram(x, Q)
+    monkeypatch.setattr(cs, "milp", spy(fail_first=False))
+    assert np.array_equal(cs.round_histogram(x, Q), want) and calls == [None]
+    calls.clear()
+    monkeypatch.setattr(cs, "milp", spy(fail_first=True))
+    assert np.array_equal(cs.round_histogram(x, Q), want) and calls == [None, {"presolve": False}]

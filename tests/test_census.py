@@ -148,7 +148,7 @@ def test_measure_block_noise_scale_seeded():
 
 
 def test_measure_block_bad_input():
-    with pytest.raises(ValueError, match="rng"):
+    with pytest.raises(ValueError, match=r"^rng must be a numpy.random.Generator"):
         cs.measure_block(TRUTH, 1.0, rng=3, queries=Q)
     with pytest.raises(ValueError, match="rho"):
         cs.measure_block(TRUTH, -1.0, rng=np.random.default_rng(0), queries=Q)

@@ -782,3 +782,20 @@ def test_round_histogram_solves_once_and_falls_back_without_presolve(monkeypatch
     calls.clear()
     monkeypatch.setattr(cs, "milp", spy(fail_first=True))
     assert np.array_equal(cs.round_histogram(x, Q), want) and calls == [None, {"presolve": False}]
+
+
+def test_records_to_histogram_counts_are_int64():
+    h = cs.records_to_histogram(TRUTH + TRUTH[:2], Q)
+    assert h.dtype == np.int64 and h.sum() == 9 and h.max() == 2
+
+
+def test_smallest_sigma_is_exact_for_any_variance():
+    # the smallest double s with s^2 >= v, checked in exact rational arithmetic, for variances below and
+    # above 1 and 4, and some whose float square root rounds down
+    rng = np.random.default_rng(8)
+    vs = [Fraction(2), Fraction(1, 3), Fraction(10, 3), Fraction(7, 2), Fraction(1000, 7), Fraction(9, 4)]
+    vs += [Fraction(int(a), int(b)) for a, b in rng.integers(1, 10**6, size=(40, 2))]
+    assert any(Fraction(math.sqrt(float(v))) ** 2 < v for v in vs)      # the upward loop is needed somewhere
+    for v in vs:
+        s = cs._smallest_sigma(v)
+        assert Fraction(s) ** 2 >= v > Fraction(math.nextafter(s, 0.0)) ** 2, v

@@ -799,3 +799,17 @@ def test_smallest_sigma_is_exact_for_any_variance():
     for v in vs:
         s = cs._smallest_sigma(v)
         assert Fraction(s) ** 2 >= v > Fraction(math.nextafter(s, 0.0)) ** 2, v
+
+
+def test_least_squares_messages_and_exact_measurement_checks():
+    m = cs.measure_block(TRUTH, 1.0, rng=np.random.default_rng(0), queries=Q)
+    with pytest.raises(ValueError, match=r"^measurement must be a Measurement \(from measure_block\), got ndarray$"):
+        cs.least_squares_histogram(m.detailed, Q)
+    with pytest.raises(ValueError, match=r"^measurement must have one count per cell and one per group of queries$"):
+        cs.least_squares_histogram(m, SMALL)
+    # an exact measurement with the right total but a negative cell is not a histogram
+    exact = cs.measure_block(TRUTH, math.inf, rng=np.random.default_rng(0), queries=Q)
+    detailed = exact.detailed.copy()
+    detailed[[0, 1]] += [-1, 1]
+    with pytest.raises(ValueError, match=r"^an exact measurement must be a histogram with the invariant total$"):
+        cs.least_squares_histogram(dataclasses.replace(exact, detailed=detailed), Q)

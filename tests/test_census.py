@@ -813,3 +813,12 @@ def test_least_squares_messages_and_exact_measurement_checks():
     detailed[[0, 1]] += [-1, 1]
     with pytest.raises(ValueError, match=r"^an exact measurement must be a histogram with the invariant total$"):
         cs.least_squares_histogram(dataclasses.replace(exact, detailed=detailed), Q)
+
+
+def test_least_squares_reports_a_tolerance_it_cannot_reach():
+    # a dual gradient of 1e-300 people is below double precision: the fit says so instead of returning
+    m = cs.measure_block(TRUTH, 1.0, rng=np.random.default_rng(0), queries=Q)
+    with pytest.raises(RuntimeError, match=r"^least squares did not converge \(dual gradient .* > tol 1\.00e-300\)"):
+        cs.least_squares_histogram(m, Q, tol=1e-300)
+    with pytest.raises(ValueError, match=r"^queries must be a BlockQueries \(from block_queries\(\)\), got str$"):
+        cs.least_squares_histogram(m, "table 1")

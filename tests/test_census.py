@@ -822,3 +822,10 @@ def test_least_squares_reports_a_tolerance_it_cannot_reach():
         cs.least_squares_histogram(m, Q, tol=1e-300)
     with pytest.raises(ValueError, match=r"^queries must be a BlockQueries \(from block_queries\(\)\), got str$"):
         cs.least_squares_histogram(m, "table 1")
+
+
+def test_budget_split_without_noise_keeps_every_field():
+    b = cs.budget_split(math.inf, 13, detailed_share=0.3)
+    assert (b.rho, b.detailed_share, b.n_groups, b.rho_detailed, b.rho_group, b.sigma_detailed, b.sigma_group) == \
+        (math.inf, 0.3, 13, math.inf, math.inf, 0.0, 0.0)
+    assert b.shares.tolist() == [math.inf] * 14

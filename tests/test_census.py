@@ -91,6 +91,7 @@ def test_histogram_round_trip_and_bad_records():
 # ---------------------------------------------------------------- budget
 def test_budget_split_values_and_sigmas():
     b = cs.budget_split(3.0, 13, detailed_share=0.25)
+    assert (b.rho, b.detailed_share, b.n_groups) == (3.0, 0.25, 13)
     assert b.rho_detailed == 0.75 and math.isclose(b.rho_group, 2.25 / 13, rel_tol=1e-15)
     assert math.isclose(math.fsum(b.shares), 3.0, rel_tol=1e-15) and b.shares.size == 14
     # sigma^2 = Delta^2 / (2 rho): Delta^2 = 2 for the histogram, 1 for a count; the smallest such double

@@ -228,7 +228,7 @@ def block_queries(statistics=CENSUS_TABLE1, *, age_max=125, adult_age=18) -> Blo
     keep = ~((age < adult_age) & married)                      # structural zeros: married minors
     cells = tuple(col[keep] for col in (age, sex, race, married))
     groups = tuple(s for s in stats if s is not totals[0])
-    membership = np.array([s.members(*cells, adult_age) for s in groups], dtype=bool).reshape(len(groups), -1)
+    membership = np.array([s.members(*cells, adult_age) for s in groups], dtype=bool).reshape(len(groups), cells[0].size)
     return BlockQueries(stats, totals[0], groups, cells, membership, age_max, adult_age)
 
 

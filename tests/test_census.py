@@ -91,6 +91,7 @@ def test_histogram_round_trip_and_bad_records():
 # ---------------------------------------------------------------- budget
 def test_budget_split_values_and_sigmas():
     b = cs.budget_split(3.0, 13, detailed_share=0.25)
+    assert (b.rho, b.detailed_share, b.n_groups) == (3.0, 0.25, 13)
     assert b.rho_detailed == 0.75 and math.isclose(b.rho_group, 2.25 / 13, rel_tol=1e-15)
     assert math.isclose(math.fsum(b.shares), 3.0, rel_tol=1e-15) and b.shares.size == 14
     # sigma^2 = Delta^2 / (2 rho): Delta^2 = 2 for the histogram, 1 for a count; the smallest such double
@@ -148,7 +149,7 @@ def test_measure_block_noise_scale_seeded():
 
 
 def test_measure_block_bad_input():
-    with pytest.raises(ValueError, match="rng"):
+    with pytest.raises(ValueError, match=r"^rng must be a numpy.random.Generator"):
         cs.measure_block(TRUTH, 1.0, rng=3, queries=Q)
     with pytest.raises(ValueError, match="rho"):
         cs.measure_block(TRUTH, -1.0, rng=np.random.default_rng(0), queries=Q)
@@ -472,3 +473,360 @@ def test_composition_delta_keeps_the_far_tail(sigma):
     assert np.all((ref > 1e-31) & (ref < 1e-13))
     got = cs.composition_delta(eps, [sigma])
     assert np.all(got <= ref * (1 + 1e-6)) and np.all(got >= ref * (1 - 1e-6) - 1e-30)
+
+
+# ---------------------------------------------------------------- gaps found by mutation testing (make mutation)
+def test_shares_name_the_queries_of_each_level_in_order():
+    # the helper behind BUREAU_PERSONS_QUERY_SHARES, called here (the constant is built once at import).
+    # Distinct fractions show which name gets which share: strategies.py lists the queries in the order
+    # total, cenrace, ..., detailed, and the nation (US) has no total
+    names = ["total", "cenrace", "hispanic", "votingage", "hhinstlevels", "hhgq", "hispanic * cenrace",
+             "votingage * cenrace", "votingage * hispanic", "votingage * hispanic * cenrace", "detailed"]
+    state = cs._shares("State", *[(i, 66) for i in range(1, 12)])
+    assert list(state.items()) == [(n, Fraction(i, 66)) for i, n in enumerate(names, start=1)]
+    assert all(type(v) is Fraction for v in state.values())
+    us = cs._shares("US", *[(i, 55) for i in range(1, 11)])
+    assert list(us.items()) == [(n, Fraction(i, 55)) for i, n in enumerate(names[1:], start=1)]
+    with pytest.raises(ValueError):                       # one share too many for the nation: refused
+        cs._shares("US", *[(1, 66)] * 11)
+    with pytest.raises(ValueError):                       # one too few for a state
+        cs._shares("State", *[(1, 55)] * 10)
+
+
+def test_max_groups_moved_of_a_small_table_by_all_pairs_of_cells():
+    # not the default queries (10): the small table's own worst pair, recounted cell pair by cell pair
+    M = SMALL.membership.astype(np.int64)
+    moved = max(int(np.abs(M[:, [c]] - M).sum(axis=0).max()) for c in range(SMALL.n_cells))
+    assert cs.max_groups_moved(SMALL) == moved
+    assert moved != cs.max_groups_moved(Q)
+
+
+def test_release_sigmas_with_no_group_moved_and_negative_counts():
+    b = cs.budget_split(3.0, 4, detailed_share=0.25)
+    assert cs.release_sigmas(b, 0).tolist() == [b.sigma_detailed] * 2          # only the two cells move
+    assert cs.release_sigmas(b, 4).tolist() == [b.sigma_detailed] * 2 + [b.sigma_group] * 4
+    with pytest.raises(ValueError, match="^groups_moved must be"):
+        cs.release_sigmas(b, -1)
+    with pytest.raises(ValueError, match=r"^budget must be a finite Budget \(from budget_split\)$"):
+        cs.release_sigmas(cs.budget_split(math.inf, 4), 1)
+    with pytest.raises(ValueError, match=r"^budget must be a finite Budget \(from budget_split\)$"):
+        cs.release_sigmas("rho = 3", 1)
+
+
+@pytest.mark.parametrize("delta", [0.0, 1.0, 1.5, -0.1])
+def test_epsilon_conversions_refuse_delta_outside_the_open_unit_interval(delta):
+    # composition_epsilon(1, ...) would otherwise return 0.0 (delta(0) <= 1 always)
+    with pytest.raises(ValueError, match=r"^delta must be in \(0, 1\)"):
+        cs.composition_epsilon(delta, [1.0, 2.0])
+    with pytest.raises(ValueError, match=r"^delta must be in \(0, 1\)"):
+        cs.zcdp_epsilon_cks(0.5, delta)
+
+
+def test_max_groups_moved_counts_repeated_rows_twice():
+    # a table may publish the same group under two labels: a replaced record then moves both counts.
+    # Male, male again, White: a White man replaced by a Black woman moves all three
+    BS = attacks.BlockStatistic
+    stats = (BS("T", "total", 3, None, None), BS("M1", "male", 1, None, None, sex="M"),
+             BS("M2", "men again", 1, None, None, sex="M"), BS("W", "White", 1, None, None, race="W"))
+    q = cs.block_queries(stats, age_max=3, adult_age=2)
+    M = q.membership.astype(np.int64)
+    moved = max(int(np.abs(M[:, [c]] - M).sum(axis=0).max()) for c in range(q.n_cells))
+    assert cs.max_groups_moved(q) == moved == 3
+
+
+def test_composition_delta_epsilon_checks_and_empty_input():
+    for bad in (math.inf, math.nan, [0.5, math.inf]):     # refused with this function's own message
+        with pytest.raises(ValueError, match=r"^epsilon must be >= 0 and finite"):
+            cs.composition_delta(bad, [1.0, 2.0])
+    out = cs.composition_delta([], [1.0, 2.0])            # an empty array of epsilons gives an empty array
+    assert isinstance(out, np.ndarray) and out.shape == (0,)
+
+
+@pytest.mark.parametrize("tail", [0.0, -1e-30, 0.1, 2e-6])
+def test_accounting_refuses_a_tail_outside_its_range(tail):
+    # tail = 0 would divide by zero in the truncation; a tail above 1e-6 is coarser than documented
+    with pytest.raises(ValueError, match="^tail must be"):
+        cs.composition_delta(1.0, [1.0, 2.0], tail=tail)
+    with pytest.raises(ValueError, match="^tail must be"):
+        cs.composition_epsilon(1e-6, [1.0, 2.0], tail=tail)
+
+
+def test_composition_epsilon_below_one():
+    # a target reached between epsilon = 0 and 1: one coordinate of sigma = 5, delta = 0.01; the reference
+    # solves dpnotes.discrete's one-dimensional profile (a separate formula) with scipy's brentq
+    ref = brentq(lambda e: dsc.discrete_gaussian_delta(5.0, e) - 0.01, 0.0, 1.0, xtol=1e-14)
+    got = cs.composition_epsilon(0.01, [5.0])
+    assert 0.1 < ref < 0.9 and math.isclose(got, ref, rel_tol=1e-9)
+
+
+def true_two_sided_tail(T, sigma):
+    """Pr[|Y| > T] for Y ~ N_Z(0, sigma^2), by direct summation of the pmf (the rest is below 1e-80)."""
+    y = np.arange(T + 1, T + 61 + int(40 * sigma))
+    return 2 * math.fsum(dsc.discrete_gaussian_pmf(y, sigma).tolist())
+
+
+@pytest.mark.parametrize("sigma, m, cut_max", [(0.1, 1, 1e-30), (0.5, 13, 1e-30), (0.5, 13, 1e-12), (0.9, 2, 1e-6),
+                                               (2.5, 5, 1e-12), (17.0, 2, 1e-6)])
+def test_sum_law_truncation_is_sound_and_tight(sigma, m, cut_max):
+    # _sum_law keeps |y| <= T per coordinate: the mass it leaves out, m Pr[|Y| > T] summed directly, must
+    # be within cut_max (composition_delta's documented error), and T must not be needlessly large
+    support, law, bound = cs._sum_law(sigma, m, cut_max)
+    T = int(support[-1]) // m
+    assert support.tolist() == list(range(-m * T, m * T + 1))
+    left_out = m * true_two_sided_tail(T, sigma)
+    assert left_out <= bound * (1 + 1e-9) and bound <= cut_max
+    t_min = 1                                            # the smallest sound T (T >= 1 by design)
+    while m * true_two_sided_tail(t_min, sigma) > cut_max:
+        t_min += 1
+    assert t_min <= T <= 1.1 * t_min + 1
+    if sigma <= 1.0:                                     # small noise: exactly the smallest (the guess, then
+        assert T == t_min                                # one step up at sigma = 0.5, m = 13, 1e-30)
+    # the law of the sum: the truncated pmf convolved m times, checked for m = 2 by the double sum
+    p = dsc.discrete_gaussian_pmf(np.arange(-T, T + 1), sigma)
+    assert math.isclose(law.sum(), p.sum() ** m, rel_tol=1e-12)
+    if m == 2:
+        two = [math.fsum(p[i] * p[s - i] for i in range(2 * T + 1) if 0 <= s - i <= 2 * T) for s in range(4 * T + 1)]
+        assert np.allclose(law, two, rtol=1e-12, atol=0)
+
+
+def test_composition_delta_at_the_largest_loss_of_a_tiny_noise():
+    # sigma = 0.1: the losses are (1 - 2y) / 0.02, i.e. 150, 50, -50 for y = -1, 0, 1; at epsilon = 100 only
+    # the top atom (y = -1, mass about 2e-22) counts. Reference: dpnotes.discrete's profile; relative 1e-10
+    ref = dsc.discrete_gaussian_delta(0.1, 100.0)
+    assert 1e-23 < ref < 1e-21
+    assert math.isclose(cs.composition_delta(100.0, [0.1]), ref, rel_tol=1e-10)
+
+
+def test_composition_delta_with_a_coarse_tail_stays_within_it():
+    # the documented error: at most tail below the exact value (here the value at the default 1e-30,
+    # itself checked against brute force, dp_accounting and dpnotes.discrete above); the mass left out is
+    # shared between the distinct sigmas, so with tail 1e-6 the error is visible but bounded
+    sig = [0.8] * 5 + [2.0] * 3
+    for eps in (0.5, 2.0, 4.0):
+        fine, coarse = cs.composition_delta(eps, sig), cs.composition_delta(eps, sig, tail=1e-6)
+        assert fine - 1e-6 <= coarse <= fine * (1 + 1e-12)
+    with pytest.raises(ValueError, match=r"^sigmas must hold at most 3 distinct values \(the atoms multiply\)$"):
+        cs.composition_delta(1.0, [1.0, 2.0, 3.0, 4.0])
+
+
+def test_reconstruction_study_input_checks_and_own_queries():
+    with pytest.raises(ValueError, match=r"^rhos and seeds must be non-empty 1-D sequences$"):
+        cs.reconstruction_study(TRUTH, [1.0], [])
+    with pytest.raises(ValueError, match=r"^rhos and seeds must be non-empty 1-D sequences$"):
+        cs.reconstruction_study(TRUTH, [1.0], [[0, 1]])
+    with pytest.raises(ValueError, match=r"^rhos must have entries > 0"):        # before any release is made
+        cs.reconstruction_study(TRUTH, [2.0, 0.0], [0])
+    # the study tabulates the rows of the queries it is given, not table 1's 14
+    BS = attacks.BlockStatistic
+    stats = (BS("T", "total", 2, None, None), BS("F", "female", 1, None, None, sex="F"),
+             BS("W", "White", 1, None, None, race="W"))
+    q = cs.block_queries(stats, age_max=40)
+    truth = ((20, "F", "B", False), (35, "M", "W", True))
+    s = cs.reconstruction_study(truth, [math.inf], [0], attack_seeds=[], queries=q)
+    assert s.count_error.shape == (1, 1, 3) and s.true_counts.tolist() == [2, 1, 1]
+
+
+def test_reconstruction_study_checks_its_own_parameters_and_types():
+    with pytest.raises(ValueError, match=r"^attack_seeds must be an integer >= 0, got -1$"):
+        cs.reconstruction_study(TRUTH, [1.0], [0], attack_seeds=[-1])
+    with pytest.raises(ValueError, match=r"^attack_seeds must be a subset of seeds$"):
+        cs.reconstruction_study(TRUTH, [1.0], [0], attack_seeds=[3])
+    with pytest.raises(ValueError, match=r"^max_solutions must be an integer >= 1, got 0$"):   # even with no attack
+        cs.reconstruction_study(TRUTH, [1.0], [0], attack_seeds=[], max_solutions=0)
+    s = cs.reconstruction_study(TRUTH, [math.inf], [0], queries=Q, max_solutions=1)           # the smallest cap
+    assert s.n_solutions.tolist() == [[1]] and s.recovered.tolist() == [[7.0]]
+    # the documented integer arrays (counts of people and of solutions)
+    assert s.in_release.dtype == s.n_solutions.dtype == s.count_error.dtype == np.int64
+
+
+def test_reconstruction_study_attacks_with_the_queries_ages():
+    # three single White men, median and mean 30, and a row "26 or over: 2" that table 1 does not have.
+    # The attack must use the study's own rows, age_max and adult_age; the expected solutions are the sorted
+    # age triples that meet every row, enumerated directly
+    BS = attacks.BlockStatistic
+    stats = (BS("T", "total", 3, 30, 30), BS("2B", "male", 3, 30, 30, sex="M"), BS("2D", "White", 3, 30, 30, race="W"),
+             BS("3A", "single adults", 3, 30, 30, adult=True, married=False),
+             BS("O", "26 or over", 2, None, None, min_age=26))
+    truth = ((25, "M", "W", False), (30, "M", "W", False), (35, "M", "W", False))
+
+    def triples(age_max, adult_age):
+        return [t for t in itertools.combinations_with_replacement(range(age_max + 1), 3)
+                if t[1] == 30 and sum(t) == 90 and t[0] >= adult_age and sum(a >= 26 for a in t) == 2]
+
+    for age_max, adult_age, cap in ((36, 22, 20), (40, 23, 20), (40, 23, 2)):
+        ages = triples(age_max, adult_age)
+        # age_max binds in the first case (24 + 36 = 60), adult_age in the second
+        assert [t[0] for t in ages] == ([24, 25] if age_max == 36 else [23, 24, 25])
+        q = cs.block_queries(stats, age_max=age_max, adult_age=adult_age)
+        s = cs.reconstruction_study(truth, [math.inf], [7], queries=q, max_solutions=cap)
+        assert s.rhos.tolist() == [math.inf] and s.seeds.tolist() == [7]
+        assert s.n_solutions[0, 0] == min(len(ages), cap)
+        if cap >= len(ages):          # the truth (3 people right) and the others, which share only the man of 30
+            assert math.isclose(s.recovered[0, 0], (3 + (len(ages) - 1)) / len(ages))
+
+
+def test_published_table_uses_the_queries_rows_and_adult_age():
+    # adult_age 21: the single 19-year-old is not a single adult here (he would be under table 1's 18)
+    BS = attacks.BlockStatistic
+    stats = (BS("T", "total", 3, None, None), BS("A", "single adults", 1, None, None, adult=True, married=False),
+             BS("F", "female", 1, None, None, sex="F"))
+    q = cs.block_queries(stats, age_max=40, adult_age=21)
+    recs = [(19, "M", "W", False), (25, "M", "B", False), (33, "F", "B", True)]
+    table = cs.published_table(recs, q, threshold=1)
+    assert [r.label for r in table] == ["T", "A", "F"]
+    assert [r.count for r in table] == [group_count(s, recs, adult_age=21) for s in stats] == [3, 1, 1]
+
+
+def test_block_queries_limits_and_messages():
+    # the extreme ages allowed: age_max 1 to 200, adult_age 0 (nobody is a minor) to age_max
+    assert cs.block_queries(age_max=1, adult_age=1).n_cells == 2 * 8 - 1 * 4
+    assert cs.block_queries(age_max=3, adult_age=0).n_cells == 4 * 8
+    assert cs.block_queries(age_max=200).n_cells == 201 * 8 - 18 * 4
+    with pytest.raises(ValueError, match=r"^age_max must be an integer in \[1, 200\], got 201$"):
+        cs.block_queries(age_max=201)
+    with pytest.raises(ValueError, match=r"^adult_age must be an integer in \[0, 125\], got -1$"):
+        cs.block_queries(adult_age=-1)
+    with pytest.raises(ValueError, match=r"^statistics must be a non-empty sequence of BlockStatistic$"):
+        cs.block_queries([])
+    with pytest.raises(ValueError, match=r"^statistics must include the total population \(a row with no filter\)$"):
+        cs.block_queries(attacks.CENSUS_TABLE1[1:])
+
+
+def test_block_queries_of_a_table_with_only_the_total():
+    # no group counts: an empty membership matrix with one column per cell (numpy's reshape(0, -1) used to
+    # refuse the empty array), and no group moves between neighbours
+    q = cs.block_queries(attacks.CENSUS_TABLE1[:1])
+    assert q.groups == () and q.membership.shape == (0, 936) and q.membership.dtype == bool
+    assert cs.max_groups_moved(q) == 0
+
+
+def test_simplex_shift_is_the_projection_onto_the_simplex():
+    # theta solves sum(max(0, y + theta)) = total: checked by the sum itself, and against a bisection on
+    # that (monotone) sum, on unsorted, asymmetric inputs
+    rng = np.random.default_rng(2)
+    for trial in range(20):
+        y = rng.normal(0, 3, int(rng.integers(1, 40))).round(int(rng.integers(0, 3)))
+        total = float(rng.choice([0.5, 3.0, 7.0, 40.0]))
+        theta = cs._simplex_shift(y, total)
+        assert math.isclose(np.maximum(0.0, y + theta).sum(), total, rel_tol=1e-12), trial
+        ref = brentq(lambda t: np.maximum(0.0, y + t).sum() - total, -y.max(), total - y.min(), xtol=1e-14)
+        assert math.isclose(theta, ref, rel_tol=1e-9, abs_tol=1e-12), trial
+
+
+def test_release_block_keeps_each_stage():
+    # the release is the measurement (same seed), its least-squares fit and the rounding of that fit
+    rel = cs.release_block(TRUTH, 1.3, rng=np.random.default_rng(21), queries=Q, detailed_share=0.35)
+    m = cs.measure_block(TRUTH, 1.3, rng=np.random.default_rng(21), queries=Q, detailed_share=0.35)
+    assert np.array_equal(rel.measurement.detailed, m.detailed) and np.array_equal(rel.measurement.groups, m.groups)
+    assert rel.measurement.budget == m.budget and rel.measurement.total == 7
+    x = cs.least_squares_histogram(m, Q)
+    assert np.array_equal(rel.least_squares, x)
+    assert np.array_equal(rel.histogram, cs.round_histogram(x, Q, total=7))
+    assert rel.records == cs.histogram_to_records(rel.histogram, Q)
+
+
+def test_round_histogram_input_edges():
+    msg = r"^x must be 936 non-negative finite numbers$"
+    for bad in (np.inf, np.nan, -0.5):                      # refused with the function's own message
+        x = np.zeros(Q.n_cells)
+        x[[4, 7]] = [bad, 1.0]
+        with pytest.raises(ValueError, match=msg):
+            cs.round_histogram(x, Q)
+    with pytest.raises(ValueError, match=msg):
+        cs.round_histogram([], Q)
+    # rounding error below 1e-12 is tolerated, 2e-12 is not
+    x = np.zeros(Q.n_cells)
+    x[[4, 7]] = [-1e-12, 1.0]
+    assert cs.round_histogram(x, Q, total=1)[[4, 7]].tolist() == [0, 1]
+    x[4] = -2e-12
+    with pytest.raises(ValueError, match=msg):
+        cs.round_histogram(x, Q, total=1)
+    # the sum may miss the total by 1e-6 (here exactly: one cell of 1e-6, total 0), not by 0.5
+    x = np.zeros(Q.n_cells)
+    x[5] = 1e-6
+    assert not cs.round_histogram(x, Q, total=0).any()
+    x[5] = 2.5
+    with pytest.raises(ValueError, match=r"^x must sum to total = 2, got "):
+        cs.round_histogram(x, Q, total=2)
+    with pytest.raises(ValueError, match=r"^total must be an integer >= 0, got -1$"):
+        cs.round_histogram(np.zeros(Q.n_cells), Q, total=-1)
+
+
+def test_round_histogram_with_a_single_fractional_cell():
+    # one cell 5e-7 below 1 (beyond the 1e-9 snap, within the 1e-6 sum tolerance): it alone must go up
+    x = np.zeros(Q.n_cells)
+    x[[3, 8]] = [2.0, 1 - 5e-7]
+    h = cs.round_histogram(x, Q, total=3)
+    assert h[[3, 8]].tolist() == [2, 1] and h.sum() == 3
+
+
+def test_round_histogram_solves_once_and_falls_back_without_presolve(monkeypatch):
+    # HiGHS's presolve can end in "Solve error" (no x); round_histogram then solves again without presolve.
+    # A spy on scipy's milp: one call when the first solve succeeds, and on a simulated failure a second call
+    # with presolve off whose answer is used
+    from scipy.optimize import milp as real_milp
+    calls = []
+
+    def spy(fail_first):
+        def milp(**kwargs):
+            calls.append(kwargs.get("options"))
+            if fail_first and len(calls) == 1:
+                return type("Failed", (), {"x": None, "message": "Solve error"})()
+            return real_milp(**kwargs)
+        return milp
+
+    x = np.zeros(Q.n_cells)
+    x[[3, 9, 40]] = [0.6, 0.7, 0.7]
+    want = cs.round_histogram(x, Q)
+    monkeypatch.setattr(cs, "milp", spy(fail_first=False))
+    assert np.array_equal(cs.round_histogram(x, Q), want) and calls == [None]
+    calls.clear()
+    monkeypatch.setattr(cs, "milp", spy(fail_first=True))
+    assert np.array_equal(cs.round_histogram(x, Q), want) and calls == [None, {"presolve": False}]
+
+
+def test_records_to_histogram_counts_are_int64():
+    h = cs.records_to_histogram(TRUTH + TRUTH[:2], Q)
+    assert h.dtype == np.int64 and h.sum() == 9 and h.max() == 2
+
+
+def test_smallest_sigma_is_exact_for_any_variance():
+    # the smallest double s with s^2 >= v, checked in exact rational arithmetic, for variances below and
+    # above 1 and 4, and some whose float square root rounds down
+    rng = np.random.default_rng(8)
+    vs = [Fraction(2), Fraction(1, 3), Fraction(10, 3), Fraction(7, 2), Fraction(1000, 7), Fraction(9, 4)]
+    vs += [Fraction(int(a), int(b)) for a, b in rng.integers(1, 10**6, size=(40, 2))]
+    assert any(Fraction(math.sqrt(float(v))) ** 2 < v for v in vs)      # the upward loop is needed somewhere
+    for v in vs:
+        s = cs._smallest_sigma(v)
+        assert Fraction(s) ** 2 >= v > Fraction(math.nextafter(s, 0.0)) ** 2, v
+
+
+def test_least_squares_messages_and_exact_measurement_checks():
+    m = cs.measure_block(TRUTH, 1.0, rng=np.random.default_rng(0), queries=Q)
+    with pytest.raises(ValueError, match=r"^measurement must be a Measurement \(from measure_block\), got ndarray$"):
+        cs.least_squares_histogram(m.detailed, Q)
+    with pytest.raises(ValueError, match=r"^measurement must have one count per cell and one per group of queries$"):
+        cs.least_squares_histogram(m, SMALL)
+    # an exact measurement with the right total but a negative cell is not a histogram
+    exact = cs.measure_block(TRUTH, math.inf, rng=np.random.default_rng(0), queries=Q)
+    detailed = exact.detailed.copy()
+    detailed[[0, 1]] += [-1, 1]
+    with pytest.raises(ValueError, match=r"^an exact measurement must be a histogram with the invariant total$"):
+        cs.least_squares_histogram(dataclasses.replace(exact, detailed=detailed), Q)
+
+
+def test_least_squares_reports_a_tolerance_it_cannot_reach():
+    # a dual gradient of 1e-300 people is below double precision: the fit says so instead of returning
+    m = cs.measure_block(TRUTH, 1.0, rng=np.random.default_rng(0), queries=Q)
+    with pytest.raises(RuntimeError, match=r"^least squares did not converge \(dual gradient .* > tol 1\.00e-300\)"):
+        cs.least_squares_histogram(m, Q, tol=1e-300)
+    with pytest.raises(ValueError, match=r"^queries must be a BlockQueries \(from block_queries\(\)\), got str$"):
+        cs.least_squares_histogram(m, "table 1")
+
+
+def test_budget_split_without_noise_keeps_every_field():
+    b = cs.budget_split(math.inf, 13, detailed_share=0.3)
+    assert (b.rho, b.detailed_share, b.n_groups, b.rho_detailed, b.rho_group, b.sigma_detailed, b.sigma_group) == \
+        (math.inf, 0.3, 13, math.inf, math.inf, 0.0, 0.0)
+    assert b.shares.tolist() == [math.inf] * 14

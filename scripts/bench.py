@@ -77,7 +77,7 @@ def main() -> None:
     if not args.skip_tests:
         secs, res = timed(["make", "test"])
         last = [ln for ln in res.stdout.splitlines() if " passed" in ln or " failed" in ln]
-        rows = [("make test (prerequisites, units, doctests, notebooks, Binder; then site, browser, PDF)",
+        rows = [("make test (prerequisites, units, doctests, notebooks; then the site and a page of each kind in the browser, beside Binder)",
                  f"{secs:.1f}", f"<= {TARGET_TEST:.0f}", verdict(res.returncode == 0, secs, TARGET_TEST),
                  " / ".join(ln.strip("= ") for ln in last))]
         report.append(table("Test suite", ("what", "seconds", "target", "status", "pytest summaries"), rows))

@@ -75,7 +75,7 @@ def binder_env() -> dict:
         shutil.rmtree(ENV, ignore_errors=True)
         ENV.mkdir(parents=True)
         _run([sys.executable, "-m", "venv", str(ENV / "venv")], env)
-        _run([str(ENV / "venv" / "bin" / "python"), "-m", "pip", "install", "--quiet", "-r",
+        _run([str(ENV / "venv" / "bin" / "python"), "-m", "pip", "install", "--quiet", "--no-compile", "-r",
               "binder/requirements.txt"], env, timeout=1800)
         _run(["bash", "binder/postBuild"], env, timeout=600)
         stamp.write_text(_binder_hash())

@@ -278,7 +278,7 @@ def check_distribution(name: str, p, *, atol: float = 1e-9) -> np.ndarray:
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} must have finite entries, got {arr.tolist()}")
     if np.any(arr < 0):
-        raise ValueError(f"{name} must have entries >= 0, got min {arr.min()!r}")
+        raise ValueError(f"{name} must have entries >= 0, got min {float(arr.min())!r}")
     total = float(arr.sum())
     if abs(total - 1.0) > atol:
         raise ValueError(f"{name} must sum to 1, got sum {total:.6g}")

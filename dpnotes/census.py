@@ -653,7 +653,7 @@ def round_histogram(x, queries=None, *, total=None) -> np.ndarray:
         raise ValueError(f"x must be {q.n_cells} non-negative finite numbers")
     n = int(round(x.sum())) if total is None else check_integer("total", total, low=0)
     if abs(x.sum() - n) > 1e-6:
-        raise ValueError(f"x must sum to total = {n}, got {x.sum()!r}")
+        raise ValueError(f"x must sum to total = {n}, got {float(x.sum())!r}")
     near = np.abs(x - np.round(x)) <= 1e-9
     xs = np.where(near, np.round(x), np.maximum(x, 0.0))
     floor = np.floor(xs)

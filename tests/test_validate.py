@@ -232,7 +232,7 @@ def test_check_array_rule_wording_and_nan_entries():
 def test_check_distribution_edges():
     _raises_exactly("p must be a non-empty 1-D probability vector, got shape (0,)", v.check_distribution, "p", [])
     # numpy 2 shows the minimum as np.float64(-0.5) (repr of a numpy scalar): either form is accepted here
-    with pytest.raises(ValueError, match=r"^p must have entries >= 0, got min (np\.float64\()?-0\.5\)?$"):
+    with pytest.raises(ValueError, match=r"^p must have entries >= 0, got min -0\.5$"):
         v.check_distribution("p", [1.5, -0.5])
     assert v.check_distribution("p", [0.0, 1.0]).tolist() == [0.0, 1.0]          # a zero entry is allowed
     # the sum may miss 1 by atol exactly (binary fractions, so the gap is exactly 0.25), not more

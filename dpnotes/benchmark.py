@@ -461,8 +461,7 @@ def _svt(data, size, rng, *, algorithm, threshold, c=1, release="pattern"):
     position are functions of each other, and the audit of one is the audit of the other."""
     if release == "index":
         b_rho, b_nu = flawed.lyu_noise_scales(algorithm, 0.1, c)
-        if c != 1 or algorithm not in (1, 2, 4):
-            raise ValueError(f"release 'index' needs c = 1 and algorithm 1, 2 or 4, got c={c}, algorithm={algorithm}")
+        flawed._check_first_top("release 'index'", c, algorithm)
         return flawed._first_top_index(flawed._answers(data), threshold, b_rho, b_nu, size, rng)
     out = flawed.sparse_vector_variant(data, threshold, 0.1, size, rng=rng, algorithm=algorithm, c=c)
     return _snap_into(out, np.empty(out.shape, order="F")) if algorithm == 3 else out

@@ -279,9 +279,7 @@ def sparse_vector_variant(answers, threshold, epsilon, size, *, rng, algorithm, 
     if method not in ("direct", "conditional"):
         raise ValueError(f"method must be 'direct' or 'conditional', got {method!r}")
     if method == "conditional":
-        if c != 1 or algorithm not in (1, 2, 4):
-            raise ValueError(f"method 'conditional' needs c = 1 and algorithm 1, 2 or 4, got c={c}, "
-                             f"algorithm={algorithm}")
+        _check_first_top("method 'conditional'", c, algorithm)
         return _pattern_table(k).take(_first_top_index(answers, threshold, b_rho, b_nu, size, rng), axis=0)
     rho = laplace_noise(b_rho, size, rng)
     if algorithm in (5, 6):                      # no cut-off: every query is answered
@@ -353,6 +351,14 @@ def _pattern_table(k):
 
 _SUB = 8192         # runs per block of _first_top_index: its work arrays (64 KB each) stay in the
                     # cache (on the build machine 8192 to 12288 ran about 1.5 times as fast as 32768)
+
+
+def _check_first_top(what, c, algorithm):
+    """The one check of every caller of :func:`_first_top_index`: it draws the position of a single
+    top, so it needs ``c = 1`` and an algorithm whose release is the pattern of tops with a cut-off
+    (1, 2 and 4; Algorithm 3 releases noisy values, 5 and 6 answer every query)."""
+    if c != 1 or algorithm not in (1, 2, 4):
+        raise ValueError(f"{what} needs c = 1 and algorithm 1, 2 or 4, got c={c}, algorithm={algorithm}")
 
 
 def _first_top_index(answers, threshold, b_rho, b_nu, size, rng):

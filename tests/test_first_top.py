@@ -131,7 +131,7 @@ def test_extremes_and_many_queries():
 def test_method_and_release_are_checked():
     with pytest.raises(ValueError, match="method must be 'direct' or 'conditional'"):
         flawed.sparse_vector_variant([0.0, 1.0], 0.0, 1.0, 2, rng=np.random.default_rng(0), algorithm=1, method="fast")
-    for kw in ({"algorithm": 3}, {"algorithm": 5}, {"algorithm": 4, "c": 2}):
+    for kw in ({"algorithm": 3}, {"algorithm": 5}, {"algorithm": 6}, {"algorithm": 4, "c": 2}, {"algorithm": 1, "c": 3}):
         with pytest.raises(ValueError, match="method 'conditional' needs c = 1"):
             flawed.sparse_vector_variant([0.0, 1.0], 0.0, 1.0, 2, rng=np.random.default_rng(0), method="conditional", **kw)
     with pytest.raises(ValueError, match="release 'index' needs c = 1"):

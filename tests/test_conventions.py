@@ -191,3 +191,22 @@ def test_the_control_character_check_can_fail(tmp_path):
     bad = tmp_path / "page.md"
     bad.write_text("the true $\varepsilon$\nand $\\varepsilon$\n")   # as a script would write it: a vertical tab
     assert control_characters([bad]) == ["page.md:1: '\\x0b' in 'the true $\\x0barepsilon$'"]
+
+
+def test_every_mutation_reason_names_a_survivor_of_the_report():
+    """benchmarks/mutation-survivors.toml explains survivors; a reason whose mutant the report no
+    longer lists as a survivor (killed by a later test, or renumbered by a code change) is stale,
+    and a stale 'as mutmut_3' in another reason would point at nothing."""
+    import tomllib
+
+    reasons = tomllib.loads((ROOT / "benchmarks" / "mutation-survivors.toml").read_text(encoding="utf-8"))
+    report = (ROOT / "benchmarks" / "mutation-report.md").read_text(encoding="utf-8")
+    stale = {}
+    for module, table in reasons.items():
+        if not isinstance(table, dict):
+            continue
+        survivors = set(re.findall(rf"^\| {re.escape(module)} \| `([^`]+)`", report, re.M))
+        extra = sorted(set(table) - survivors)
+        if extra:
+            stale[module] = extra
+    assert not stale, f"reasons for mutants that are not survivors in the report: {stale}"

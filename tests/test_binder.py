@@ -66,20 +66,36 @@ def _run(cmd, env, **kw):
     return res
 
 
+def ensure_env() -> dict:
+    """Build the environment unless the stamp says it is current; the Jupyter environment variables.
+
+    One builder at a time (a lock beside the folder): ``make test`` starts this in the background
+    before pass 1 (``python tests/test_binder.py``), since pip spends most of its minute waiting on
+    the package index, not on a core; the fixture then waits for that build, or does it itself if
+    it failed."""
+    import fcntl
+
+    ENV.parent.mkdir(parents=True, exist_ok=True)
+    with open(ENV.parent / "binder-env.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        stamp = ENV / "stamp"
+        env = _jupyter_env()
+        if not (stamp.exists() and stamp.read_text() == _binder_hash()):
+            shutil.rmtree(ENV, ignore_errors=True)
+            ENV.mkdir(parents=True)
+            _run([sys.executable, "-m", "venv", str(ENV / "venv")], env)
+            # no bytecode compiled at install: what JupyterLab and the kernel import is compiled then
+            _run([str(ENV / "venv" / "bin" / "python"), "-m", "pip", "install", "--quiet", "--no-compile", "-r",
+                  "binder/requirements.txt"], env, timeout=1800)
+            _run(["bash", "binder/postBuild"], env, timeout=600)
+            stamp.write_text(_binder_hash())
+    return env
+
+
 @pytest.fixture(scope="module")
 def binder_env() -> dict:
     """A virtual environment built from binder/ as repo2docker builds it (cached)."""
-    stamp = ENV / "stamp"
-    env = _jupyter_env()
-    if not (stamp.exists() and stamp.read_text() == _binder_hash()):
-        shutil.rmtree(ENV, ignore_errors=True)
-        ENV.mkdir(parents=True)
-        _run([sys.executable, "-m", "venv", str(ENV / "venv")], env)
-        _run([str(ENV / "venv" / "bin" / "python"), "-m", "pip", "install", "--quiet", "--no-compile", "-r",
-              "binder/requirements.txt"], env, timeout=1800)
-        _run(["bash", "binder/postBuild"], env, timeout=600)
-        stamp.write_text(_binder_hash())
-    return env
+    return ensure_env()
 
 
 def _free_port() -> int:
@@ -262,3 +278,7 @@ def test_a_chapter_runs_as_a_notebook_in_jupyterlab(binder_env):
     counts = [c["count"] for c in state["cells"]]
     assert len(counts) == n_code_cells, (len(counts), n_code_cells)
     assert counts == list(range(1, n_code_cells + 1)), f"cells that did not run in order: {counts}"
+
+
+if __name__ == "__main__":
+    ensure_env()

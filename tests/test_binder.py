@@ -69,15 +69,11 @@ def _run(cmd, env, **kw):
 def ensure_env() -> dict:
     """Build the environment unless the stamp says it is current; the Jupyter environment variables.
 
-    One builder at a time (a lock beside the folder): ``make test`` starts this in the background
-    before pass 1 (``python tests/test_binder.py``), since pip spends most of its minute waiting on
-    the package index, not on a core; the fixture then waits for that build, or does it itself if
-    it failed."""
-    import fcntl
-
-    ENV.parent.mkdir(parents=True, exist_ok=True)
-    with open(ENV.parent / "binder-env.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    One builder at a time (``sitecheck.exclusive``, a lock beside the folder): ``make test``
+    starts this in the background before pass 1 (``python tests/test_binder.py``), since pip spends
+    most of its minute waiting on the package index, not on a core; the fixture then waits for that
+    build, or does it itself if it failed."""
+    with sitecheck.exclusive(ENV):
         stamp = ENV / "stamp"
         env = _jupyter_env()
         if not (stamp.exists() and stamp.read_text() == _binder_hash()):

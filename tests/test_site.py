@@ -16,8 +16,6 @@ a notebook changed since, or one that failed, is executed by the build itself.
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import os
 import re
 import shutil
@@ -73,19 +71,6 @@ def browser_pages(site: Path) -> list[Path] | None:
     missing = [str(p.relative_to(site)) for p in pages if not p.exists()]
     assert not missing, f"BROWSER_SAMPLE names pages the build did not write: {missing}"
     return pages
-
-
-@contextlib.contextmanager
-def exclusive(out: Path):
-    """One from-scratch build of ``out`` at a time: a second ``make test`` in the same checkout
-    waits here instead of deleting the first one's build under it."""
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with open(out.parent / f".{out.name}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 def build(source: Path, out: Path, *, seed: bool = True, builder: str = "html") -> subprocess.CompletedProcess:
@@ -173,7 +158,7 @@ def site(request) -> Path:
 
     # the PDF is printed only when a test that needs it was selected (make verify's `pdf` tests)
     wants_pdf = any("pdf" in item.fixturenames for item in request.session.items)
-    with exclusive(OUT):  # held until the last site test is done with the build
+    with sitecheck.exclusive(OUT):  # held until the last site test is done with the build
         if wants_pdf and not pdfbook.missing_tools():
             _PDF_JOB = PdfJob(OUT_PDF / "_build" / "pdf" / "dpnotes.pdf")
             _PDF_JOB.start()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import html
 import http.server
 import os
 import re
@@ -498,4 +499,22 @@ def check_alt_text(root: Path, under: str = "chapters") -> list[str]:
             if why:
                 where = f"figure {figure!r}" if figure else f"image {n} (not in a figure)"
                 problems.append(f"{page.relative_to(root)}: {where}, {attrs.get('src', '?')}: {why}")
+    return problems
+
+
+_STDERR = re.compile(r'<div class="output (stderr|traceback)[^"]*"[^>]*>(.*?)</div>', re.S)
+
+
+def check_cell_stderr(root: Path, under: str = "chapters") -> list[str]:
+    """No code cell of a page under ``under`` shows a reader a warning or an error: a cell that writes to
+    stderr (a ``RuntimeWarning`` from a division by zero, a deprecation) is output the prose does not
+    explain, and usually a computation done on values it then throws away. Names the page and the
+    first line of each such output."""
+    root = Path(root)
+    problems = []
+    for page in html_pages(root / under):
+        for kind, body in _STDERR.findall(page.read_text(encoding="utf-8", errors="replace")):
+            text = html.unescape(re.sub(r"<[^>]+>", "", body)).strip()
+            first = text.splitlines()[0] if text else "(empty)"
+            problems.append(f"{page.relative_to(root)}: {kind} output: {first[:200]}")
     return problems

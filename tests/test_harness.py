@@ -178,6 +178,20 @@ def test_alt_text_check_names_each_figure_without_a_description(tmp_path):
     assert "image 5 (not in a figure)" in problems[3]
 
 
+def test_stderr_check_names_each_page_that_shows_a_warning(tmp_path):
+    (tmp_path / "chapters").mkdir()
+    (tmp_path / "chapters" / "ok.html").write_text(
+        '<div class="output stream highlight-myst-ansi notranslate"><pre>0.25</pre></div>')
+    (tmp_path / "chapters" / "warn.html").write_text(
+        '<div class="output stream highlight-myst-ansi notranslate"><pre>1</pre></div>'
+        '<div class="output stderr highlight-myst-ansi notranslate"><div class="highlight"><pre><span></span>'
+        '/tmp/ipykernel_1/2.py:8: RuntimeWarning: divide by zero &amp; more\n  x = a / b</pre></div>'
+        '<div class="output traceback highlight-ipythontb notranslate"><pre>ValueError: sigma</pre></div>')
+    problems = sitecheck.check_cell_stderr(tmp_path)
+    assert problems == ["chapters/warn.html: stderr output: /tmp/ipykernel_1/2.py:8: RuntimeWarning: divide by "
+                        "zero & more", "chapters/warn.html: traceback output: ValueError: sigma"], problems
+
+
 def test_link_checker_reports_missing_files_and_fragments(tmp_path):
     (tmp_path / "a.html").write_text('<p id="top"><a href="b.html#nowhere">x</a> <a href="c.html">y</a>'
                                      '<a href="#top">z</a> <img src="fig.png"> <a href="https://example.org/">ext</a></p>')

@@ -339,6 +339,12 @@ def test_every_figure_has_alt_text(site):
     assert not problems, f"{len(problems)} figure(s) without alt text:\n" + "\n".join(problems)
 
 
+def test_no_page_shows_a_warning(site):
+    """A cell's stderr (a RuntimeWarning, a deprecation) is output the prose does not explain."""
+    problems = sitecheck.check_cell_stderr(site)
+    assert not problems, f"{len(problems)} cell output(s) on stderr:\n" + "\n".join(problems)
+
+
 def test_chapter_math_is_typeset(site, browser_tools):
     """The definition chapter has math, and MathJax typesets every piece of it (guards the probe itself)."""
     chromium, _ = browser_tools

@@ -378,6 +378,15 @@ def _log_win_probability(a, r, noise) -> float:
         step *= 2.0
     right = peak + step
     edges = sorted({left, right, *(x for x in [*live.tolist(), peak] if left < x < right)})
+    # kinks closer than 1e-12 of the interval are one kink: quad over a piece as narrow as 1e-306
+    # (utilities 0 and 2e-306) warns of "extremely bad integrand behavior"; such a piece holds at
+    # most its width of the integral (the integrand, divided by exp(c), is at most about 1)
+    keep = [left]
+    for x in edges[1:]:
+        if x - keep[-1] > 1e-12 * (right - left):
+            keep.append(x)
+    keep[-1] = right                                    # (right - left >= 1: left stays)
+    edges = keep
     total = 0.0
     for lo_piece, hi_piece in zip(edges[:-1], edges[1:]):
         val, _ = integrate.quad(lambda w: math.exp(log_f(w) - c), lo_piece, hi_piece,

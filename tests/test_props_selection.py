@@ -112,6 +112,29 @@ def test_report_noisy_max_law_is_a_distribution_and_matches_its_closed_forms(u, 
         assert np.allclose(p, exact(u, eps, sens), rtol=1e-9, atol=1e-300)
 
 
+@given(u=utilities(FINITE, 2).filter(lambda u: u.size == 2), eps=POSITIVE, sens=POSITIVE)
+def test_report_noisy_max_laplace_two_candidates_is_the_laplace_difference_law(u, eps, sens):
+    """Two candidates, Laplace noise: the loser, t noise units behind (t = eps |u_0 - u_1| / (2 Delta)),
+    wins when the difference of two standard Laplace variables exceeds t, which has probability
+    (1 + t/2) e^(-t) / 2 (the difference's tail, integrated by hand). Checked in logs against the
+    exact gap (Fractions), so the whole domain counts, far tails included."""
+    exact_a = mp_logits(u, eps, sens)
+    t_frac = abs(exact_a[0] - exact_a[1])
+    try:
+        t = float(t_frac)
+    except OverflowError:
+        t = math.inf
+    assume(t < 700.0 or t == math.inf)           # the loser's probability then is a normal double or 0
+    p = selection.report_noisy_max_probabilities(u, eps, sens, "laplace")
+    lose = math.exp(math.log1p(t / 2) - t - math.log(2.0)) if t < math.inf else 0.0
+    loser = 0 if exact_a[0] < exact_a[1] else 1
+    if t == 0:
+        assert p.tolist() == pytest.approx([0.5, 0.5], rel=1e-9)
+    else:
+        assert p[loser] == pytest.approx(lose, rel=1e-9, abs=1e-300)
+        assert p[1 - loser] == pytest.approx(1.0 - lose, rel=1e-9)
+
+
 def test_report_noisy_max_law_of_a_sure_winner_far_away():
     """Regression: quad over [0, inf) missed the peak at w = 5e5 and answered 1/2 (Laplace) or
     1 - 1/e (Gumbel) for a candidate that wins with certainty."""

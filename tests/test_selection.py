@@ -155,6 +155,34 @@ def test_report_noisy_max_probabilities_laplace_matches_scipy_quadrature():
     assert np.allclose(got, expected, rtol=1e-8, atol=1e-12)
 
 
+def _mp_laplace_win(a, r):
+    """Pr[candidate r wins] with Laplace(1) noise at offsets a, by mpmath quadrature at 30 digits
+    between the kinks (the independent route)."""
+    mp.mp.dps = 30
+    a = [mp.mpf(x) for x in a]
+    pdf = lambda z: mp.exp(-abs(z)) / 2
+    cdf = lambda z: mp.exp(z) / 2 if z < 0 else 1 - mp.exp(-z) / 2
+    f = lambda w: pdf(w - a[r]) * mp.fprod(cdf(w - s) for i, s in enumerate(a) if i != r)
+    return mp.quad(f, [-mp.inf, *sorted(set(a)), mp.inf])
+
+
+def test_report_noisy_max_probabilities_kinks_a_hair_apart():
+    """Regression: utilities 0 and 2e-306 put two kinks of the integrand 1e-306 apart, and quad over
+    that piece warned "extremely bad integrand behavior" (found by the thorough property search).
+    Kinks closer than 1e-12 of the interval are now one; the law is unchanged, by mpmath."""
+    import warnings
+
+    cases = [([0.0, 0.0, 2.1480546424161284e-306], 1.0, 1.0), ([0.0, 1e-13, 1.0, -1e-300], 0.7, 1.3),
+             ([5.0, 5.0 + 4e-12, -2.0], 2.5, 0.4)]
+    for u, eps, sens in cases:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", integrate.IntegrationWarning)
+            got = selection.report_noisy_max_probabilities(u, eps, sens)
+        a = [eps * (x - max(u)) / (2 * sens) for x in u]
+        expected = [float(_mp_laplace_win(a, r)) for r in range(len(u))]
+        assert np.allclose(got, expected, rtol=1e-9, atol=0), (u, got, expected)
+
+
 def test_report_noisy_max_probabilities_gumbel_is_softmax_exponential_is_permute_and_flip():
     got = selection.report_noisy_max_probabilities(U, EPS, DELTA, "gumbel")
     assert np.allclose(got, mp_softmax(U, EPS, DELTA), rtol=1e-11, atol=0)

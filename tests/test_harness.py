@@ -255,11 +255,16 @@ def test_staged_notebooks_are_reused_only_while_nothing_they_depend_on_changed(t
     assert nbcache.seed_cache(tmp_path / "cache4", root=tmp_path) == []
 
 
-def test_a_reused_kernel_starts_each_notebook_as_a_fresh_one_would(tmp_path):
+def test_a_reused_kernel_starts_each_notebook_as_a_fresh_one_would(tmp_path, monkeypatch):
     """make book runs many notebooks in one kernel; whatever a page changes must not reach the
     next page: its names, numpy's print options, mpmath's precision, rcParams, warning
-    filters and the warnings already shown, the working directory."""
+    filters and the warnings already shown, the working directory. The kernel uses one BLAS
+    thread unless the user set a number (one kernel per core already runs)."""
     import nbcache
+
+    monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")
+    assert nbcache.kernel_env()["OPENBLAS_NUM_THREADS"] == "1" and nbcache.kernel_env()["OMP_NUM_THREADS"] == "3"
 
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
@@ -292,6 +297,7 @@ def test_a_reused_kernel_starts_each_notebook_as_a_fresh_one_would(tmp_path):
         assert matplotlib.rcParams["lines.linewidth"] == 1.5
         assert os.path.basename(os.getcwd()) == "b"
         assert ("ignore", None, Warning, None, 0) not in warnings.filters
+        assert os.environ["OPENBLAS_NUM_THREADS"] == "1" and os.environ["OMP_NUM_THREADS"] == "3"
         ```
         """))
     kernel = nbcache._Kernel(timeout=60)

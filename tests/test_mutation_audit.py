@@ -90,3 +90,54 @@ def test_audit_test_calls_the_mechanism_from_the_callers_thread_unless_told():
     # the width probe runs in the caller's thread; the counted runs in the pool's
     assert main in seen and len(seen) >= 2
     assert (a.false_positives, a.false_negatives) == (b.false_positives, b.false_negatives) == (300, 400)
+
+
+# ---------------------------------------------------------------- expected_lower_bound
+N = 10_000
+
+
+def planned(p, q, n=N):
+    """expected_lower_bound with every warning an error (outputs of mass 0 must not warn)."""
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        return audit.expected_lower_bound(p, q, n)
+
+
+def test_expected_lower_bound_best_set_of_two_outputs_in_ratio_order():
+    # kills expected_lower_bound mutmut_118 (argmax of nothing: always the first set). Ratios
+    # 2.5, 3.25, 1/7: the sets in ratio order are {1}, {1, 0}, all. {1} (errs on 2000 and 3500 of
+    # 10 000) reaches about log(0.65 / 0.2) = 1.18; {1, 0} (3000 and 1000 errors) reads the rare
+    # output 2 from the other side, log(0.7 / 0.1) = 1.95, and wins.
+    b, S = planned([0.1, 0.2, 0.7], [0.25, 0.65, 0.1])
+    assert S.tolist() == [True, True, False]
+    assert b == pytest.approx(by_hand(3000, N, 1000, N, 0.0, 0.95), rel=1e-6)
+
+
+def test_expected_lower_bound_puts_an_output_only_x_prime_gives_first():
+    # kills expected_lower_bound mutmut_81 and _84 (an output that only x' gives scored as ratio 1
+    # instead of infinity). Output 1 has mass 0.1 on x' and none on x: alone it is a test that never
+    # errs on x and errs on 9000 of 10 000 runs on x'; the bound log((1 - q_bar) / p_bar) with p_bar
+    # = 1 - 0.025**(1/10 000) is about 5.5, far above any set of the ratios 1.4 and 0.4 (log 2.5).
+    b, S = planned([0.5, 0.0, 0.5], [0.7, 0.1, 0.2])
+    assert S.tolist() == [False, True, False]
+    assert b == pytest.approx(by_hand(0, N, 9000, N, 0.0, 0.95), rel=1e-6) and b > 5
+
+
+def test_expected_lower_bound_leaves_an_output_only_x_gives_out():
+    # kills expected_lower_bound mutmut_82 (an output that only x gives scored as ratio 1 instead of
+    # 0): S = everything but output 0 never errs on x' and errs on 8000 runs on x; the bound
+    # log((1 - p_bar) / q_bar) is about 6.3.
+    b, S = planned([0.2, 0.5, 0.3], [0.0, 0.5, 0.5])
+    assert S.tolist() == [False, True, True]
+    assert b == pytest.approx(by_hand(8000, N, 0, N, 0.0, 0.95), rel=1e-6) and b > 6
+
+
+def test_expected_lower_bound_an_output_neither_law_gives_is_neutral_and_silent():
+    # kills expected_lower_bound mutmut_62 .. _65 (log 0 and -inf - -inf warn), _76 (its ratio None:
+    # TypeError) and _86 (its ratio e instead of 1: it joins S). Log-ratios 0.405, (none), 0.916,
+    # -2.3: the best set {2, 0} errs on 5000 runs on x and 500 on x', log(0.5 / 0.05) = 2.3; the
+    # output of mass 0 changes no count and stays out of S.
+    b, S = planned([0.3, 0.0, 0.2, 0.5], [0.45, 0.0, 0.5, 0.05])
+    assert S.tolist() == [True, False, True, False]
+    assert b == pytest.approx(by_hand(5000, N, 500, N, 0.0, 0.95), rel=1e-6)

@@ -141,3 +141,82 @@ def test_expected_lower_bound_an_output_neither_law_gives_is_neutral_and_silent(
     b, S = planned([0.3, 0.0, 0.2, 0.5], [0.45, 0.0, 0.5, 0.05])
     assert S.tolist() == [True, False, True, False]
     assert b == pytest.approx(by_hand(5000, N, 500, N, 0.0, 0.95), rel=1e-6)
+
+
+# ---------------------------------------------------------------- gdp_epsilon_lower_bound
+@pytest.mark.parametrize("delta", [0.0, 1.0, 1.5, -0.2])
+def test_gdp_epsilon_refuses_delta_outside_the_open_interval_even_without_evidence(delta):
+    # kills gdp_epsilon_lower_bound mutmut_12 .. _14 and _18 .. _20 (delta 0, 1 or above 1 let
+    # through). With counts no better than a coin mu_hat = 0 and the function returns 0 without
+    # calling gaussian_epsilon, so its own check of delta is the only one: the open interval (0, 1).
+    with pytest.raises(ValueError, match=full(f"delta must be in (0, 1), got {delta:g}")):
+        audit.gdp_epsilon_lower_bound(500, 1000, 600, 1000, delta)
+    assert audit.gdp_epsilon_lower_bound(500, 1000, 600, 1000, 0.3) == 0.0
+
+
+# ---------------------------------------------------------------- nested_tests_exceedance
+def enumerate_exceedance(cdf_x, cdf_xp, n0, n1, rule):
+    """Pr[some threshold's counts satisfy rule], by putting every run into a cell one by one
+    (cell i: between thresholds i - 1 and i; cell k: above the last), every assignment weighted."""
+    import itertools
+    k = len(cdf_x)
+    px, pxp = np.diff([0.0, *cdf_x, 1.0]), np.diff([0.0, *cdf_xp, 1.0])
+    total = 0.0
+    for cx in itertools.product(range(k + 1), repeat=n0):
+        wx = math.prod(px[c] for c in cx)
+        for cxp in itertools.product(range(k + 1), repeat=n1):
+            w = wx * math.prod(pxp[c] for c in cxp)
+            if w and any(rule(np.array([[n0 - sum(c <= j for c in cx)]]), np.array([[sum(c <= j for c in cxp)]]))[0, 0]
+                         for j in range(k)):
+                total += w
+    return total
+
+
+def silent_exceedance(*args):
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        return audit.nested_tests_exceedance(*args)
+
+
+def test_exceedance_takes_cdf_values_of_zero():
+    # kills nested_tests_exceedance mutmut_20 (a CDF value 0 refused: [0, 1] is the documented range).
+    # cdf_x = 0 at the threshold: every run on x lies above it, FP = n0 surely; FN ~ Bin(4, 0.4).
+    rule = lambda fp, fn: (fn <= 1) & (fp >= 3)
+    assert silent_exceedance([0.0], [0.4], 3, 4, rule) == pytest.approx(stats.binom.cdf(1, 4, 0.4), rel=1e-12)
+
+
+def test_exceedance_with_a_cdf_that_reaches_one_early_is_exact_and_silent():
+    # kills nested_tests_exceedance mutmut_92, _95 and _96 (after a CDF reaches 1 the conditional
+    # mass of the next cell is 0/0: the code's guard must take it as 0 without a warning), checked
+    # against an enumeration of every assignment of runs to cells; the rule is asymmetric
+    cdf_x, cdf_xp = [0.3, 1.0, 1.0], [0.1, 0.5, 1.0]
+    rule = lambda fp, fn: ((fp == 0) | (fp >= 2)) & (fn == 0)
+    got = silent_exceedance(cdf_x, cdf_xp, 3, 2, rule)
+    assert got == pytest.approx(enumerate_exceedance(cdf_x, cdf_xp, 3, 2, rule), abs=1e-13)
+    assert 0.01 < got < 0.99
+
+
+def test_exceedance_refuses_bad_input_with_the_rule_and_the_value():
+    # kills nested_tests_exceedance mutmut_13 (a 2-D or empty CDF let through), _34 (the lengths in
+    # the message), _40 and _44 (no upper limit 2000 on n_negatives), _85 .. _88 (the message of a
+    # bad point_exceeds)
+    ok = lambda fp, fn: fp + fn < 3
+    args = dict(cdf_x=[0.5], cdf_x_prime=[0.5], n_negatives=5, n_positives=5, point_exceeds=ok)
+    cases = [
+        (dict(cdf_x=[[0.5]]), "cdf_x must be a non-empty 1-D non-decreasing array in [0, 1], got [[0.5]]"),
+        (dict(cdf_x_prime=[]), "cdf_x_prime must be a non-empty 1-D non-decreasing array in [0, 1], got []"),
+        (dict(cdf_x=[0.1, 0.2]), "cdf_x and cdf_x_prime must have the same length, got 2 and 1"),
+        (dict(n_negatives=2001), "n_negatives must be an integer in [1, 2000], got 2001"),
+        (dict(n_positives=2001), "n_positives must be an integer in [1, 2000], got 2001"),
+        (dict(n_negatives=0), "n_negatives must be an integer in [1, 2000], got 0"),
+        (dict(n_positives=3, point_exceeds=lambda fp, fn: fp + fn),
+         "point_exceeds must return a bool array of shape (6, 4), got int64 of shape (6, 4)"),
+        (dict(point_exceeds=lambda fp, fn: fp > 1), "point_exceeds must return a bool array of shape (6, 6), "
+                                                    "got bool of shape (6, 1)"),
+    ]
+    for change, message in cases:
+        with pytest.raises(ValueError, match=full(message)):
+            audit.nested_tests_exceedance(**dict(args, **change))
+    # the largest allowed run counts are accepted
+    assert 0.0 <= audit.nested_tests_exceedance([0.5], [0.5], 2000, 1, ok) <= 1.0

@@ -220,3 +220,60 @@ def test_exceedance_refuses_bad_input_with_the_rule_and_the_value():
             audit.nested_tests_exceedance(**dict(args, **change))
     # the largest allowed run counts are accepted
     assert 0.0 <= audit.nested_tests_exceedance([0.5], [0.5], 2000, 1, ok) <= 1.0
+
+
+# ---------------------------------------------------------------- gdp_mu_from_errors
+def test_mu_from_errors_names_the_bad_rate_and_its_value():
+    # kills gdp_mu_from_errors mutmut_15, _17 (the rate's name), _26 .. _30 (the value shown is the
+    # bad rate's, not the other one's) and _50 (the message of 0 and 1 together)
+    cases = [((1.5, 0.2), "alpha must be in [0, 1], got 1.5"),
+             ((0.2, -0.25), "beta must be in [0, 1], got -0.25"),
+             (([0.2, 1.5], 0.3), "alpha must be in [0, 1], got [0.2, 1.5]"),
+             ((0.3, [0.5, 2.0]), "beta must be in [0, 1], got [0.5, 2.0]"),
+             (([0.0, 0.5], [1.0, 0.5]), "alpha and beta must not be 0 and 1 together: -inf + inf has no value")]
+    for args, message in cases:
+        with pytest.raises(ValueError, match=full(message)):
+            audit.gdp_mu_from_errors(*args)
+
+
+def test_mu_from_errors_of_two_numbers_is_a_float():
+    # kills gdp_mu_from_errors mutmut_58 (a 0-d array instead of a float). mu through (0.1, 0.3):
+    # Phi^{-1}(0.9) + Phi^{-1}(0.7) from scipy.stats.norm
+    mu = audit.gdp_mu_from_errors(0.1, 0.3)
+    assert type(mu) is float
+    assert mu == pytest.approx(stats.norm.isf(0.1) + stats.norm.isf(0.3), rel=1e-12)
+    assert audit.gdp_mu_from_errors([0.1], 0.3).shape == (1,)
+
+
+# ---------------------------------------------------------------- one_run_audit
+def test_one_run_audit_checks_its_counts_before_it_runs():
+    # kills one_run_audit mutmut_6, _9 (n_canaries without its lower bound: 0 was reported as a bad
+    # n_positive), _16, _20, _28 (no lower bound 0 on the guesses: a fraction is named with the rule
+    # "<= m" only), _17, _21, _29 (no upper bound: too many guesses reached the run, which can be a
+    # whole training, before one_run_guesses refused them)
+    calls = []
+
+    def run(included, rng):
+        calls.append(included.size)
+        return included + rng.standard_normal(included.size)
+
+    cases = [(dict(n_canaries=0, n_positive=0, n_negative=0), "n_canaries must be an integer >= 1, got 0"),
+             (dict(n_positive=2.5), "n_positive must be an integer in [0, 10], got 2.5"),
+             (dict(n_positive=11), "n_positive must be an integer in [0, 10], got 11"),
+             (dict(n_negative=2.5), "n_negative must be an integer in [0, 7], got 2.5"),
+             (dict(n_negative=8), "n_negative must be an integer in [0, 7], got 8")]
+    for change, message in cases:
+        kwargs = dict(dict(n_canaries=10, n_positive=3, n_negative=2), **change)
+        with pytest.raises(ValueError, match=full(message)):
+            audit.one_run_audit(run, rng=np.random.default_rng(0), **kwargs)
+    assert calls == []
+
+
+def test_one_run_audit_with_a_single_canary():
+    # kills one_run_audit mutmut_12 (n_canaries >= 2). One canary, one positive guess: the canary's
+    # score is its inclusion (1 or 0) plus nothing, so the guess is right exactly when it is included.
+    for seed in range(6):
+        rng = np.random.default_rng(seed)
+        included = bool(np.random.default_rng(seed).random(1)[0] < 0.5)     # the draw one_run_audit makes
+        res = audit.one_run_audit(lambda inc, rng: inc.astype(float), 1, n_positive=1, n_negative=0, rng=rng)
+        assert (res.n_canaries, res.n_guesses, res.n_correct) == (1, 1, int(included))

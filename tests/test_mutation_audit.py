@@ -277,3 +277,29 @@ def test_one_run_audit_with_a_single_canary():
         included = bool(np.random.default_rng(seed).random(1)[0] < 0.5)     # the draw one_run_audit makes
         res = audit.one_run_audit(lambda inc, rng: inc.astype(float), 1, n_positive=1, n_negative=0, rng=rng)
         assert (res.n_canaries, res.n_guesses, res.n_correct) == (1, 1, int(included))
+
+
+def test_one_run_audit_passes_delta_and_confidence_to_the_bound():
+    # kills one_run_audit mutmut_103 (delta dropped) and _104 (confidence dropped). Scores that are
+    # the inclusion itself: all 100 guesses right, and at delta = 0 the bound is the epsilon with
+    # (e^eps / (1 + e^eps))**100 = 1 - confidence, log(c / (1 - c)) for c = 0.2**(1/100).
+    perfect = lambda inc, rng: inc.astype(float)
+    res = audit.one_run_audit(perfect, 1000, n_positive=50, n_negative=50, rng=np.random.default_rng(1),
+                              confidence=0.8)
+    c = 0.2 ** (1 / 100)
+    assert (res.n_correct, res.confidence, res.delta) == (100, 0.8, 0.0)
+    assert res.epsilon == pytest.approx(math.log(c / (1 - c)), rel=1e-9)
+    # delta > 0 lowers it (the p-value of every epsilon grows): by the amount one_run_epsilon gives
+    res_d = audit.one_run_audit(perfect, 1000, n_positive=50, n_negative=50, rng=np.random.default_rng(1),
+                                confidence=0.8, delta=1e-3)
+    assert res_d.delta == 1e-3 and res_d.epsilon < res.epsilon - 0.1
+    assert res_d.epsilon == audit.one_run_epsilon(1000, 100, 100, delta=1e-3, confidence=0.8)
+
+
+def test_one_run_audit_takes_scores_of_any_real_dtype():
+    # kills one_run_audit mutmut_60 and _62 (the scores not converted to float: a run that returns
+    # its verdicts as bools, or as a list of ints, was refused by one_run_guesses). Verdicts that are
+    # the inclusion itself: with at least 5 canaries of each kind every one of the 10 guesses is right.
+    for score in (lambda inc, rng: inc.copy(), lambda inc, rng: [int(v) for v in inc]):
+        res = audit.one_run_audit(score, 40, n_positive=5, n_negative=5, rng=np.random.default_rng(2))
+        assert (res.n_guesses, res.n_correct) == (10, 10)

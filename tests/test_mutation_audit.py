@@ -303,3 +303,33 @@ def test_one_run_audit_takes_scores_of_any_real_dtype():
     for score in (lambda inc, rng: inc.copy(), lambda inc, rng: [int(v) for v in inc]):
         res = audit.one_run_audit(score, 40, n_positive=5, n_negative=5, rng=np.random.default_rng(2))
         assert (res.n_guesses, res.n_correct) == (10, 10)
+
+
+# ---------------------------------------------------------------- one_run_guesses
+def test_one_run_guesses_names_its_counts_with_their_range():
+    # kills one_run_guesses mutmut_17, _18, _21, _22 (n_positive without a lower or an upper bound:
+    # the rule in the message, or a wrong n_positive blamed on n_negative), _29 and _33 (the same
+    # for n_negative)
+    scores = [0.3, 2.0, -1.0, 0.1]
+    cases = [((2.5, 0), "n_positive must be an integer in [0, 4], got 2.5"),
+             ((-1, 0), "n_positive must be an integer in [0, 4], got -1"),
+             ((5, 0), "n_positive must be an integer in [0, 4], got 5"),
+             ((1, 2.5), "n_negative must be an integer in [0, 3], got 2.5"),
+             ((1, -1), "n_negative must be an integer in [0, 3], got -1"),
+             ((1, 4), "n_negative must be an integer in [0, 3], got 4")]
+    for (kp, kn), message in cases:
+        with pytest.raises(ValueError, match=full(message)):
+            audit.one_run_guesses(scores, kp, kn)
+
+
+def test_one_run_guesses_break_ties_by_position_in_long_arrays():
+    # kills one_run_guesses mutmut_41 and _43 (numpy's default sort, not stable: on 200 scores of
+    # three values it reorders ties). The documented rule, ranked by (score, position) with Python's
+    # own stable sort: -1 for the kn first, +1 for the kp last.
+    s = np.random.default_rng(0).integers(0, 3, 200).astype(float)
+    kp, kn = 37, 51
+    ranked = sorted(range(s.size), key=lambda i: (s[i], i))
+    expect = np.zeros(s.size, dtype=int)
+    expect[ranked[:kn]] = -1
+    expect[ranked[s.size - kp:]] = 1
+    np.testing.assert_array_equal(audit.one_run_guesses(s, kp, kn), expect)

@@ -333,3 +333,34 @@ def test_one_run_guesses_break_ties_by_position_in_long_arrays():
     expect[ranked[:kn]] = -1
     expect[ranked[s.size - kp:]] = 1
     np.testing.assert_array_equal(audit.one_run_guesses(s, kp, kn), expect)
+
+
+# ---------------------------------------------------------------- one_run_epsilon, one_run_p_value
+COUNT_CASES = [((0, 0, 0), "n_canaries must be an integer >= 1, got 0"),
+               ((-3, 0, 0), "n_canaries must be an integer >= 1, got -3"),
+               ((2.5, 0, 0), "n_canaries must be an integer >= 1, got 2.5"),
+               ((10, -1, 0), "n_guesses must be an integer in [0, 10], got -1"),
+               ((10, 2.5, 0), "n_guesses must be an integer in [0, 10], got 2.5"),
+               ((10, 11, 3), "n_guesses must be an integer in [0, 10], got 11"),
+               ((10, 5, -1), "n_correct must be an integer in [0, 5], got -1"),
+               ((10, 5, 1.5), "n_correct must be an integer in [0, 5], got 1.5"),
+               ((10, 5, 6), "n_correct must be an integer in [0, 5], got 6")]
+
+
+@pytest.mark.parametrize("counts,message", COUNT_CASES)
+def test_one_run_bounds_name_their_counts_with_the_range(counts, message):
+    # kills one_run_epsilon mutmut_6, _9 (n_canaries without its lower bound), _16, _17, _20 (n_guesses
+    # without a bound: the rule in the message, or too many guesses let through), and the same
+    # mutants of one_run_p_value
+    with pytest.raises(ValueError, match=full(message)):
+        audit.one_run_epsilon(*counts)
+    with pytest.raises(ValueError, match=full(message)):
+        audit.one_run_p_value(*counts, 1.0)
+
+
+def test_one_run_p_value_names_epsilon_and_delta():
+    for kwargs, message in ((dict(epsilon=-0.5), "epsilon must be >= 0, got -0.5"),
+                            (dict(epsilon=math.inf), "epsilon must be finite, got inf"),
+                            (dict(epsilon=1.0, delta=1.0), "delta must be in [0, 1), got 1")):
+        with pytest.raises(ValueError, match=full(message)):
+            audit.one_run_p_value(10, 5, 3, **kwargs)

@@ -364,3 +364,18 @@ def test_one_run_p_value_names_epsilon_and_delta():
                             (dict(epsilon=1.0, delta=1.0), "delta must be in [0, 1), got 1")):
         with pytest.raises(ValueError, match=full(message)):
             audit.one_run_p_value(10, 5, 3, **kwargs)
+
+
+# ---------------------------------------------------------------- simultaneous_error_bounds
+@pytest.mark.parametrize("kwargs,message", [
+    (dict(n_negatives=0), "n_negatives must be an integer >= 1, got 0"),
+    (dict(n_negatives=2.5), "n_negatives must be an integer >= 1, got 2.5"),
+    (dict(n_positives=0), "n_positives must be an integer >= 1, got 0"),
+    (dict(n_positives=-7), "n_positives must be an integer >= 1, got -7"),
+])
+def test_box_names_a_number_of_runs_below_one(kwargs, message):
+    # kills _box mutmut_4, _7, _14, _17 (no lower bound 1 on the runs: 0 runs was refused later,
+    # as a bad count or by clopper_pearson_upper, without naming the parameter's rule)
+    args = dict(dict(false_positives=0, n_negatives=10, false_negatives=0, n_positives=10), **kwargs)
+    with pytest.raises(ValueError, match=full(message)):
+        audit.simultaneous_error_bounds(**args)

@@ -379,3 +379,111 @@ def test_box_names_a_number_of_runs_below_one(kwargs, message):
     args = dict(dict(false_positives=0, n_negatives=10, false_negatives=0, n_positives=10), **kwargs)
     with pytest.raises(ValueError, match=full(message)):
         audit.simultaneous_error_bounds(**args)
+
+
+# ---------------------------------------------------------------- every other message, exactly
+def _mech(out):
+    return lambda d, size, rng: out(d, size)
+
+
+MESSAGES = [
+    # the counts of epsilon_lower_bound (_count) and its run counts
+    (lambda: audit.epsilon_lower_bound(-1, 10, 0, 10), "false_positives must be a non-negative integer, got -1"),
+    (lambda: audit.epsilon_lower_bound(2.5, 10, 0, 10), "false_positives must be a non-negative integer, got 2.5"),
+    (lambda: audit.epsilon_lower_bound(True, 10, 0, 10), "false_positives must be a non-negative integer, got True"),
+    (lambda: audit.epsilon_lower_bound(0, 10, "3", 10), "false_negatives must be a non-negative integer, got '3'"),
+    (lambda: audit.epsilon_lower_bound(0, 10, math.inf, 10), "false_negatives must be a non-negative integer, got inf"),
+    (lambda: audit.epsilon_lower_bound(11, 10, 0, 10), "false_positives must be <= n_negatives = 10, got 11"),
+    (lambda: audit.epsilon_lower_bound(0, 10, 12.0, 10), "false_negatives must be <= n_positives = 10, got 12"),
+    (lambda: audit.epsilon_lower_bound(0, 0, 0, 10), "n_negatives must be >= 1, got 0"),
+    (lambda: audit.epsilon_lower_bound(0, 10, 0, 0.0), "n_positives must be >= 1, got 0"),
+    (lambda: audit.epsilon_lower_bound(0, 10.5, 0, 10), "n_negatives must be a non-negative integer, got 10.5"),
+    (lambda: audit.epsilon_lower_bound(0, 10, 0, -5), "n_positives must be a non-negative integer, got -5"),
+    (lambda: audit.epsilon_lower_bound(1, 10, 1, 10, confidence=1.0), "confidence must be in (0, 1), got 1"),
+    (lambda: audit.epsilon_lower_bound(1, 10, 1, 10, delta=1.0), "delta must be in [0, 1), got 1"),
+    # clopper_pearson_upper and _real_array
+    (lambda: audit.clopper_pearson_upper("a", 10, 0.05), "k must be a number or an array of numbers, got 'a'"),
+    (lambda: audit.clopper_pearson_upper([[1, 2], [3]], 10, 0.05),
+     "k must be a number or an array of numbers, got [[1, 2], [3]]"),
+    (lambda: audit.clopper_pearson_upper(1, [10, None], 0.05), "n must be a number or an array of numbers, got [10, None]"),
+    (lambda: audit.clopper_pearson_upper([1, math.inf], 10, 0.05), "k must be finite, got [1, inf]"),
+    (lambda: audit.clopper_pearson_upper(1, math.nan, 0.05), "n must be finite, got nan"),
+    (lambda: audit.one_run_guesses([math.nan, 1.0], 0, 0), "scores must be a number (not nan), got [nan, 1.0]"),
+    (lambda: audit.one_run_guesses([[1.0]], 0, 0), "scores must be 1-D, got shape (1, 1)"),
+    (lambda: audit.clopper_pearson_upper([1, 2, 3], [10, 10], 0.05), "k and n must have shapes that broadcast, got (3,) and (2,)"),
+    (lambda: audit.clopper_pearson_upper(11, 10, 0.05), "k and n must satisfy 0 <= k <= n and n >= 1, got k=11, n=10"),
+    (lambda: audit.clopper_pearson_upper(0, [5, 0.5], 0.05),
+     "k and n must satisfy 0 <= k <= n and n >= 1, got k=0, n=[5, 0.5]"),
+    (lambda: audit.clopper_pearson_upper(1, 10, 0.0), "alpha must be in (0, 1), got 0"),
+    # expected_lower_bound
+    (lambda: audit.expected_lower_bound([1.0], [0.5, 0.5], 10), "p and p_prime must be 1-D of the same length, got shapes (1,) and (2,)"),
+    (lambda: audit.expected_lower_bound([[1.0]], [[1.0]], 10),
+     "p and p_prime must be 1-D of the same length, got shapes (1, 1) and (1, 1)"),
+    (lambda: audit.expected_lower_bound([], [], 10), "p and p_prime must be 1-D of the same length, got shapes (0,) and (0,)"),
+    (lambda: audit.expected_lower_bound([0.5, 0.6], [0.5, 0.5], 10),
+     "p must be a probability vector (entries >= 0 summing to 1), got [0.5, 0.6]"),
+    (lambda: audit.expected_lower_bound([0.5, 0.5], [1.5, -0.5], 10),
+     "p_prime must be a probability vector (entries >= 0 summing to 1), got [1.5, -0.5]"),
+    (lambda: audit.expected_lower_bound([1.0], [1.0], 0), "n_samples must be an integer >= 1, got 0"),
+    (lambda: audit.expected_lower_bound([1.0], [1.0], 5, confidence=0.0), "confidence must be in (0, 1), got 0"),
+    (lambda: audit.expected_lower_bound([1.0], [1.0], 5, delta=-0.5), "delta must be in [0, 1), got -0.5"),
+    # ThresholdTest
+    (lambda: audit.ThresholdTest(3.0, 0.5, "x"), "score must be callable, got 3.0"),
+    (lambda: audit.ThresholdTest(abs, math.nan, "x"), "threshold must be a real number, got nan"),
+    (lambda: audit.ThresholdTest(abs, 0.5, "x", below="yes"), "below must be True or False, got 'yes'"),
+    # what a mechanism, a test or a run returns
+    (lambda: audit.audit_pair(_mech(lambda d, s: np.zeros(s + 1)), 0, 1, n_samples=1000, rng=np.random.default_rng(0)),
+     "mechanism must return an array of shape (2,) or (2, d), got shape (3,)"),
+    (lambda: audit.audit_pair(_mech(lambda d, s: np.zeros((s, 1, 1))), 0, 1, n_samples=1000, rng=np.random.default_rng(0)),
+     "mechanism must return an array of shape (2,) or (2, d), got shape (2, 1, 1)"),
+    (lambda: audit.audit_pair(_mech(lambda d, s: np.full(s, "a")), 0, 1, n_samples=1000, rng=np.random.default_rng(0)),
+     "mechanism must return numbers (bool, int or float), got dtype <U1"),
+    (lambda: audit.audit_pair(_mech(lambda d, s: np.zeros((s, 1 + d))), 0, 1, n_samples=1000, rng=np.random.default_rng(0)),
+     "mechanism must return outputs of the same width on both inputs and in every call, got 1, 1 and 2"),
+    (lambda: audit.audit_pair(_mech(lambda d, s: np.zeros(s)), 0, 1, n_samples=1000, rng=np.random.default_rng(0),
+                              float_bits=1), "float_bits must be True or False, got 1"),
+    (lambda: audit.audit_pair(_mech(lambda d, s: np.zeros(s)), 0, 1, n_samples=1000, rng=np.random.default_rng(0),
+                              n_select=1000), "n_select must be an integer in [2, 999], got 1000"),
+    (lambda: audit.audit_pair(_mech(lambda d, s: np.zeros(s)), 0, 1, n_samples=99, rng=np.random.default_rng(0)),
+     "n_samples must be an integer >= 100, got 99"),
+    (lambda: audit.count_errors(_mech(lambda d, s: np.zeros((s, 1 if s == 1 else 2))), 0, 1,
+                                audit.ThresholdTest(lambda y: y[:, 0], 0.5, "t"), n_samples=10, rng=np.random.default_rng(0)),
+     "mechanism must return outputs of the same width in every call, got 1 and 2"),
+    (lambda: audit.count_errors(_mech(lambda d, s: np.zeros(s)), 0, 1, audit.ThresholdTest(lambda y: y.ravel()[:1], 0.5, "t"),
+                                n_samples=10, rng=np.random.default_rng(0)),
+     "test must return one bool per output, shape (10,), got bool of shape (1,)"),
+    (lambda: audit.count_errors(_mech(lambda d, s: np.zeros(s)), 0, 1, lambda y: y[:, 0], n_samples=10,
+                                rng=np.random.default_rng(0)),
+     "test must return one bool per output, shape (10,), got float64 of shape (10,)"),
+    (lambda: audit.count_errors(_mech(lambda d, s: np.zeros(s)), 0, 1, abs, n_samples=10, rng=np.random.default_rng(0),
+                                n_jobs=0), "n_jobs must be an integer >= 1, got 0"),
+    (lambda: audit.one_run_audit(lambda inc, rng: np.where(inc, np.nan, 0.0), 10, n_positive=1, n_negative=1,
+                                 rng=np.random.default_rng(0)), "run must return scores that are not nan, got 3 nan"),
+    (lambda: audit.one_run_audit(lambda inc, rng: np.zeros(3), 10, n_positive=1, n_negative=1, rng=np.random.default_rng(0)),
+     "run must return one score per canary, shape (10,), got (3,)"),
+    # the box of several tests
+    (lambda: audit.gdp_mu_lower_bound([1, 2], 10, [1], 10),
+     "false_positives and false_negatives must have the same length (one pair per test), got 2 and 1"),
+    (lambda: audit.simultaneous_error_bounds([], 10, [], 10),
+     "false_positives must be a count or a non-empty 1-D array of counts, got shape (0,)"),
+    (lambda: audit.simultaneous_error_bounds(1, 10, [[1]], 10),
+     "false_negatives must be a count or a non-empty 1-D array of counts, got shape (1, 1)"),
+    (lambda: audit.tradeoff_epsilon_lower_bound(1, 10, 1, 10, delta=1.0), "delta must be in [0, 1), got 1.0"),
+    (lambda: audit.tradeoff_epsilon_lower_bound(1, 10, 1, 10, delta=[0.1, -0.5]), "delta must be in [0, 1), got [0.1, -0.5]"),
+]
+
+
+@pytest.mark.parametrize("call,message", MESSAGES, ids=[m for _, m in MESSAGES])
+def test_bad_input_message_exactly(call, message):
+    # kills the mutants of the messages of bad input (a changed word, a dropped value) and of
+    # the checks behind them (a bound dropped lets the value reach a later check with another message)
+    with pytest.raises(ValueError, match=full(message)):
+        call()
+
+
+def test_a_count_out_of_its_range_in_an_array_is_named_with_the_range():
+    # the value is shown with numpy's repr (np.float64(11.0) under numpy 2); the rule is pinned
+    for fp, fn, name, total in (([1, 11], [0, 0], "false_positives", "n_negatives"),
+                                ([1, 2], [0, 2.5], "false_negatives", "n_positives")):
+        with pytest.raises(ValueError, match="^" + re.escape(f"{name} must hold integers in [0, {total}] = [0, 10], got ")):
+            audit.simultaneous_error_bounds(fp, 10, fn, 10)

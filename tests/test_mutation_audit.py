@@ -487,3 +487,11 @@ def test_a_count_out_of_its_range_in_an_array_is_named_with_the_range():
                                 ([1, 2], [0, 2.5], "false_negatives", "n_positives")):
         with pytest.raises(ValueError, match="^" + re.escape(f"{name} must hold integers in [0, {total}] = [0, 10], got ")):
             audit.simultaneous_error_bounds(fp, 10, fn, 10)
+
+
+# ---------------------------------------------------------------- the scores' tables
+def test_look_up_reads_every_cell_the_first_included_and_zero_elsewhere():
+    # kills _look_up mutmut_12 (positions clipped to 1: the key of the first cell read as unseen)
+    cells, values = np.array([2.0, 5.0, 9.0]), np.array([0.7, -1.2, 0.4])
+    keys = np.array([9.0, 2.0, 5.0, 3.0, 1.0, 10.0, 2.0])
+    np.testing.assert_array_equal(audit._look_up(cells, values, keys), [0.4, 0.7, -1.2, 0.0, 0.0, 0.0, 0.7])

@@ -495,3 +495,20 @@ def test_look_up_reads_every_cell_the_first_included_and_zero_elsewhere():
     cells, values = np.array([2.0, 5.0, 9.0]), np.array([0.7, -1.2, 0.4])
     keys = np.array([9.0, 2.0, 5.0, 3.0, 1.0, 10.0, 2.0])
     np.testing.assert_array_equal(audit._look_up(cells, values, keys), [0.4, 0.7, -1.2, 0.0, 0.0, 0.0, 0.7])
+
+
+def test_keys_of_columns_with_different_ranges_and_a_value_outside():
+    # kills _Discretizer._in_range mutmut_10 (a batch called in range when only its minima or only its
+    # maxima are: the weighted sum then keys a value outside the fitted range as another, fitted row).
+    # Two columns of small integers 100 apart (too far for one shared range): {0, 1} and {100, 101}.
+    fit = np.array([[0, 100], [1, 101], [0, 101], [1, 100]] * 50, dtype=float)
+    disc = audit._Discretizer(fit, 8)
+    assert disc.fast == [0, 1] and not disc.shared_range and disc.batch_sum
+    # one batch whose minima are in range (a value above it), one whose maxima are (a value below it)
+    for rows in (np.array([[5, 100], [0, 101], [1, 100], [1, 101]], dtype=float),
+                 np.array([[0, 99], [1, 100], [0, 101], [1, 101]], dtype=float)):
+        # the reference: each column's own code of each value, in mixed radix (no fast path)
+        expect = sum(c.codes(rows[:, j]) * disc.radix[j] for j, c in enumerate(disc.columns))
+        np.testing.assert_array_equal(disc.keys(rows), expect)
+        # and the fitted rows have keys the row outside the range does not share
+        assert disc.keys(rows[:1])[0] not in set(disc.keys(rows[1:]))

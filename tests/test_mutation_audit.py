@@ -512,3 +512,14 @@ def test_keys_of_columns_with_different_ranges_and_a_value_outside():
         np.testing.assert_array_equal(disc.keys(rows), expect)
         # and the fitted rows have keys the row outside the range does not share
         assert disc.keys(rows[:1])[0] not in set(disc.keys(rows[1:]))
+
+
+def test_adjacent_differences_of_infinities_and_huge_values_are_silent():
+    # kills _adjacent_differences mutmut_3 .. _6 (inf - inf and an overflowing difference warn):
+    # outputs with -inf symbols or values near 1e308 are legitimate, their differences nan and -inf
+    import warnings
+    rows = np.array([[-np.inf, -np.inf, 2.0], [1e308, -1e308, -1e308]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = audit._adjacent_differences(rows)
+    np.testing.assert_array_equal(got, [[-np.inf, np.nan, np.inf], [1e308, -np.inf, 0.0]])

@@ -523,3 +523,25 @@ def test_adjacent_differences_of_infinities_and_huge_values_are_silent():
         warnings.simplefilter("error")
         got = audit._adjacent_differences(rows)
     np.testing.assert_array_equal(got, [[-np.inf, np.nan, np.inf], [1e308, -np.inf, 0.0]])
+
+
+def test_pattern_score_groups_discrete_and_continuous_columns():
+    # kills _PatternScore.__init__ mutmut_19 (a column of a few spread-out values, not consecutive
+    # integers, counted as continuous), _31 (the "split" groups both the discrete ones) and _37, _38
+    # (groups="discrete" adding the bins of the continuous values). Column 0 takes the values 0 and 5
+    # only (no continuous values: discrete, though not a run of consecutive integers); column 1 is
+    # Gaussian.
+    rng = np.random.default_rng(7)
+    def draw(p5, shift, n):
+        return np.column_stack([np.where(rng.random(n) < p5, 5.0, 0.0), rng.normal(shift, 1.0, n)])
+    fx, fxp = draw(0.3, 0.0, 4000), draw(0.6, 1.0, 4000)
+    joint = audit._PatternScore(fx, fxp, 2)
+    assert joint.n_discrete == 1
+    assert audit._PatternScore(fx, fxp, 2, groups="split").groups == [[0], [1]]
+    only = audit._PatternScore(fx, fxp, 2, groups="discrete")
+    assert only.groups == [[0]]
+    # the discrete pattern alone: the continuous value changes nothing
+    a, b = only(np.array([[5.0, -3.0], [5.0, 3.0]]))
+    assert a == b and a == pytest.approx(math.log(0.6 / 0.3), abs=0.1)
+    a, b = joint(np.array([[5.0, -3.0], [5.0, 3.0]]))
+    assert b - a > 0.5                     # the joint score reads the value's bin as well

@@ -545,3 +545,13 @@ def test_pattern_score_groups_discrete_and_continuous_columns():
     assert a == b and a == pytest.approx(math.log(0.6 / 0.3), abs=0.1)
     a, b = joint(np.array([[5.0, -3.0], [5.0, 3.0]]))
     assert b - a > 0.5                     # the joint score reads the value's bin as well
+
+
+def test_pattern_score_declines_patterns_whose_keys_would_pass_2_53():
+    # kills _PatternScore.__init__ mutmut_40 (ok whenever there is a group), _47 (limit 2 * 53) and _48
+    # (limit 3**53). Columns of the integers 0..5 have radix 8 (six values, a spare code, one above):
+    # three columns give 512 patterns, twenty give 8**20 = 2**60, beyond exact float64 integers.
+    rng = np.random.default_rng(8)
+    for d, ok in ((3, True), (20, False)):
+        fx, fxp = rng.integers(0, 6, (3000, d)), rng.integers(0, 6, (3000, d))
+        assert audit._PatternScore(fx, fxp, 2).ok is ok

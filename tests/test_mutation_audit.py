@@ -1,0 +1,557 @@
+"""Tests for the gaps the first mutation run of dpnotes.audit found (issue 22).
+
+Each test names the mutants it kills (``mutmut show dpnotes.audit.<name>``). Expected values
+come from the definitions, never from the module's own output: error counts of deterministic
+"mechanisms" counted by hand, Clopper--Pearson bounds from ``scipy.stats.beta`` quantiles, the
+exact messages of bad input (the parameter, the rule and the value).
+"""
+
+import math
+import re
+import threading
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from dpnotes import audit
+
+
+def full(message):
+    """A `match` pattern for exactly this message."""
+    return "^" + re.escape(message) + "$"
+
+
+def by_hand(fp, n0, fn, n1, delta, confidence):
+    """epsilon_lower_bound's formula from scipy's Beta quantiles (level (1 - c)/2 per rate)."""
+    a = (1 - confidence) / 2
+    p = 1.0 if fp == n0 else stats.beta.ppf(1 - a, fp + 1, n0 - fp)
+    q = 1.0 if fn == n1 else stats.beta.ppf(1 - a, fn + 1, n1 - fn)
+    terms = [0.0]
+    if 1 - delta - q > 0:
+        terms.append(math.log((1 - delta - q) / p))
+    if 1 - delta - p > 0:
+        terms.append(math.log((1 - delta - p) / q))
+    return max(terms)
+
+
+# ---------------------------------------------------------------- audit_test
+def cycle(data, size, rng):
+    """A deterministic 'mechanism': the outputs 0..9 in turn, shifted by the input."""
+    return (np.arange(size) % 10 + data).astype(float)
+
+
+ABOVE = audit.ThresholdTest(lambda y: y[:, 0], 6.5, "y > 6.5")
+
+
+def test_audit_test_counts_by_hand_and_passes_delta_and_confidence_through():
+    # kills audit_test mutmut_49 (delta dropped), _50 (confidence dropped), _52 .. _58 (a field of
+    # the result replaced by None). Runs on x = 0 give 0..9, of which 7, 8, 9 are above 6.5: 300
+    # false positives in 1000; runs on x' = 3 give 3..12, of which 3, 4, 5, 6 are not: 400 false
+    # negatives. Asymmetric counts, delta and confidence away from their defaults.
+    res = audit.audit_test(cycle, 0, 3, ABOVE, n_samples=1000, rng=np.random.default_rng(0),
+                           confidence=0.8, delta=0.03)
+    assert (res.false_positives, res.n_negatives, res.false_negatives, res.n_positives) == (300, 1000, 400, 1000)
+    assert res.test is ABOVE and res.confidence == 0.8 and res.delta == 0.03
+    assert res.n_select == 0 and res.candidates == {}
+    assert res.epsilon == pytest.approx(by_hand(300, 1000, 400, 1000, 0.03, 0.8), rel=1e-9)
+    # the defaults are confidence 0.95 and delta 0
+    res = audit.audit_test(cycle, 0, 3, ABOVE, n_samples=1000, rng=np.random.default_rng(0))
+    assert (res.confidence, res.delta) == (0.95, 0.0)
+    assert res.epsilon == pytest.approx(by_hand(300, 1000, 400, 1000, 0.0, 0.95), rel=1e-9)
+
+
+def test_audit_test_takes_one_run_and_refuses_a_fraction_with_the_rule():
+    # kills audit_test mutmut_22 (n_samples >= 2: one run per input is allowed), _16 and _19 (no
+    # lower bound in audit_test's own check: count_errors would still refuse 0, but 2.5 is named
+    # with the rule ">= 1" only by audit_test's check)
+    res = audit.audit_test(cycle, 0, 3, ABOVE, n_samples=1, rng=np.random.default_rng(0))
+    assert (res.false_positives, res.false_negatives, res.n_negatives) == (0, 1, 1)      # outputs 0 and 3
+    for bad in (2.5, 0, -4):
+        with pytest.raises(ValueError, match=full(f"n_samples must be an integer >= 1, got {bad}")):
+            audit.audit_test(cycle, 0, 3, ABOVE, n_samples=bad, rng=np.random.default_rng(0))
+
+
+def test_audit_test_calls_the_mechanism_from_the_callers_thread_unless_told():
+    # kills audit_test mutmut_3 (default n_jobs=2) and _37 (n_jobs not passed on to count_errors).
+    # The counts do not depend on n_jobs, but where the mechanism runs does: by default (n_jobs=1)
+    # only in the calling thread, so a mechanism that is not thread-safe is safe; with n_jobs=2 in
+    # worker threads.
+    def recording(seen):
+        def mech(data, size, rng):
+            seen.add(threading.get_ident())
+            return cycle(data, size, rng)
+        return mech
+    main, seen = threading.get_ident(), set()
+    a = audit.audit_test(recording(seen), 0, 3, ABOVE, n_samples=1000, rng=np.random.default_rng(0))
+    assert seen == {main}
+    seen.clear()
+    b = audit.audit_test(recording(seen), 0, 3, ABOVE, n_samples=1000, rng=np.random.default_rng(0), n_jobs=2)
+    # the width probe runs in the caller's thread; the counted runs in the pool's
+    assert main in seen and len(seen) >= 2
+    assert (a.false_positives, a.false_negatives) == (b.false_positives, b.false_negatives) == (300, 400)
+
+
+# ---------------------------------------------------------------- expected_lower_bound
+N = 10_000
+
+
+def planned(p, q, n=N):
+    """expected_lower_bound with every warning an error (outputs of mass 0 must not warn)."""
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        return audit.expected_lower_bound(p, q, n)
+
+
+def test_expected_lower_bound_best_set_of_two_outputs_in_ratio_order():
+    # kills expected_lower_bound mutmut_118 (argmax of nothing: always the first set). Ratios
+    # 2.5, 3.25, 1/7: the sets in ratio order are {1}, {1, 0}, all. {1} (errs on 2000 and 3500 of
+    # 10 000) reaches about log(0.65 / 0.2) = 1.18; {1, 0} (3000 and 1000 errors) reads the rare
+    # output 2 from the other side, log(0.7 / 0.1) = 1.95, and wins.
+    b, S = planned([0.1, 0.2, 0.7], [0.25, 0.65, 0.1])
+    assert S.tolist() == [True, True, False]
+    assert b == pytest.approx(by_hand(3000, N, 1000, N, 0.0, 0.95), rel=1e-6)
+
+
+def test_expected_lower_bound_puts_an_output_only_x_prime_gives_first():
+    # kills expected_lower_bound mutmut_81 and _84 (an output that only x' gives scored as ratio 1
+    # instead of infinity). Output 1 has mass 0.1 on x' and none on x: alone it is a test that never
+    # errs on x and errs on 9000 of 10 000 runs on x'; the bound log((1 - q_bar) / p_bar) with p_bar
+    # = 1 - 0.025**(1/10 000) is about 5.5, far above any set of the ratios 1.4 and 0.4 (log 2.5).
+    b, S = planned([0.5, 0.0, 0.5], [0.7, 0.1, 0.2])
+    assert S.tolist() == [False, True, False]
+    assert b == pytest.approx(by_hand(0, N, 9000, N, 0.0, 0.95), rel=1e-6) and b > 5
+
+
+def test_expected_lower_bound_leaves_an_output_only_x_gives_out():
+    # kills expected_lower_bound mutmut_82 (an output that only x gives scored as ratio 1 instead of
+    # 0): S = everything but output 0 never errs on x' and errs on 8000 runs on x; the bound
+    # log((1 - p_bar) / q_bar) is about 6.3.
+    b, S = planned([0.2, 0.5, 0.3], [0.0, 0.5, 0.5])
+    assert S.tolist() == [False, True, True]
+    assert b == pytest.approx(by_hand(8000, N, 0, N, 0.0, 0.95), rel=1e-6) and b > 6
+
+
+def test_expected_lower_bound_an_output_neither_law_gives_is_neutral_and_silent():
+    # kills expected_lower_bound mutmut_62 .. _65 (log 0 and -inf - -inf warn), _76 (its ratio None:
+    # TypeError) and _86 (its ratio e instead of 1: it joins S). Log-ratios 0.405, (none), 0.916,
+    # -2.3: the best set {2, 0} errs on 5000 runs on x and 500 on x', log(0.5 / 0.05) = 2.3; the
+    # output of mass 0 changes no count and stays out of S.
+    b, S = planned([0.3, 0.0, 0.2, 0.5], [0.45, 0.0, 0.5, 0.05])
+    assert S.tolist() == [True, False, True, False]
+    assert b == pytest.approx(by_hand(5000, N, 500, N, 0.0, 0.95), rel=1e-6)
+
+
+# ---------------------------------------------------------------- gdp_epsilon_lower_bound
+@pytest.mark.parametrize("delta", [0.0, 1.0, 1.5, -0.2])
+def test_gdp_epsilon_refuses_delta_outside_the_open_interval_even_without_evidence(delta):
+    # kills gdp_epsilon_lower_bound mutmut_12 .. _14 and _18 .. _20 (delta 0, 1 or above 1 let
+    # through). With counts no better than a coin mu_hat = 0 and the function returns 0 without
+    # calling gaussian_epsilon, so its own check of delta is the only one: the open interval (0, 1).
+    with pytest.raises(ValueError, match=full(f"delta must be in (0, 1), got {delta:g}")):
+        audit.gdp_epsilon_lower_bound(500, 1000, 600, 1000, delta)
+    assert audit.gdp_epsilon_lower_bound(500, 1000, 600, 1000, 0.3) == 0.0
+
+
+# ---------------------------------------------------------------- nested_tests_exceedance
+def enumerate_exceedance(cdf_x, cdf_xp, n0, n1, rule):
+    """Pr[some threshold's counts satisfy rule], by putting every run into a cell one by one
+    (cell i: between thresholds i - 1 and i; cell k: above the last), every assignment weighted."""
+    import itertools
+    k = len(cdf_x)
+    px, pxp = np.diff([0.0, *cdf_x, 1.0]), np.diff([0.0, *cdf_xp, 1.0])
+    total = 0.0
+    for cx in itertools.product(range(k + 1), repeat=n0):
+        wx = math.prod(px[c] for c in cx)
+        for cxp in itertools.product(range(k + 1), repeat=n1):
+            w = wx * math.prod(pxp[c] for c in cxp)
+            if w and any(rule(np.array([[n0 - sum(c <= j for c in cx)]]), np.array([[sum(c <= j for c in cxp)]]))[0, 0]
+                         for j in range(k)):
+                total += w
+    return total
+
+
+def silent_exceedance(*args):
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        return audit.nested_tests_exceedance(*args)
+
+
+def test_exceedance_takes_cdf_values_of_zero():
+    # kills nested_tests_exceedance mutmut_20 (a CDF value 0 refused: [0, 1] is the documented range).
+    # cdf_x = 0 at the threshold: every run on x lies above it, FP = n0 surely; FN ~ Bin(4, 0.4).
+    rule = lambda fp, fn: (fn <= 1) & (fp >= 3)
+    assert silent_exceedance([0.0], [0.4], 3, 4, rule) == pytest.approx(stats.binom.cdf(1, 4, 0.4), rel=1e-12)
+
+
+def test_exceedance_with_a_cdf_that_reaches_one_early_is_exact_and_silent():
+    # kills nested_tests_exceedance mutmut_92, _95 and _96 (after a CDF reaches 1 the conditional
+    # mass of the next cell is 0/0: the code's guard must take it as 0 without a warning), checked
+    # against an enumeration of every assignment of runs to cells; the rule is asymmetric
+    cdf_x, cdf_xp = [0.3, 1.0, 1.0], [0.1, 0.5, 1.0]
+    rule = lambda fp, fn: ((fp == 0) | (fp >= 2)) & (fn == 0)
+    got = silent_exceedance(cdf_x, cdf_xp, 3, 2, rule)
+    assert got == pytest.approx(enumerate_exceedance(cdf_x, cdf_xp, 3, 2, rule), abs=1e-13)
+    assert 0.01 < got < 0.99
+
+
+def test_exceedance_refuses_bad_input_with_the_rule_and_the_value():
+    # kills nested_tests_exceedance mutmut_13 (a 2-D or empty CDF let through), _34 (the lengths in
+    # the message), _40 and _44 (no upper limit 2000 on n_negatives), _85 .. _88 (the message of a
+    # bad point_exceeds)
+    ok = lambda fp, fn: fp + fn < 3
+    args = dict(cdf_x=[0.5], cdf_x_prime=[0.5], n_negatives=5, n_positives=5, point_exceeds=ok)
+    cases = [
+        (dict(cdf_x=[[0.5]]), "cdf_x must be a non-empty 1-D non-decreasing array in [0, 1], got [[0.5]]"),
+        (dict(cdf_x_prime=[]), "cdf_x_prime must be a non-empty 1-D non-decreasing array in [0, 1], got []"),
+        (dict(cdf_x=[0.1, 0.2]), "cdf_x and cdf_x_prime must have the same length, got 2 and 1"),
+        (dict(n_negatives=2001), "n_negatives must be an integer in [1, 2000], got 2001"),
+        (dict(n_positives=2001), "n_positives must be an integer in [1, 2000], got 2001"),
+        (dict(n_negatives=0), "n_negatives must be an integer in [1, 2000], got 0"),
+        (dict(n_positives=3, point_exceeds=lambda fp, fn: fp + fn),
+         "point_exceeds must return a bool array of shape (6, 4), got int64 of shape (6, 4)"),
+        (dict(point_exceeds=lambda fp, fn: fp > 1), "point_exceeds must return a bool array of shape (6, 6), "
+                                                    "got bool of shape (6, 1)"),
+    ]
+    for change, message in cases:
+        with pytest.raises(ValueError, match=full(message)):
+            audit.nested_tests_exceedance(**dict(args, **change))
+    # the largest allowed run counts are accepted
+    assert 0.0 <= audit.nested_tests_exceedance([0.5], [0.5], 2000, 1, ok) <= 1.0
+
+
+# ---------------------------------------------------------------- gdp_mu_from_errors
+def test_mu_from_errors_names_the_bad_rate_and_its_value():
+    # kills gdp_mu_from_errors mutmut_15, _17 (the rate's name), _26 .. _30 (the value shown is the
+    # bad rate's, not the other one's) and _50 (the message of 0 and 1 together)
+    cases = [((1.5, 0.2), "alpha must be in [0, 1], got 1.5"),
+             ((0.2, -0.25), "beta must be in [0, 1], got -0.25"),
+             (([0.2, 1.5], 0.3), "alpha must be in [0, 1], got [0.2, 1.5]"),
+             ((0.3, [0.5, 2.0]), "beta must be in [0, 1], got [0.5, 2.0]"),
+             (([0.0, 0.5], [1.0, 0.5]), "alpha and beta must not be 0 and 1 together: -inf + inf has no value")]
+    for args, message in cases:
+        with pytest.raises(ValueError, match=full(message)):
+            audit.gdp_mu_from_errors(*args)
+
+
+def test_mu_from_errors_of_two_numbers_is_a_float():
+    # kills gdp_mu_from_errors mutmut_58 (a 0-d array instead of a float). mu through (0.1, 0.3):
+    # Phi^{-1}(0.9) + Phi^{-1}(0.7) from scipy.stats.norm
+    mu = audit.gdp_mu_from_errors(0.1, 0.3)
+    assert type(mu) is float
+    assert mu == pytest.approx(stats.norm.isf(0.1) + stats.norm.isf(0.3), rel=1e-12)
+    assert audit.gdp_mu_from_errors([0.1], 0.3).shape == (1,)
+
+
+# ---------------------------------------------------------------- one_run_audit
+def test_one_run_audit_checks_its_counts_before_it_runs():
+    # kills one_run_audit mutmut_6, _9 (n_canaries without its lower bound: 0 was reported as a bad
+    # n_positive), _16, _20, _28 (no lower bound 0 on the guesses: a fraction is named with the rule
+    # "<= m" only), _17, _21, _29 (no upper bound: too many guesses reached the run, which can be a
+    # whole training, before one_run_guesses refused them)
+    calls = []
+
+    def run(included, rng):
+        calls.append(included.size)
+        return included + rng.standard_normal(included.size)
+
+    cases = [(dict(n_canaries=0, n_positive=0, n_negative=0), "n_canaries must be an integer >= 1, got 0"),
+             (dict(n_positive=2.5), "n_positive must be an integer in [0, 10], got 2.5"),
+             (dict(n_positive=11), "n_positive must be an integer in [0, 10], got 11"),
+             (dict(n_negative=2.5), "n_negative must be an integer in [0, 7], got 2.5"),
+             (dict(n_negative=8), "n_negative must be an integer in [0, 7], got 8")]
+    for change, message in cases:
+        kwargs = dict(dict(n_canaries=10, n_positive=3, n_negative=2), **change)
+        with pytest.raises(ValueError, match=full(message)):
+            audit.one_run_audit(run, rng=np.random.default_rng(0), **kwargs)
+    assert calls == []
+
+
+def test_one_run_audit_with_a_single_canary():
+    # kills one_run_audit mutmut_12 (n_canaries >= 2). One canary, one positive guess: the canary's
+    # score is its inclusion (1 or 0) plus nothing, so the guess is right exactly when it is included.
+    for seed in range(6):
+        rng = np.random.default_rng(seed)
+        included = bool(np.random.default_rng(seed).random(1)[0] < 0.5)     # the draw one_run_audit makes
+        res = audit.one_run_audit(lambda inc, rng: inc.astype(float), 1, n_positive=1, n_negative=0, rng=rng)
+        assert (res.n_canaries, res.n_guesses, res.n_correct) == (1, 1, int(included))
+
+
+def test_one_run_audit_passes_delta_and_confidence_to_the_bound():
+    # kills one_run_audit mutmut_103 (delta dropped) and _104 (confidence dropped). Scores that are
+    # the inclusion itself: all 100 guesses right, and at delta = 0 the bound is the epsilon with
+    # (e^eps / (1 + e^eps))**100 = 1 - confidence, log(c / (1 - c)) for c = 0.2**(1/100).
+    perfect = lambda inc, rng: inc.astype(float)
+    res = audit.one_run_audit(perfect, 1000, n_positive=50, n_negative=50, rng=np.random.default_rng(1),
+                              confidence=0.8)
+    c = 0.2 ** (1 / 100)
+    assert (res.n_correct, res.confidence, res.delta) == (100, 0.8, 0.0)
+    assert res.epsilon == pytest.approx(math.log(c / (1 - c)), rel=1e-9)
+    # delta > 0 lowers it (the p-value of every epsilon grows): by the amount one_run_epsilon gives
+    res_d = audit.one_run_audit(perfect, 1000, n_positive=50, n_negative=50, rng=np.random.default_rng(1),
+                                confidence=0.8, delta=1e-3)
+    assert res_d.delta == 1e-3 and res_d.epsilon < res.epsilon - 0.1
+    assert res_d.epsilon == audit.one_run_epsilon(1000, 100, 100, delta=1e-3, confidence=0.8)
+
+
+def test_one_run_audit_takes_scores_of_any_real_dtype():
+    # kills one_run_audit mutmut_60 and _62 (the scores not converted to float: a run that returns
+    # its verdicts as bools, or as a list of ints, was refused by one_run_guesses). Verdicts that are
+    # the inclusion itself: with at least 5 canaries of each kind every one of the 10 guesses is right.
+    for score in (lambda inc, rng: inc.copy(), lambda inc, rng: [int(v) for v in inc]):
+        res = audit.one_run_audit(score, 40, n_positive=5, n_negative=5, rng=np.random.default_rng(2))
+        assert (res.n_guesses, res.n_correct) == (10, 10)
+
+
+# ---------------------------------------------------------------- one_run_guesses
+def test_one_run_guesses_names_its_counts_with_their_range():
+    # kills one_run_guesses mutmut_17, _18, _21, _22 (n_positive without a lower or an upper bound:
+    # the rule in the message, or a wrong n_positive blamed on n_negative), _29 and _33 (the same
+    # for n_negative)
+    scores = [0.3, 2.0, -1.0, 0.1]
+    cases = [((2.5, 0), "n_positive must be an integer in [0, 4], got 2.5"),
+             ((-1, 0), "n_positive must be an integer in [0, 4], got -1"),
+             ((5, 0), "n_positive must be an integer in [0, 4], got 5"),
+             ((1, 2.5), "n_negative must be an integer in [0, 3], got 2.5"),
+             ((1, -1), "n_negative must be an integer in [0, 3], got -1"),
+             ((1, 4), "n_negative must be an integer in [0, 3], got 4")]
+    for (kp, kn), message in cases:
+        with pytest.raises(ValueError, match=full(message)):
+            audit.one_run_guesses(scores, kp, kn)
+
+
+def test_one_run_guesses_break_ties_by_position_in_long_arrays():
+    # kills one_run_guesses mutmut_41 and _43 (numpy's default sort, not stable: on 200 scores of
+    # three values it reorders ties). The documented rule, ranked by (score, position) with Python's
+    # own stable sort: -1 for the kn first, +1 for the kp last.
+    s = np.random.default_rng(0).integers(0, 3, 200).astype(float)
+    kp, kn = 37, 51
+    ranked = sorted(range(s.size), key=lambda i: (s[i], i))
+    expect = np.zeros(s.size, dtype=int)
+    expect[ranked[:kn]] = -1
+    expect[ranked[s.size - kp:]] = 1
+    np.testing.assert_array_equal(audit.one_run_guesses(s, kp, kn), expect)
+
+
+# ---------------------------------------------------------------- one_run_epsilon, one_run_p_value
+COUNT_CASES = [((0, 0, 0), "n_canaries must be an integer >= 1, got 0"),
+               ((-3, 0, 0), "n_canaries must be an integer >= 1, got -3"),
+               ((2.5, 0, 0), "n_canaries must be an integer >= 1, got 2.5"),
+               ((10, -1, 0), "n_guesses must be an integer in [0, 10], got -1"),
+               ((10, 2.5, 0), "n_guesses must be an integer in [0, 10], got 2.5"),
+               ((10, 11, 3), "n_guesses must be an integer in [0, 10], got 11"),
+               ((10, 5, -1), "n_correct must be an integer in [0, 5], got -1"),
+               ((10, 5, 1.5), "n_correct must be an integer in [0, 5], got 1.5"),
+               ((10, 5, 6), "n_correct must be an integer in [0, 5], got 6")]
+
+
+@pytest.mark.parametrize("counts,message", COUNT_CASES)
+def test_one_run_bounds_name_their_counts_with_the_range(counts, message):
+    # kills one_run_epsilon mutmut_6, _9 (n_canaries without its lower bound), _16, _17, _20 (n_guesses
+    # without a bound: the rule in the message, or too many guesses let through), and the same
+    # mutants of one_run_p_value
+    with pytest.raises(ValueError, match=full(message)):
+        audit.one_run_epsilon(*counts)
+    with pytest.raises(ValueError, match=full(message)):
+        audit.one_run_p_value(*counts, 1.0)
+
+
+def test_one_run_p_value_names_epsilon_and_delta():
+    for kwargs, message in ((dict(epsilon=-0.5), "epsilon must be >= 0, got -0.5"),
+                            (dict(epsilon=math.inf), "epsilon must be finite, got inf"),
+                            (dict(epsilon=1.0, delta=1.0), "delta must be in [0, 1), got 1")):
+        with pytest.raises(ValueError, match=full(message)):
+            audit.one_run_p_value(10, 5, 3, **kwargs)
+
+
+# ---------------------------------------------------------------- simultaneous_error_bounds
+@pytest.mark.parametrize("kwargs,message", [
+    (dict(n_negatives=0), "n_negatives must be an integer >= 1, got 0"),
+    (dict(n_negatives=2.5), "n_negatives must be an integer >= 1, got 2.5"),
+    (dict(n_positives=0), "n_positives must be an integer >= 1, got 0"),
+    (dict(n_positives=-7), "n_positives must be an integer >= 1, got -7"),
+])
+def test_box_names_a_number_of_runs_below_one(kwargs, message):
+    # kills _box mutmut_4, _7, _14, _17 (no lower bound 1 on the runs: 0 runs was refused later,
+    # as a bad count or by clopper_pearson_upper, without naming the parameter's rule)
+    args = dict(dict(false_positives=0, n_negatives=10, false_negatives=0, n_positives=10), **kwargs)
+    with pytest.raises(ValueError, match=full(message)):
+        audit.simultaneous_error_bounds(**args)
+
+
+# ---------------------------------------------------------------- every other message, exactly
+def _mech(out):
+    return lambda d, size, rng: out(d, size)
+
+
+MESSAGES = [
+    # the counts of epsilon_lower_bound (_count) and its run counts
+    (lambda: audit.epsilon_lower_bound(-1, 10, 0, 10), "false_positives must be a non-negative integer, got -1"),
+    (lambda: audit.epsilon_lower_bound(2.5, 10, 0, 10), "false_positives must be a non-negative integer, got 2.5"),
+    (lambda: audit.epsilon_lower_bound(True, 10, 0, 10), "false_positives must be a non-negative integer, got True"),
+    (lambda: audit.epsilon_lower_bound(0, 10, "3", 10), "false_negatives must be a non-negative integer, got '3'"),
+    (lambda: audit.epsilon_lower_bound(0, 10, math.inf, 10), "false_negatives must be a non-negative integer, got inf"),
+    (lambda: audit.epsilon_lower_bound(11, 10, 0, 10), "false_positives must be <= n_negatives = 10, got 11"),
+    (lambda: audit.epsilon_lower_bound(0, 10, 12.0, 10), "false_negatives must be <= n_positives = 10, got 12"),
+    (lambda: audit.epsilon_lower_bound(0, 0, 0, 10), "n_negatives must be >= 1, got 0"),
+    (lambda: audit.epsilon_lower_bound(0, 10, 0, 0.0), "n_positives must be >= 1, got 0"),
+    (lambda: audit.epsilon_lower_bound(0, 10.5, 0, 10), "n_negatives must be a non-negative integer, got 10.5"),
+    (lambda: audit.epsilon_lower_bound(0, 10, 0, -5), "n_positives must be a non-negative integer, got -5"),
+    (lambda: audit.epsilon_lower_bound(1, 10, 1, 10, confidence=1.0), "confidence must be in (0, 1), got 1"),
+    (lambda: audit.epsilon_lower_bound(1, 10, 1, 10, delta=1.0), "delta must be in [0, 1), got 1"),
+    # clopper_pearson_upper and _real_array
+    (lambda: audit.clopper_pearson_upper("a", 10, 0.05), "k must be a number or an array of numbers, got 'a'"),
+    (lambda: audit.clopper_pearson_upper([[1, 2], [3]], 10, 0.05),
+     "k must be a number or an array of numbers, got [[1, 2], [3]]"),
+    (lambda: audit.clopper_pearson_upper(1, [10, None], 0.05), "n must be a number or an array of numbers, got [10, None]"),
+    (lambda: audit.clopper_pearson_upper([1, math.inf], 10, 0.05), "k must be finite, got [1, inf]"),
+    (lambda: audit.clopper_pearson_upper(1, math.nan, 0.05), "n must be finite, got nan"),
+    (lambda: audit.one_run_guesses([math.nan, 1.0], 0, 0), "scores must be a number (not nan), got [nan, 1.0]"),
+    (lambda: audit.one_run_guesses([[1.0]], 0, 0), "scores must be 1-D, got shape (1, 1)"),
+    (lambda: audit.clopper_pearson_upper([1, 2, 3], [10, 10], 0.05), "k and n must have shapes that broadcast, got (3,) and (2,)"),
+    (lambda: audit.clopper_pearson_upper(11, 10, 0.05), "k and n must satisfy 0 <= k <= n and n >= 1, got k=11, n=10"),
+    (lambda: audit.clopper_pearson_upper(0, [5, 0.5], 0.05),
+     "k and n must satisfy 0 <= k <= n and n >= 1, got k=0, n=[5, 0.5]"),
+    (lambda: audit.clopper_pearson_upper(1, 10, 0.0), "alpha must be in (0, 1), got 0"),
+    # expected_lower_bound
+    (lambda: audit.expected_lower_bound([1.0], [0.5, 0.5], 10), "p and p_prime must be 1-D of the same length, got shapes (1,) and (2,)"),
+    (lambda: audit.expected_lower_bound([[1.0]], [[1.0]], 10),
+     "p and p_prime must be 1-D of the same length, got shapes (1, 1) and (1, 1)"),
+    (lambda: audit.expected_lower_bound([], [], 10), "p and p_prime must be 1-D of the same length, got shapes (0,) and (0,)"),
+    (lambda: audit.expected_lower_bound([0.5, 0.6], [0.5, 0.5], 10),
+     "p must be a probability vector (entries >= 0 summing to 1), got [0.5, 0.6]"),
+    (lambda: audit.expected_lower_bound([0.5, 0.5], [1.5, -0.5], 10),
+     "p_prime must be a probability vector (entries >= 0 summing to 1), got [1.5, -0.5]"),
+    (lambda: audit.expected_lower_bound([1.0], [1.0], 0), "n_samples must be an integer >= 1, got 0"),
+    (lambda: audit.expected_lower_bound([1.0], [1.0], 5, confidence=0.0), "confidence must be in (0, 1), got 0"),
+    (lambda: audit.expected_lower_bound([1.0], [1.0], 5, delta=-0.5), "delta must be in [0, 1), got -0.5"),
+    # ThresholdTest
+    (lambda: audit.ThresholdTest(3.0, 0.5, "x"), "score must be callable, got 3.0"),
+    (lambda: audit.ThresholdTest(abs, math.nan, "x"), "threshold must be a real number, got nan"),
+    (lambda: audit.ThresholdTest(abs, 0.5, "x", below="yes"), "below must be True or False, got 'yes'"),
+    # what a mechanism, a test or a run returns
+    (lambda: audit.audit_pair(_mech(lambda d, s: np.zeros(s + 1)), 0, 1, n_samples=1000, rng=np.random.default_rng(0)),
+     "mechanism must return an array of shape (2,) or (2, d), got shape (3,)"),
+    (lambda: audit.audit_pair(_mech(lambda d, s: np.zeros((s, 1, 1))), 0, 1, n_samples=1000, rng=np.random.default_rng(0)),
+     "mechanism must return an array of shape (2,) or (2, d), got shape (2, 1, 1)"),
+    (lambda: audit.audit_pair(_mech(lambda d, s: np.full(s, "a")), 0, 1, n_samples=1000, rng=np.random.default_rng(0)),
+     "mechanism must return numbers (bool, int or float), got dtype <U1"),
+    (lambda: audit.audit_pair(_mech(lambda d, s: np.zeros((s, 1 + d))), 0, 1, n_samples=1000, rng=np.random.default_rng(0)),
+     "mechanism must return outputs of the same width on both inputs and in every call, got 1, 1 and 2"),
+    (lambda: audit.audit_pair(_mech(lambda d, s: np.zeros(s)), 0, 1, n_samples=1000, rng=np.random.default_rng(0),
+                              float_bits=1), "float_bits must be True or False, got 1"),
+    (lambda: audit.audit_pair(_mech(lambda d, s: np.zeros(s)), 0, 1, n_samples=1000, rng=np.random.default_rng(0),
+                              n_select=1000), "n_select must be an integer in [2, 999], got 1000"),
+    (lambda: audit.audit_pair(_mech(lambda d, s: np.zeros(s)), 0, 1, n_samples=99, rng=np.random.default_rng(0)),
+     "n_samples must be an integer >= 100, got 99"),
+    (lambda: audit.count_errors(_mech(lambda d, s: np.zeros((s, 1 if s == 1 else 2))), 0, 1,
+                                audit.ThresholdTest(lambda y: y[:, 0], 0.5, "t"), n_samples=10, rng=np.random.default_rng(0)),
+     "mechanism must return outputs of the same width in every call, got 1 and 2"),
+    (lambda: audit.count_errors(_mech(lambda d, s: np.zeros(s)), 0, 1, audit.ThresholdTest(lambda y: y.ravel()[:1], 0.5, "t"),
+                                n_samples=10, rng=np.random.default_rng(0)),
+     "test must return one bool per output, shape (10,), got bool of shape (1,)"),
+    (lambda: audit.count_errors(_mech(lambda d, s: np.zeros(s)), 0, 1, lambda y: y[:, 0], n_samples=10,
+                                rng=np.random.default_rng(0)),
+     "test must return one bool per output, shape (10,), got float64 of shape (10,)"),
+    (lambda: audit.count_errors(_mech(lambda d, s: np.zeros(s)), 0, 1, abs, n_samples=10, rng=np.random.default_rng(0),
+                                n_jobs=0), "n_jobs must be an integer >= 1, got 0"),
+    (lambda: audit.one_run_audit(lambda inc, rng: np.where(inc, np.nan, 0.0), 10, n_positive=1, n_negative=1,
+                                 rng=np.random.default_rng(0)), "run must return scores that are not nan, got 3 nan"),
+    (lambda: audit.one_run_audit(lambda inc, rng: np.zeros(3), 10, n_positive=1, n_negative=1, rng=np.random.default_rng(0)),
+     "run must return one score per canary, shape (10,), got (3,)"),
+    # the box of several tests
+    (lambda: audit.gdp_mu_lower_bound([1, 2], 10, [1], 10),
+     "false_positives and false_negatives must have the same length (one pair per test), got 2 and 1"),
+    (lambda: audit.simultaneous_error_bounds([], 10, [], 10),
+     "false_positives must be a count or a non-empty 1-D array of counts, got shape (0,)"),
+    (lambda: audit.simultaneous_error_bounds(1, 10, [[1]], 10),
+     "false_negatives must be a count or a non-empty 1-D array of counts, got shape (1, 1)"),
+    (lambda: audit.tradeoff_epsilon_lower_bound(1, 10, 1, 10, delta=1.0), "delta must be in [0, 1), got 1.0"),
+    (lambda: audit.tradeoff_epsilon_lower_bound(1, 10, 1, 10, delta=[0.1, -0.5]), "delta must be in [0, 1), got [0.1, -0.5]"),
+]
+
+
+@pytest.mark.parametrize("call,message", MESSAGES, ids=[m for _, m in MESSAGES])
+def test_bad_input_message_exactly(call, message):
+    # kills the mutants of the messages of bad input (a changed word, a dropped value) and of
+    # the checks behind them (a bound dropped lets the value reach a later check with another message)
+    with pytest.raises(ValueError, match=full(message)):
+        call()
+
+
+def test_a_count_out_of_its_range_in_an_array_is_named_with_the_range():
+    # the value is shown with numpy's repr (np.float64(11.0) under numpy 2); the rule is pinned
+    for fp, fn, name, total in (([1, 11], [0, 0], "false_positives", "n_negatives"),
+                                ([1, 2], [0, 2.5], "false_negatives", "n_positives")):
+        with pytest.raises(ValueError, match="^" + re.escape(f"{name} must hold integers in [0, {total}] = [0, 10], got ")):
+            audit.simultaneous_error_bounds(fp, 10, fn, 10)
+
+
+# ---------------------------------------------------------------- the scores' tables
+def test_look_up_reads_every_cell_the_first_included_and_zero_elsewhere():
+    # kills _look_up mutmut_12 (positions clipped to 1: the key of the first cell read as unseen)
+    cells, values = np.array([2.0, 5.0, 9.0]), np.array([0.7, -1.2, 0.4])
+    keys = np.array([9.0, 2.0, 5.0, 3.0, 1.0, 10.0, 2.0])
+    np.testing.assert_array_equal(audit._look_up(cells, values, keys), [0.4, 0.7, -1.2, 0.0, 0.0, 0.0, 0.7])
+
+
+def test_keys_of_columns_with_different_ranges_and_a_value_outside():
+    # kills _Discretizer._in_range mutmut_10 (a batch called in range when only its minima or only its
+    # maxima are: the weighted sum then keys a value outside the fitted range as another, fitted row).
+    # Two columns of small integers 100 apart (too far for one shared range): {0, 1} and {100, 101}.
+    fit = np.array([[0, 100], [1, 101], [0, 101], [1, 100]] * 50, dtype=float)
+    disc = audit._Discretizer(fit, 8)
+    assert disc.fast == [0, 1] and not disc.shared_range and disc.batch_sum
+    # one batch whose minima are in range (a value above it), one whose maxima are (a value below it)
+    for rows in (np.array([[5, 100], [0, 101], [1, 100], [1, 101]], dtype=float),
+                 np.array([[0, 99], [1, 100], [0, 101], [1, 101]], dtype=float)):
+        # the reference: each column's own code of each value, in mixed radix (no fast path)
+        expect = sum(c.codes(rows[:, j]) * disc.radix[j] for j, c in enumerate(disc.columns))
+        np.testing.assert_array_equal(disc.keys(rows), expect)
+        # and the fitted rows have keys the row outside the range does not share
+        assert disc.keys(rows[:1])[0] not in set(disc.keys(rows[1:]))
+
+
+def test_adjacent_differences_of_infinities_and_huge_values_are_silent():
+    # kills _adjacent_differences mutmut_3 .. _6 (inf - inf and an overflowing difference warn):
+    # outputs with -inf symbols or values near 1e308 are legitimate, their differences nan and -inf
+    import warnings
+    rows = np.array([[-np.inf, -np.inf, 2.0], [1e308, -1e308, -1e308]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = audit._adjacent_differences(rows)
+    np.testing.assert_array_equal(got, [[-np.inf, np.nan, np.inf], [1e308, -np.inf, 0.0]])
+
+
+def test_pattern_score_groups_discrete_and_continuous_columns():
+    # kills _PatternScore.__init__ mutmut_19 (a column of a few spread-out values, not consecutive
+    # integers, counted as continuous), _31 (the "split" groups both the discrete ones) and _37, _38
+    # (groups="discrete" adding the bins of the continuous values). Column 0 takes the values 0 and 5
+    # only (no continuous values: discrete, though not a run of consecutive integers); column 1 is
+    # Gaussian.
+    rng = np.random.default_rng(7)
+    def draw(p5, shift, n):
+        return np.column_stack([np.where(rng.random(n) < p5, 5.0, 0.0), rng.normal(shift, 1.0, n)])
+    fx, fxp = draw(0.3, 0.0, 4000), draw(0.6, 1.0, 4000)
+    joint = audit._PatternScore(fx, fxp, 2)
+    assert joint.n_discrete == 1
+    assert audit._PatternScore(fx, fxp, 2, groups="split").groups == [[0], [1]]
+    only = audit._PatternScore(fx, fxp, 2, groups="discrete")
+    assert only.groups == [[0]]
+    # the discrete pattern alone: the continuous value changes nothing
+    a, b = only(np.array([[5.0, -3.0], [5.0, 3.0]]))
+    assert a == b and a == pytest.approx(math.log(0.6 / 0.3), abs=0.1)
+    a, b = joint(np.array([[5.0, -3.0], [5.0, 3.0]]))
+    assert b - a > 0.5                     # the joint score reads the value's bin as well
+
+
+def test_pattern_score_declines_patterns_whose_keys_would_pass_2_53():
+    # kills _PatternScore.__init__ mutmut_40 (ok whenever there is a group), _47 (limit 2 * 53) and _48
+    # (limit 3**53). Columns of the integers 0..5 have radix 8 (six values, a spare code, one above):
+    # three columns give 512 patterns, twenty give 8**20 = 2**60, beyond exact float64 integers.
+    rng = np.random.default_rng(8)
+    for d, ok in ((3, True), (20, False)):
+        fx, fxp = rng.integers(0, 6, (3000, d)), rng.integers(0, 6, (3000, d))
+        assert audit._PatternScore(fx, fxp, 2).ok is ok

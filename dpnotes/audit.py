@@ -1637,7 +1637,7 @@ def _count_vector(name: str, value, total_name: str, total: int) -> np.ndarray:
     bad = (arr < 0) | (arr > total) | (arr != np.floor(arr))
     if np.any(bad):
         raise ValueError(f"{name} must hold integers in [0, {total_name}] = [0, {total}], "
-                         f"got {arr[bad][0]!r}")
+                         f"got {float(arr[bad][0])!r}")
     return arr.astype(np.int64)
 
 

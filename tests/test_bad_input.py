@@ -544,6 +544,9 @@ def call(fn, kwargs):
             plt.close("all")
 
 
+_NUMPY_REPR = re.compile(r"\bnp\.(float|int|uint|bool|complex)\w*\(")
+
+
 def _names(message: str, param: str) -> bool:
     return re.search(rf"(?<![A-Za-z0-9_]){re.escape(param)}(?![A-Za-z0-9_])", message) is not None
 
@@ -556,7 +559,13 @@ def outcome(name, param, label, value) -> str | None:
         result = call(fn, kwargs)
     except ValueError as exc:
         named = NAMED_AS.get((name, param), param)
-        return None if _names(str(exc), named) else f"ValueError not naming {named}: {exc}"
+        if not _names(str(exc), named):
+            return f"ValueError not naming {named}: {exc}"
+        # the bad values are plain Python ones: a numpy repr in the message is a value the function
+        # computed, printed as np.float64(11.0) instead of 11.0 (found in three messages so far)
+        if _NUMPY_REPR.search(str(exc)):
+            return f"ValueError printing numpy's repr of a number: {exc}"
+        return None
     except _Timeout:
         return f"no answer within {TIMEOUT} s"
     except Exception as exc:  # noqa: BLE001 - any other exception is the finding
@@ -639,15 +648,23 @@ def test_the_walker_can_fail():
             raise ValueError("eps must be > 0")
         return epsilon
 
+    def numpy_repr(epsilon):
+        arr = np.asarray(epsilon, dtype=float) if not isinstance(epsilon, str) else np.array([np.nan])
+        if not np.all(arr > 0):
+            raise ValueError(f"epsilon must be > 0, got {np.min(arr)!r}")
+        return epsilon
+
     CALLABLES["_test.sloppy"], REGISTRY["_test.sloppy"] = sloppy, dict(epsilon=1.0, delta=0.5)
     CALLABLES["_test.misnamed"], REGISTRY["_test.misnamed"] = misnamed, dict(epsilon=1.0)
+    CALLABLES["_test.numpy_repr"], REGISTRY["_test.numpy_repr"] = numpy_repr, dict(epsilon=1.0)
     try:
         found = failures("_test.sloppy")
         assert found[("epsilon", "nan")].startswith("accepted")
         assert found[("delta", "str")].startswith("ValueError not naming delta")
         assert found[("epsilon", "None")].startswith("TypeError")
         assert failures("_test.misnamed")[("epsilon", "nan")].startswith("ValueError not naming epsilon")
+        assert failures("_test.numpy_repr")[("epsilon", "nan")].startswith("ValueError printing numpy's repr")
     finally:
-        for key in ("_test.sloppy", "_test.misnamed"):
+        for key in ("_test.sloppy", "_test.misnamed", "_test.numpy_repr"):
             CALLABLES.pop(key)
             REGISTRY.pop(key)

@@ -1,0 +1,121 @@
+"""Tests of dpnotes.benchmark written to kill the survivors of its mutation run (issue 22).
+
+Each test names the mutants it kills (``mutmut show dpnotes.benchmark.<name>``). Most pin the
+exact error a reader sees for bad input (the parameter, its rule and the value) or a documented
+range at both ends; the others check a result against a value derived by hand from the
+definitions (GeoSample's table for n = 1, the snapping mechanism's lambda), never against the
+module's own output.
+"""
+
+import json
+import math
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from dpnotes import benchmark
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def full(message):
+    """A `match` pattern for exactly this message."""
+    return "^" + re.escape(message) + "$"
+
+
+# ---------------------------------------------------------------- bad input, named exactly
+@pytest.mark.parametrize("call,message", [
+    (lambda: benchmark.murmur3_32("abc"), "data must be bytes, got str"),
+    (lambda: benchmark.murmur3_32(b"a", -1), "seed must be an integer in [0, 4294967295], got -1"),
+    (lambda: benchmark.murmur3_32(b"a", 2**32), "seed must be an integer in [0, 4294967295], got 4294967296"),
+    (lambda: benchmark.rappor_bits(1.5), "value must be an integer, got 1.5"),
+    (lambda: benchmark.rappor_bits(1, n_hashes=0), "n_hashes must be an integer >= 1, got 0"),
+    (lambda: benchmark.rappor_bits(1, filter_size=0), "filter_size must be an integer >= 1, got 0"),
+    (lambda: benchmark.rappor_bit_probabilities(1.5), "f must be in [0, 1], got 1.5"),
+    (lambda: benchmark.rappor_bit_probabilities(0.5, 0.3),
+     "p and q must both be given or both be None, got p=0.3, q=None"),
+    (lambda: benchmark.rappor_bit_probabilities(0.5, None, 0.3),
+     "p and q must both be given or both be None, got p=None, q=0.3"),
+    (lambda: benchmark.rappor_bit_probabilities(0.5, 1.3, 0.3), "p must be in [0, 1], got 1.3"),
+    (lambda: benchmark.rappor_bit_probabilities(0.5, 0.3, -0.3), "q must be in [0, 1], got -0.3"),
+    (lambda: benchmark.rappor_pair_epsilon(1.5, 2, 0.5), "value must be an integer, got 1.5"),
+    (lambda: benchmark.rappor_pair_epsilon(1, 2.5, 0.5), "value_prime must be an integer, got 2.5"),
+    (lambda: benchmark.geometric_sample_cdf(1, 0.0, 3), "epsilon must be in (0, 5.43656365691809), got 0"),
+    (lambda: benchmark.geometric_sample_cdf(1, 0.1, 0), "n must be an integer >= 1, got 0"),
+    (lambda: benchmark.geometric_sample_cdf(4, 0.1, 3), "count must be an integer in [0, 3], got 4"),
+    (lambda: benchmark.geometric_sample_cdf(-1, 0.1, 3), "count must be an integer in [0, 3], got -1"),
+    (lambda: benchmark.noisy_max_index_law([1.0, 2.0], 0.1, noise="gauss"),
+     "noise must be 'laplace' or 'exponential', got 'gauss'"),
+    (lambda: benchmark.noisy_max_index_law([1.0, 2.0], 0.0), "epsilon must be > 0, got 0"),
+    (lambda: benchmark._svt(np.zeros(3), 5, np.random.default_rng(0), algorithm=4, threshold=1.0, c=2,
+                            release="index"),
+     "release 'index' needs c = 1 and algorithm 1, 2 or 4, got c=2, algorithm=4"),
+    (lambda: benchmark.numerical_svt_pair_epsilon(np.zeros(3), np.zeros(4)),
+     "x and x_prime must have the same shape, got (3,) and (4,)"),
+    (lambda: benchmark.numerical_svt_pair_epsilon(np.zeros((2, 2)), np.zeros(4)),
+     "x must be a 1-D array, got shape (2, 2)"),
+    (lambda: benchmark.numerical_svt_pair_epsilon(np.zeros(2), np.zeros((2, 1))),
+     "x_prime must be a 1-D array, got shape (2, 1)"),
+    (lambda: benchmark.numerical_svt_pattern_law(np.zeros(2), epsilon=0.0), "epsilon must be > 0, got 0"),
+    (lambda: benchmark.numerical_svt_pattern_law(np.zeros(2), c=0), "c must be an integer >= 1, got 0"),
+])
+def test_bad_input_is_named_with_its_rule_and_value(call, message):
+    # kills the mutants of the names and messages (XX-wrapped or None) and of the bounds passed
+    # to the checks (low=2 for n_hashes, high=n + 1 for count...)
+    with pytest.raises(ValueError, match=full(message)):
+        call()
+
+
+# ---------------------------------------------------------------- documented ranges, both ends
+def test_smallest_filter_and_one_hash_are_allowed():
+    # n_hashes >= 1 and filter_size >= 1: a one-bit filter has its only bit set, and one hash sets one bit
+    assert benchmark.rappor_bits(7, n_hashes=1, filter_size=1).tolist() == [True]
+    # the hashes of "0" with seeds 0..3 fall on 11, 11, 18, 0 (mmh3's values, test_benchmark.py):
+    # one hash sets bit 11 only, two still only 11 (a collision), three add 18
+    assert np.flatnonzero(benchmark.rappor_bits(0, n_hashes=1)).tolist() == [11]
+    assert np.flatnonzero(benchmark.rappor_bits(0, n_hashes=2)).tolist() == [11]
+    assert np.flatnonzero(benchmark.rappor_bits(0, n_hashes=3)).tolist() == [11, 18]
+
+
+def test_geometric_table_for_one_count_by_hand():
+    """n = 1 (the smallest), eps = 0.1: k = ceil(ln 20) = 3, d = (2**4 + 1) * 9**0 = 17;
+    count 0: F(0) = d - 2**3 = 9; count 1 = n (the largest): F(0) = 2**3 * 9**0 = 8."""
+    assert benchmark.geometric_sample_cdf(0, 0.1, 1) == [9, 17]
+    assert benchmark.geometric_sample_cdf(1, 0.1, 1) == [8, 17]
+    # just below 2e, k = ceil(ln(2 / 5.4)) = 0: d = 3 * 2**(n - 1) = 12, F(z < c) = 2**(n - c + z),
+    # F(z >= c) = d - 2**(n - 1 - z + c)
+    assert benchmark.geometric_sample_cdf(2, 5.4, 3) == [2, 4, 8, 12]
+
+
+def test_one_time_rappor_probabilities_away_from_a_half():
+    # q* = 1 - f/2, p* = f/2; with the instantaneous step q* = (1 - f/2) q + (f/2) p, p* = (f/2) q + (1 - f/2) p
+    assert benchmark.rappor_bit_probabilities(0.3) == pytest.approx((0.85, 0.15), abs=1e-15)
+    assert benchmark.rappor_bit_probabilities(0.2, 0.1, 0.7) == pytest.approx((0.64, 0.16), abs=1e-15)
+
+
+# ---------------------------------------------------------------- the table's configuration
+def test_full_table_ran_each_row_with_its_selection_size():
+    # kills the mutants of n_select in benchmark_cases (the small table always lets audit_pair
+    # choose, so only the full one shows it): the full table is the cases' configuration
+    table = json.loads((ROOT / "chapters" / "auditing" / "benchmark-table.json").read_text())
+    cases = {c.key: c for c in benchmark.benchmark_cases() + benchmark.floating_point_cases()}
+    chosen = {r["key"]: r["n_select"] for r in table["rows"] if cases[r["key"]].n_select is not None}
+    assert chosen == {c.key: c.n_select for c in cases.values() if c.n_select is not None}
+    assert set(chosen) == {"SparseVectorTechnique1", "SparseVectorTechnique2", "SparseVectorTechnique3",
+                           "SVT34Parallel", "NumericalSVT"}
+
+
+# ---------------------------------------------------------------- the snapping mechanism
+def test_snapping_lambda_by_coupled_seeds_at_a_large_bound():
+    """lambda = (1 + B 2**-49) / eps: at B = 100 the correction is 2e-13 and moves no output, so take
+    B = 2**45 (lambda = 1.0625 / eps) at eps = 0.5: lambda = 2.125, Lambda = 4; outputs are
+    clamp(rint((x + s lambda ln U) / 4) * 4) with s = 1 - 2 * coin, the coins drawn before U."""
+    bound, eps, size = 2.0**45, 0.5, 5000
+    out = benchmark._snapping(np.array([3.0]), size, np.random.default_rng(8), epsilon=eps, bound=bound)
+    rng = np.random.default_rng(8)
+    s = 1.0 - 2.0 * rng.integers(0, 2, size)
+    u = rng.random(size)
+    want = np.rint((3.0 + s * 2.125 * np.log(u)) / 4.0) * 4.0
+    assert np.array_equal(out, want)

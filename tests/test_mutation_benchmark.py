@@ -119,3 +119,43 @@ def test_snapping_lambda_by_coupled_seeds_at_a_large_bound():
     u = rng.random(size)
     want = np.rint((3.0 + s * 2.125 * np.log(u)) / 4.0) * 4.0
     assert np.array_equal(out, want)
+
+
+def test_snapping_counts_a_zero_draw_as_one_and_clamps_its_input():
+    """U = 0 (numpy's random() is in [0, 1)) is taken as U = 1, so the noise is 0 and the output is
+    the snapped input; an input outside [-B, B] is clamped first. B = 2**45, eps = 0.5: Lambda = 4."""
+    class Draws:                                  # coins 0 (sign +1), then the given uniforms
+        def __init__(self, u):
+            self.u = np.asarray(u, dtype=float)
+
+        def integers(self, low, high, size):
+            return np.zeros(size, dtype=np.int64)
+
+        def random(self, size):
+            return self.u.copy()
+
+    snap = benchmark._snapping
+    # U = 0 -> ln 1 = 0: 1.9 rounds to 0 (were it U = 2, 1.9 + 2.125 ln 2 = 3.37 would round to 4)
+    assert snap(np.array([1.9]), 2, Draws([0.0, 0.0]), epsilon=0.5, bound=2.0**45).tolist() == [0.0, 0.0]
+    # U = e**-1: y = loc - 2.125; loc = +-2**45 for inputs beyond the bound (2**45 - 2.125 rounds to 2**45 - 4)
+    e1 = math.exp(-1.0)
+    for x, want in ((2.0**46, 2.0**45 - 4), (-(2.0**46), -(2.0**45)), (10.0, 8.0)):
+        assert snap(np.array([x]), 1, Draws([e1]), epsilon=0.5, bound=2.0**45).tolist() == [want], x
+
+
+# ---------------------------------------------------------------- report noisy max rows
+def test_index_rows_release_flawed_indices_unchanged():
+    # kills _noisy_max mutmut_16 (the index snapped as if it were a value: the same numbers, but
+    # floats instead of the integer indices flawed.noisy_max releases); by coupled seeds
+    from dpnotes import flawed
+
+    cases = {c.key: c for c in benchmark.benchmark_cases()}
+    x = np.array([1.0, 0.0, 3.0, 2.0, 3.0])
+    for key, noise in (("ReportNoisyMax1", "laplace"), ("ReportNoisyMax2", "exponential")):
+        out = cases[key].mechanism(x, 300, np.random.default_rng(5))
+        ref = flawed.noisy_max(x, 0.1, 300, rng=np.random.default_rng(5), noise=noise, release="index")
+        assert out.dtype.kind == "i" and np.array_equal(out, ref)
+    for key, noise in (("ReportNoisyMax3", "laplace"), ("ReportNoisyMax4", "exponential")):
+        out = cases[key].mechanism(x, 300, np.random.default_rng(5))
+        ref = flawed.noisy_max(x, 0.1, 300, rng=np.random.default_rng(5), noise=noise, release="value")
+        assert np.array_equal(out, np.round(ref * 2**20) / 2**20) and not np.array_equal(out, ref)

@@ -159,3 +159,34 @@ def test_index_rows_release_flawed_indices_unchanged():
         out = cases[key].mechanism(x, 300, np.random.default_rng(5))
         ref = flawed.noisy_max(x, 0.1, 300, rng=np.random.default_rng(5), noise=noise, release="value")
         assert np.array_equal(out, np.round(ref * 2**20) / 2**20) and not np.array_equal(out, ref)
+
+
+# ---------------------------------------------------------------- one-value mechanisms
+def test_one_value_mechanisms_take_a_scalar_as_a_one_value_array():
+    # kills the reshape(None) mutants of the one-value mechanisms (_numpy_laplace mutmut_8...):
+    # audit_pair(mechanism, 0, 1, ...) hands them a 0-d value, the benchmark's pairs a shape (1,)
+    # array; by coupled seeds both give the same outputs
+    cases = benchmark.benchmark_cases() + benchmark.floating_point_cases()
+    one_value = [c for c in cases if c.x.shape == (1,)]
+    assert {c.key for c in one_value} == {"LaplaceMechanism", "TruncatedGeometricMechanism", "Rappor",
+                                          "OneTimeRappor", "LaplaceParallel", "floating_point", "floating_fixed"}
+    for c in one_value:
+        v = float(c.x_prime[0])
+        a = c.mechanism(np.float64(v), 50, np.random.default_rng(6))
+        b = c.mechanism(np.array([v]), 50, np.random.default_rng(6))
+        assert np.array_equal(a, b), c.key
+
+
+def test_geometric_mechanism_by_enumeration_at_eps_1_and_n_2():
+    """Every U in 1..d once (as test_benchmark's enumeration), at eps = 1 and n = 2 instead of the
+    benchmark's 0.1 and 5: k = ceil(ln 2) = 1, d = (2**2 + 1) * 3 = 15, and the tables by hand
+    F = [15 - 2*3, 15 - 4, 15] = [9, 11, 15] (count 0), [2*3, 15 - 2*3, 15] = [6, 9, 15] (count 1),
+    [4, 2*3, 15] = [4, 6, 15] (count 2): counts 9, 2, 4 / 6, 3, 6 / 4, 2, 9 (mirror images)."""
+    # kills _geometric mutmut_10 (n not passed on: the table of n = 5)
+    class EveryInteger:
+        def integers(self, low, high, size):
+            return np.arange(low, high)
+
+    for count, want in ((0, [9, 2, 4]), (1, [6, 3, 6]), (2, [4, 2, 9])):
+        out = benchmark._geometric(np.array([float(count)]), 15, EveryInteger(), epsilon=1.0, n=2)
+        assert np.bincount(out, minlength=3).tolist() == want

@@ -20,6 +20,12 @@ from dpnotes import benchmark
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@pytest.fixture(scope="module")
+def cases():
+    """The benchmark's rows by key (built once per test run: their exact epsilons take a second)."""
+    return {c.key: c for c in benchmark.benchmark_cases() + benchmark.floating_point_cases()}
+
+
 def full(message):
     """A `match` pattern for exactly this message."""
     return "^" + re.escape(message) + "$"
@@ -96,11 +102,10 @@ def test_one_time_rappor_probabilities_away_from_a_half():
 
 
 # ---------------------------------------------------------------- the table's configuration
-def test_full_table_ran_each_row_with_its_selection_size():
+def test_full_table_ran_each_row_with_its_selection_size(cases):
     # kills the mutants of n_select in benchmark_cases (the small table always lets audit_pair
     # choose, so only the full one shows it): the full table is the cases' configuration
     table = json.loads((ROOT / "chapters" / "auditing" / "benchmark-table.json").read_text())
-    cases = {c.key: c for c in benchmark.benchmark_cases() + benchmark.floating_point_cases()}
     chosen = {r["key"]: r["n_select"] for r in table["rows"] if cases[r["key"]].n_select is not None}
     assert chosen == {c.key: c.n_select for c in cases.values() if c.n_select is not None}
     assert set(chosen) == {"SparseVectorTechnique1", "SparseVectorTechnique2", "SparseVectorTechnique3",
@@ -144,12 +149,11 @@ def test_snapping_counts_a_zero_draw_as_one_and_clamps_its_input():
 
 
 # ---------------------------------------------------------------- report noisy max rows
-def test_index_rows_release_flawed_indices_unchanged():
+def test_index_rows_release_flawed_indices_unchanged(cases):
     # kills _noisy_max mutmut_16 (the index snapped as if it were a value: the same numbers, but
     # floats instead of the integer indices flawed.noisy_max releases); by coupled seeds
     from dpnotes import flawed
 
-    cases = {c.key: c for c in benchmark.benchmark_cases()}
     x = np.array([1.0, 0.0, 3.0, 2.0, 3.0])
     for key, noise in (("ReportNoisyMax1", "laplace"), ("ReportNoisyMax2", "exponential")):
         out = cases[key].mechanism(x, 300, np.random.default_rng(5))
@@ -162,12 +166,11 @@ def test_index_rows_release_flawed_indices_unchanged():
 
 
 # ---------------------------------------------------------------- one-value mechanisms
-def test_one_value_mechanisms_take_a_scalar_as_a_one_value_array():
+def test_one_value_mechanisms_take_a_scalar_as_a_one_value_array(cases):
     # kills the reshape(None) mutants of the one-value mechanisms (_numpy_laplace mutmut_8...):
     # audit_pair(mechanism, 0, 1, ...) hands them a 0-d value, the benchmark's pairs a shape (1,)
     # array; by coupled seeds both give the same outputs
-    cases = benchmark.benchmark_cases() + benchmark.floating_point_cases()
-    one_value = [c for c in cases if c.x.shape == (1,)]
+    one_value = [c for c in cases.values() if c.x.shape == (1,)]
     assert {c.key for c in one_value} == {"LaplaceMechanism", "TruncatedGeometricMechanism", "Rappor",
                                           "OneTimeRappor", "LaplaceParallel", "floating_point", "floating_fixed"}
     for c in one_value:
@@ -190,3 +193,46 @@ def test_geometric_mechanism_by_enumeration_at_eps_1_and_n_2():
     for count, want in ((0, [9, 2, 4]), (1, [6, 3, 6]), (2, [4, 2, 9])):
         out = benchmark._geometric(np.array([float(count)]), 15, EveryInteger(), epsilon=1.0, n=2)
         assert np.bincount(out, minlength=3).tolist() == want
+
+
+def test_one_time_rappor_by_coupled_seeds(cases):
+    """One-time RAPPOR (f = 0.95, no instantaneous step) releases the permanent response as 0/1
+    integers: 1 below f/2 = 0.475, 0 in [0.475, 0.95), value 5's Bloom bit above."""
+    mech = cases["OneTimeRappor"].mechanism
+    out = mech(np.array([5.0]), 2000, np.random.default_rng(12))
+    u = np.random.default_rng(12).random((2000, 20))
+    bits = benchmark.rappor_bits(5)
+    want = np.where(u < 0.475, 1, np.where(u < 0.95, 0, bits.astype(int)))
+    assert out.dtype.kind == "i" and np.array_equal(out, want)
+
+
+# ---------------------------------------------------------------- outputs stored by columns
+def test_column_scored_rows_store_their_outputs_by_columns(cases):
+    # _snap_into's docstring: SVT3, SVT34Parallel and NumericalSVT write their outputs by columns
+    # (order "F") so that the audit's column-wise scores read them without a copy
+    for key in ("SparseVectorTechnique3", "SVT34Parallel", "NumericalSVT"):
+        out = cases[key].mechanism(cases[key].x, 40, np.random.default_rng(1))
+        assert out.shape[0] == 40 and out.flags.f_contiguous and not out.flags.c_contiguous, key
+
+
+# ---------------------------------------------------------------- NumericalSVT's codes
+def test_numerical_svt_codes_row_by_row(cases):
+    """Each run: -inf for a bottom, a finite multiple of 2**-20 for a top, nan for every query after
+    the second top and only there; a run with fewer than two tops answers every query. Answers
+    5000 at positions 1 and 6 are certain tops (noise scales 30 and 120), -5000 certain bottoms."""
+    mech = cases["NumericalSVT"].mechanism
+    x = np.r_[-5000.0, 5000.0, 0.0, 1.0, -1.0, 2.0, 5000.0, 0.0]
+    out = mech(x, 3000, np.random.default_rng(13))
+    for row in out:
+        tops = np.flatnonzero(np.isfinite(row))
+        cut = tops[1] + 1 if tops.size == 2 else row.size
+        assert tops.size <= 2 and np.all(np.isnan(row[cut:]))
+        asked = row[:cut]
+        assert np.all(np.isfinite(asked) | (asked == -np.inf))
+        assert np.all(np.ldexp(row[tops], 20) == np.rint(np.ldexp(row[tops], 20)))
+    assert np.all(out[:, 0] == -np.inf) and np.all(np.isfinite(out[:, 1]))
+    assert np.isin(np.isfinite(out[:, 2:6]).sum(axis=1), (0, 1)).all()   # one top more among the middle four at most
+    # the middle four (0, 1, -1, 2 against threshold 1, noise 120) give a top in some runs and none in others
+    middle = np.isfinite(out[:, 2:6]).any(axis=1)
+    assert 0 < middle.mean() < 1
+    assert np.all(np.isfinite(out[~middle, 6])) and np.all(np.isnan(out[middle, 6:]))

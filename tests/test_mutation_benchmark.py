@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dpnotes import benchmark
+from dpnotes import benchmark, flawed
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -152,8 +152,6 @@ def test_snapping_counts_a_zero_draw_as_one_and_clamps_its_input():
 def test_index_rows_release_flawed_indices_unchanged(cases):
     # kills _noisy_max mutmut_16 (the index snapped as if it were a value: the same numbers, but
     # floats instead of the integer indices flawed.noisy_max releases); by coupled seeds
-    from dpnotes import flawed
-
     x = np.array([1.0, 0.0, 3.0, 2.0, 3.0])
     for key, noise in (("ReportNoisyMax1", "laplace"), ("ReportNoisyMax2", "exponential")):
         out = cases[key].mechanism(x, 300, np.random.default_rng(5))
@@ -244,3 +242,27 @@ def test_numerical_svt_codes_row_by_row(cases):
     middle = np.isfinite(out[:, 2:6]).any(axis=1)
     assert 0 < middle.mean() < 1
     assert np.all(np.isfinite(out[~middle, 6])) and np.all(np.isnan(out[middle, 6:]))
+
+
+def test_numerical_svt_answers_every_query_of_a_single_run():
+    # kills _numerical_svt mutmut_38 (the loop stopped while one run was still active, leaving its
+    # queries nan): one run on a certain bottom, two certain tops, then nan after the cut-off
+    mech = benchmark._numerical_svt
+    out = mech(np.array([-5000.0, 5000.0, 5000.0, 0.0]), 1, np.random.default_rng(14))
+    assert out.shape == (1, 4) and out[0, 0] == -np.inf and np.all(np.isfinite(out[0, 1:3])) and np.isnan(out[0, 3])
+    assert abs(out[0, 1] - 5000) < 2000                           # 5000 + Lap(60)
+
+
+def test_svt_rows_pass_their_cut_off_on():
+    # kills _svt mutmut_50 (c not passed to flawed.sparse_vector_variant: the benchmark's rows all
+    # have c = 1, its default): by coupled seeds, Algorithm 1 with cut-off 2 is flawed's
+    x = np.r_[np.full(3, 2.0), np.zeros(3), 3.0]
+
+    def flawed_run(alg, c):
+        ref = flawed.sparse_vector_variant(x, 1.0, 0.1, 400, rng=np.random.default_rng(15), algorithm=alg, c=c)
+        return np.round(ref * 2**20) / 2**20 if alg == 3 else ref      # Algorithm 3's values snapped
+
+    for alg in (1, 3):
+        out = benchmark._svt(x, 400, np.random.default_rng(15), algorithm=alg, threshold=1.0, c=2)
+        assert np.array_equal(out, flawed_run(alg, 2), equal_nan=True), alg
+        assert not np.array_equal(out, flawed_run(alg, 1), equal_nan=True), alg     # the cut-off shows

@@ -1,0 +1,268 @@
+"""Tests of dpnotes.benchmark written to kill the survivors of its mutation run (issue 22).
+
+Each test names the mutants it kills (``mutmut show dpnotes.benchmark.<name>``). Most pin the
+exact error a reader sees for bad input (the parameter, its rule and the value) or a documented
+range at both ends; the others check a result against a value derived by hand from the
+definitions (GeoSample's table for n = 1, the snapping mechanism's lambda), never against the
+module's own output.
+"""
+
+import json
+import math
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from dpnotes import benchmark, flawed
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def cases():
+    """The benchmark's rows by key (built once per test run: their exact epsilons take a second)."""
+    return {c.key: c for c in benchmark.benchmark_cases() + benchmark.floating_point_cases()}
+
+
+def full(message):
+    """A `match` pattern for exactly this message."""
+    return "^" + re.escape(message) + "$"
+
+
+# ---------------------------------------------------------------- bad input, named exactly
+@pytest.mark.parametrize("call,message", [
+    (lambda: benchmark.murmur3_32("abc"), "data must be bytes, got str"),
+    (lambda: benchmark.murmur3_32(b"a", -1), "seed must be an integer in [0, 4294967295], got -1"),
+    (lambda: benchmark.murmur3_32(b"a", 2**32), "seed must be an integer in [0, 4294967295], got 4294967296"),
+    (lambda: benchmark.rappor_bits(1.5), "value must be an integer, got 1.5"),
+    (lambda: benchmark.rappor_bits(1, n_hashes=0), "n_hashes must be an integer >= 1, got 0"),
+    (lambda: benchmark.rappor_bits(1, filter_size=0), "filter_size must be an integer >= 1, got 0"),
+    (lambda: benchmark.rappor_bit_probabilities(1.5), "f must be in [0, 1], got 1.5"),
+    (lambda: benchmark.rappor_bit_probabilities(0.5, 0.3),
+     "p and q must both be given or both be None, got p=0.3, q=None"),
+    (lambda: benchmark.rappor_bit_probabilities(0.5, None, 0.3),
+     "p and q must both be given or both be None, got p=None, q=0.3"),
+    (lambda: benchmark.rappor_bit_probabilities(0.5, 1.3, 0.3), "p must be in [0, 1], got 1.3"),
+    (lambda: benchmark.rappor_bit_probabilities(0.5, 0.3, -0.3), "q must be in [0, 1], got -0.3"),
+    (lambda: benchmark.rappor_pair_epsilon(1.5, 2, 0.5), "value must be an integer, got 1.5"),
+    (lambda: benchmark.rappor_pair_epsilon(1, 2.5, 0.5), "value_prime must be an integer, got 2.5"),
+    (lambda: benchmark.geometric_sample_cdf(1, 0.0, 3), "epsilon must be in (0, 5.43656365691809), got 0"),
+    (lambda: benchmark.geometric_sample_cdf(1, 0.1, 0), "n must be an integer >= 1, got 0"),
+    (lambda: benchmark.geometric_sample_cdf(4, 0.1, 3), "count must be an integer in [0, 3], got 4"),
+    (lambda: benchmark.geometric_sample_cdf(-1, 0.1, 3), "count must be an integer in [0, 3], got -1"),
+    (lambda: benchmark.noisy_max_index_law([1.0, 2.0], 0.1, noise="gauss"),
+     "noise must be 'laplace' or 'exponential', got 'gauss'"),
+    (lambda: benchmark.noisy_max_index_law([1.0, 2.0], 0.0), "epsilon must be > 0, got 0"),
+    (lambda: benchmark._svt(np.zeros(3), 5, np.random.default_rng(0), algorithm=4, threshold=1.0, c=2,
+                            release="index"),
+     "release 'index' needs c = 1 and algorithm 1, 2 or 4, got c=2, algorithm=4"),
+    (lambda: benchmark.numerical_svt_pair_epsilon(np.zeros(3), np.zeros(4)),
+     "x and x_prime must have the same shape, got (3,) and (4,)"),
+    (lambda: benchmark.numerical_svt_pair_epsilon(np.zeros((2, 2)), np.zeros(4)),
+     "x must be a 1-D array, got shape (2, 2)"),
+    (lambda: benchmark.numerical_svt_pair_epsilon(np.zeros(2), np.zeros((2, 1))),
+     "x_prime must be a 1-D array, got shape (2, 1)"),
+    (lambda: benchmark.numerical_svt_pattern_law(np.zeros(2), epsilon=0.0), "epsilon must be > 0, got 0"),
+    (lambda: benchmark.numerical_svt_pattern_law(np.zeros(2), c=0), "c must be an integer >= 1, got 0"),
+])
+def test_bad_input_is_named_with_its_rule_and_value(call, message):
+    # kills the mutants of the names and messages (XX-wrapped or None) and of the bounds passed
+    # to the checks (low=2 for n_hashes, high=n + 1 for count...)
+    with pytest.raises(ValueError, match=full(message)):
+        call()
+
+
+# ---------------------------------------------------------------- documented ranges, both ends
+def test_smallest_filter_and_one_hash_are_allowed():
+    # n_hashes >= 1 and filter_size >= 1: a one-bit filter has its only bit set, and one hash sets one bit
+    assert benchmark.rappor_bits(7, n_hashes=1, filter_size=1).tolist() == [True]
+    # the hashes of "0" with seeds 0..3 fall on 11, 11, 18, 0 (mmh3's values, test_benchmark.py):
+    # one hash sets bit 11 only, two still only 11 (a collision), three add 18
+    assert np.flatnonzero(benchmark.rappor_bits(0, n_hashes=1)).tolist() == [11]
+    assert np.flatnonzero(benchmark.rappor_bits(0, n_hashes=2)).tolist() == [11]
+    assert np.flatnonzero(benchmark.rappor_bits(0, n_hashes=3)).tolist() == [11, 18]
+
+
+def test_geometric_table_for_one_count_by_hand():
+    """n = 1 (the smallest), eps = 0.1: k = ceil(ln 20) = 3, d = (2**4 + 1) * 9**0 = 17;
+    count 0: F(0) = d - 2**3 = 9; count 1 = n (the largest): F(0) = 2**3 * 9**0 = 8."""
+    assert benchmark.geometric_sample_cdf(0, 0.1, 1) == [9, 17]
+    assert benchmark.geometric_sample_cdf(1, 0.1, 1) == [8, 17]
+    # just below 2e, k = ceil(ln(2 / 5.4)) = 0: d = 3 * 2**(n - 1) = 12, F(z < c) = 2**(n - c + z),
+    # F(z >= c) = d - 2**(n - 1 - z + c)
+    assert benchmark.geometric_sample_cdf(2, 5.4, 3) == [2, 4, 8, 12]
+
+
+def test_one_time_rappor_probabilities_away_from_a_half():
+    # q* = 1 - f/2, p* = f/2; with the instantaneous step q* = (1 - f/2) q + (f/2) p, p* = (f/2) q + (1 - f/2) p
+    assert benchmark.rappor_bit_probabilities(0.3) == pytest.approx((0.85, 0.15), abs=1e-15)
+    assert benchmark.rappor_bit_probabilities(0.2, 0.1, 0.7) == pytest.approx((0.64, 0.16), abs=1e-15)
+
+
+# ---------------------------------------------------------------- the table's configuration
+def test_full_table_ran_each_row_with_its_selection_size(cases):
+    # kills the mutants of n_select in benchmark_cases (the small table always lets audit_pair
+    # choose, so only the full one shows it): the full table is the cases' configuration
+    table = json.loads((ROOT / "chapters" / "auditing" / "benchmark-table.json").read_text())
+    chosen = {r["key"]: r["n_select"] for r in table["rows"] if cases[r["key"]].n_select is not None}
+    assert chosen == {c.key: c.n_select for c in cases.values() if c.n_select is not None}
+    assert set(chosen) == {"SparseVectorTechnique1", "SparseVectorTechnique2", "SparseVectorTechnique3",
+                           "SVT34Parallel", "NumericalSVT"}
+
+
+# ---------------------------------------------------------------- the snapping mechanism
+def test_snapping_lambda_by_coupled_seeds_at_a_large_bound():
+    """lambda = (1 + B 2**-49) / eps: at B = 100 the correction is 2e-13 and moves no output, so take
+    B = 2**45 (lambda = 1.0625 / eps) at eps = 0.5: lambda = 2.125, Lambda = 4; outputs are
+    clamp(rint((x + s lambda ln U) / 4) * 4) with s = 1 - 2 * coin, the coins drawn before U."""
+    bound, eps, size = 2.0**45, 0.5, 5000
+    out = benchmark._snapping(np.array([3.0]), size, np.random.default_rng(8), epsilon=eps, bound=bound)
+    rng = np.random.default_rng(8)
+    s = 1.0 - 2.0 * rng.integers(0, 2, size)
+    u = rng.random(size)
+    want = np.rint((3.0 + s * 2.125 * np.log(u)) / 4.0) * 4.0
+    assert np.array_equal(out, want)
+
+
+def test_snapping_counts_a_zero_draw_as_one_and_clamps_its_input():
+    """U = 0 (numpy's random() is in [0, 1)) is taken as U = 1, so the noise is 0 and the output is
+    the snapped input; an input outside [-B, B] is clamped first. B = 2**45, eps = 0.5: Lambda = 4."""
+    class Draws:                                  # coins 0 (sign +1), then the given uniforms
+        def __init__(self, u):
+            self.u = np.asarray(u, dtype=float)
+
+        def integers(self, low, high, size):
+            return np.zeros(size, dtype=np.int64)
+
+        def random(self, size):
+            return self.u.copy()
+
+    snap = benchmark._snapping
+    # U = 0 -> ln 1 = 0: 1.9 rounds to 0 (were it U = 2, 1.9 + 2.125 ln 2 = 3.37 would round to 4)
+    assert snap(np.array([1.9]), 2, Draws([0.0, 0.0]), epsilon=0.5, bound=2.0**45).tolist() == [0.0, 0.0]
+    # U = e**-1: y = loc - 2.125; loc = +-2**45 for inputs beyond the bound (2**45 - 2.125 rounds to 2**45 - 4)
+    e1 = math.exp(-1.0)
+    for x, want in ((2.0**46, 2.0**45 - 4), (-(2.0**46), -(2.0**45)), (10.0, 8.0)):
+        assert snap(np.array([x]), 1, Draws([e1]), epsilon=0.5, bound=2.0**45).tolist() == [want], x
+
+
+# ---------------------------------------------------------------- report noisy max rows
+def test_index_rows_release_flawed_indices_unchanged(cases):
+    # kills _noisy_max mutmut_16 (the index snapped as if it were a value: the same numbers, but
+    # floats instead of the integer indices flawed.noisy_max releases); by coupled seeds
+    x = np.array([1.0, 0.0, 3.0, 2.0, 3.0])
+    for key, noise in (("ReportNoisyMax1", "laplace"), ("ReportNoisyMax2", "exponential")):
+        out = cases[key].mechanism(x, 300, np.random.default_rng(5))
+        ref = flawed.noisy_max(x, 0.1, 300, rng=np.random.default_rng(5), noise=noise, release="index")
+        assert out.dtype.kind == "i" and np.array_equal(out, ref)
+    for key, noise in (("ReportNoisyMax3", "laplace"), ("ReportNoisyMax4", "exponential")):
+        out = cases[key].mechanism(x, 300, np.random.default_rng(5))
+        ref = flawed.noisy_max(x, 0.1, 300, rng=np.random.default_rng(5), noise=noise, release="value")
+        assert np.array_equal(out, np.round(ref * 2**20) / 2**20) and not np.array_equal(out, ref)
+
+
+# ---------------------------------------------------------------- one-value mechanisms
+def test_one_value_mechanisms_take_a_scalar_as_a_one_value_array(cases):
+    # kills the reshape(None) mutants of the one-value mechanisms (_numpy_laplace mutmut_8...):
+    # audit_pair(mechanism, 0, 1, ...) hands them a 0-d value, the benchmark's pairs a shape (1,)
+    # array; by coupled seeds both give the same outputs
+    one_value = [c for c in cases.values() if c.x.shape == (1,)]
+    assert {c.key for c in one_value} == {"LaplaceMechanism", "TruncatedGeometricMechanism", "Rappor",
+                                          "OneTimeRappor", "LaplaceParallel", "floating_point", "floating_fixed"}
+    for c in one_value:
+        v = float(c.x_prime[0])
+        a = c.mechanism(np.float64(v), 50, np.random.default_rng(6))
+        b = c.mechanism(np.array([v]), 50, np.random.default_rng(6))
+        assert np.array_equal(a, b), c.key
+
+
+def test_geometric_mechanism_by_enumeration_at_eps_1_and_n_2():
+    """Every U in 1..d once (as test_benchmark's enumeration), at eps = 1 and n = 2 instead of the
+    benchmark's 0.1 and 5: k = ceil(ln 2) = 1, d = (2**2 + 1) * 3 = 15, and the tables by hand
+    F = [15 - 2*3, 15 - 4, 15] = [9, 11, 15] (count 0), [2*3, 15 - 2*3, 15] = [6, 9, 15] (count 1),
+    [4, 2*3, 15] = [4, 6, 15] (count 2): counts 9, 2, 4 / 6, 3, 6 / 4, 2, 9 (mirror images)."""
+    # kills _geometric mutmut_10 (n not passed on: the table of n = 5)
+    class EveryInteger:
+        def integers(self, low, high, size):
+            return np.arange(low, high)
+
+    for count, want in ((0, [9, 2, 4]), (1, [6, 3, 6]), (2, [4, 2, 9])):
+        out = benchmark._geometric(np.array([float(count)]), 15, EveryInteger(), epsilon=1.0, n=2)
+        assert np.bincount(out, minlength=3).tolist() == want
+
+
+def test_one_time_rappor_by_coupled_seeds(cases):
+    """One-time RAPPOR (f = 0.95, no instantaneous step) releases the permanent response as 0/1
+    integers: 1 below f/2 = 0.475, 0 in [0.475, 0.95), value 5's Bloom bit above."""
+    mech = cases["OneTimeRappor"].mechanism
+    out = mech(np.array([5.0]), 2000, np.random.default_rng(12))
+    u = np.random.default_rng(12).random((2000, 20))
+    bits = benchmark.rappor_bits(5)
+    want = np.where(u < 0.475, 1, np.where(u < 0.95, 0, bits.astype(int)))
+    assert np.array_equal(out, want)
+
+
+def test_rappor_reports_are_stored_one_byte_per_bit(cases):
+    # kills _rappor mutmut_23 and _24 (astype(None): the same 0/1 values as float64): the full-size
+    # audit holds 4 million 20-bit reports per input, 80 MB as int8 and 640 MB as float64
+    for key in ("Rappor", "OneTimeRappor"):
+        out = cases[key].mechanism(np.array([4.0]), 10, np.random.default_rng(0))
+        assert out.dtype == np.int8 and out.shape == (10, 20), key
+
+
+# ---------------------------------------------------------------- outputs stored by columns
+def test_column_scored_rows_store_their_outputs_by_columns(cases):
+    # _snap_into's docstring: SVT3, SVT34Parallel and NumericalSVT write their outputs by columns
+    # (order "F") so that the audit's column-wise scores read them without a copy
+    for key in ("SparseVectorTechnique3", "SVT34Parallel", "NumericalSVT"):
+        out = cases[key].mechanism(cases[key].x, 40, np.random.default_rng(1))
+        assert out.shape[0] == 40 and out.flags.f_contiguous and not out.flags.c_contiguous, key
+
+
+# ---------------------------------------------------------------- NumericalSVT's codes
+def test_numerical_svt_codes_row_by_row(cases):
+    """Each run: -inf for a bottom, a finite multiple of 2**-20 for a top, nan for every query after
+    the second top and only there; a run with fewer than two tops answers every query. Answers
+    5000 at positions 1 and 6 are certain tops (noise scales 30 and 120), -5000 certain bottoms."""
+    mech = cases["NumericalSVT"].mechanism
+    x = np.r_[-5000.0, 5000.0, 0.0, 1.0, -1.0, 2.0, 5000.0, 0.0]
+    out = mech(x, 3000, np.random.default_rng(13))
+    for row in out:
+        tops = np.flatnonzero(np.isfinite(row))
+        cut = tops[1] + 1 if tops.size == 2 else row.size
+        assert tops.size <= 2 and np.all(np.isnan(row[cut:]))
+        asked = row[:cut]
+        assert np.all(np.isfinite(asked) | (asked == -np.inf))
+        assert np.all(np.ldexp(row[tops], 20) == np.rint(np.ldexp(row[tops], 20)))
+    assert np.all(out[:, 0] == -np.inf) and np.all(np.isfinite(out[:, 1]))
+    assert np.isin(np.isfinite(out[:, 2:6]).sum(axis=1), (0, 1)).all()   # one top more among the middle four at most
+    # the middle four (0, 1, -1, 2 against threshold 1, noise 120) give a top in some runs and none in others
+    middle = np.isfinite(out[:, 2:6]).any(axis=1)
+    assert 0 < middle.mean() < 1
+    assert np.all(np.isfinite(out[~middle, 6])) and np.all(np.isnan(out[middle, 6:]))
+
+
+def test_numerical_svt_answers_every_query_of_a_single_run():
+    # kills _numerical_svt mutmut_38 (the loop stopped while one run was still active, leaving its
+    # queries nan): one run on a certain bottom, two certain tops, then nan after the cut-off
+    mech = benchmark._numerical_svt
+    out = mech(np.array([-5000.0, 5000.0, 5000.0, 0.0]), 1, np.random.default_rng(14))
+    assert out.shape == (1, 4) and out[0, 0] == -np.inf and np.all(np.isfinite(out[0, 1:3])) and np.isnan(out[0, 3])
+    assert abs(out[0, 1] - 5000) < 2000                           # 5000 + Lap(60)
+
+
+def test_svt_rows_pass_their_cut_off_on():
+    # kills _svt mutmut_50 (c not passed to flawed.sparse_vector_variant: the benchmark's rows all
+    # have c = 1, its default): by coupled seeds, Algorithm 1 with cut-off 2 is flawed's
+    x = np.r_[np.full(3, 2.0), np.zeros(3), 3.0]
+
+    def flawed_run(alg, c):
+        ref = flawed.sparse_vector_variant(x, 1.0, 0.1, 400, rng=np.random.default_rng(15), algorithm=alg, c=c)
+        return np.round(ref * 2**20) / 2**20 if alg == 3 else ref      # Algorithm 3's values snapped
+
+    for alg in (1, 3):
+        out = benchmark._svt(x, 400, np.random.default_rng(15), algorithm=alg, threshold=1.0, c=2)
+        assert np.array_equal(out, flawed_run(alg, 2), equal_nan=True), alg
+        assert not np.array_equal(out, flawed_run(alg, 1), equal_nan=True), alg     # the cut-off shows

@@ -685,10 +685,6 @@ class BenchmarkCase(NamedTuple):
     n_select: int | None = None  # runs per input that choose the test (None: audit_pair's default)
 
 
-def _ones(k):
-    return np.ones(k)
-
-
 def benchmark_cases() -> list[BenchmarkCase]:
     r"""The twenty mechanisms of DP-Sniper's evaluation, in its configuration, with the book's pairs.
 

@@ -2,7 +2,7 @@
 
 Each test names the mutants it kills (``mutmut show dpnotes.audit.<name>``). Expected values
 come from the definitions, never from the module's own output: error counts of deterministic
-"mechanisms" counted by hand, Clopper--Pearson bounds from ``scipy.stats.beta`` quantiles, the
+"mechanisms" counted by hand, Clopper--Pearson bounds from mpmath (``test_audit.by_hand``), the
 exact messages of bad input (the parameter, the rule and the value).
 """
 
@@ -15,24 +15,12 @@ import pytest
 from scipy import stats
 
 from dpnotes import audit
+from test_audit import by_hand   # the bound written out from mpmath Clopper-Pearson bounds
 
 
 def full(message):
     """A `match` pattern for exactly this message."""
     return "^" + re.escape(message) + "$"
-
-
-def by_hand(fp, n0, fn, n1, delta, confidence):
-    """epsilon_lower_bound's formula from scipy's Beta quantiles (level (1 - c)/2 per rate)."""
-    a = (1 - confidence) / 2
-    p = 1.0 if fp == n0 else stats.beta.ppf(1 - a, fp + 1, n0 - fp)
-    q = 1.0 if fn == n1 else stats.beta.ppf(1 - a, fn + 1, n1 - fn)
-    terms = [0.0]
-    if 1 - delta - q > 0:
-        terms.append(math.log((1 - delta - q) / p))
-    if 1 - delta - p > 0:
-        terms.append(math.log((1 - delta - p) / q))
-    return max(terms)
 
 
 # ---------------------------------------------------------------- audit_test

@@ -3,6 +3,7 @@ experiment and one-run auditing, each against an independent computation (mpmath
 sums, closed forms, exact enumeration of binomial outcomes)."""
 
 import math
+import os
 
 import mpmath as mp
 import numpy as np
@@ -237,14 +238,63 @@ def test_count_errors_exact_on_a_deterministic_mechanism():
     assert audit.count_errors(const, 1, 0, t, n_samples=12_345, rng=np.random.default_rng(0)) == (12_345, 12_345)
 
 
-def test_count_errors_does_not_depend_on_threads():
+@pytest.mark.parametrize("fork", [True, False])
+def test_count_errors_does_not_depend_on_workers(fork, monkeypatch):
+    """The same counts with one worker, with two and three forked processes (Linux), and with
+    threads (the other platforms' workers, forced here)."""
+    monkeypatch.setattr(audit, "_FORK", fork and audit._FORK)
     t = audit.ThresholdTest(lambda y: y[:, 0], 1.0, "y > 1")
     a = audit.count_errors(lap_mech(0.5), 0.0, 1.0, t, n_samples=4_100_000, rng=np.random.default_rng(5))
-    b = audit.count_errors(lap_mech(0.5), 0.0, 1.0, t, n_samples=4_100_000, rng=np.random.default_rng(5), n_jobs=2)
-    assert a == b
+    for jobs in (2, 3):
+        b = audit.count_errors(lap_mech(0.5), 0.0, 1.0, t, n_samples=4_100_000, rng=np.random.default_rng(5),
+                               n_jobs=jobs)
+        assert a == b
     # and the counts have the right law: Pr[Lap(2) > 1] and Pr[1 + Lap(2) <= 1]
     assert a[0] / 4_100_000 == pytest.approx(0.5 * math.exp(-0.5), abs=5 * math.sqrt(0.25 / 4_100_000))
     assert a[1] / 4_100_000 == pytest.approx(0.5, abs=5 * math.sqrt(0.25 / 4_100_000))
+
+
+@pytest.mark.parametrize("fork", [True, False])
+def test_map_jobs_keeps_the_order(fork, monkeypatch):
+    """Results in task order, whatever the workers' number and kind; one task or one worker: no pool."""
+    monkeypatch.setattr(audit, "_FORK", fork and audit._FORK)
+    for tasks, jobs in ((37, 3), (5, 8), (1, 4), (6, 1)):
+        assert audit._map_jobs(lambda i: (i - 3) ** 3, tasks, jobs) == [(i - 3) ** 3 for i in range(tasks)]
+
+
+@pytest.mark.skipif(not audit._FORK, reason="forked workers are Linux's; elsewhere the workers are threads")
+def test_workers_are_processes_on_linux(tmp_path):
+    """With n_jobs = 2 the counted runs are made in other processes, at most two (each call
+    records its process id in a file); with n_jobs = 1 all in this one. The width probe always
+    runs here."""
+    log = tmp_path / "pids"
+
+    def mech(data, size, rng):
+        with open(log, "a") as f:
+            f.write(f"{os.getpid()}\n")
+        return rng.normal(data, 1.0, size)
+
+    t = audit.ThresholdTest(lambda y: y[:, 0], 0.5, "y > 1/2")
+    one = audit.count_errors(mech, 0.0, 1.0, t, n_samples=450_000, rng=np.random.default_rng(3))
+    assert set(log.read_text().split()) == {str(os.getpid())}
+    log.unlink()
+    two = audit.count_errors(mech, 0.0, 1.0, t, n_samples=450_000, rng=np.random.default_rng(3), n_jobs=2)
+    pids = log.read_text().split()
+    assert one == two and len(pids) == 1 + 2 * 5                     # the probe, then 5 chunks per input
+    assert pids[0] == str(os.getpid()) and str(os.getpid()) not in pids[1:] and 1 <= len(set(pids[1:])) <= 2
+
+
+@pytest.mark.parametrize("fork", [True, False])
+def test_an_error_in_a_worker_reaches_the_caller(fork, monkeypatch):
+    """A mechanism whose width changes after the probe: the worker's ValueError is raised here."""
+    monkeypatch.setattr(audit, "_FORK", fork and audit._FORK)
+
+    def mech(data, size, rng):
+        return np.zeros((size, 1 if size == 1 else 2))
+
+    t = audit.ThresholdTest(lambda y: y[:, 0], 0.5, "y > 1/2")
+    with pytest.raises(ValueError, match="same width in every call, got 1 and 2"):
+        audit.count_errors(mech, 0.0, 1.0, t, n_samples=300_000, rng=np.random.default_rng(0), n_jobs=2)
 
 
 def test_audit_pair_on_a_non_private_mechanism_closed_form():

@@ -64,7 +64,8 @@ def test_audit_test_calls_the_mechanism_from_the_callers_thread_unless_told():
     # kills audit_test mutmut_3 (default n_jobs=2) and _37 (n_jobs not passed on to count_errors).
     # The counts do not depend on n_jobs, but where the mechanism runs does: by default (n_jobs=1)
     # only in the calling thread, so a mechanism that is not thread-safe is safe; with n_jobs=2 in
-    # worker threads.
+    # worker threads (here forced: on Linux they would be processes, whose calls this set
+    # would not see; tests/test_audit.py checks those).
     def recording(seen):
         def mech(data, size, rng):
             seen.add(threading.get_ident())
@@ -74,7 +75,9 @@ def test_audit_test_calls_the_mechanism_from_the_callers_thread_unless_told():
     a = audit.audit_test(recording(seen), 0, 3, ABOVE, n_samples=1000, rng=np.random.default_rng(0))
     assert seen == {main}
     seen.clear()
-    b = audit.audit_test(recording(seen), 0, 3, ABOVE, n_samples=1000, rng=np.random.default_rng(0), n_jobs=2)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(audit, "_FORK", False)
+        b = audit.audit_test(recording(seen), 0, 3, ABOVE, n_samples=1000, rng=np.random.default_rng(0), n_jobs=2)
     # the width probe runs in the caller's thread; the counted runs in the pool's
     assert main in seen and len(seen) >= 2
     assert (a.false_positives, a.false_negatives) == (b.false_positives, b.false_negatives) == (300, 400)

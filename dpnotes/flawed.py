@@ -380,52 +380,83 @@ def _first_top_index(answers, threshold, b_rho, b_nu, size, rng):
 
     :math:`\rho` is drawn by the inverse of the Laplace distribution function,
     :math:`\rho = b_\rho\,\mathrm{sign}(W - \tfrac12)\,(-\ln(1 - 2|W - \tfrac12|))` with
-    :math:`W` uniform (every step exact in floating point but the logarithm), and
-    :math:`F_\nu(t) = \tfrac12 e^{t/b_\nu}` for :math:`t < 0`,
-    :math:`1 - \tfrac12 e^{-t/b_\nu}` otherwise, once for each distinct answer (as
-    :math:`\tfrac12 + \mathrm{sign}(t)(\tfrac12 - h)`, :math:`h = \tfrac12 e^{-|t|/b_\nu}`, to
-    within :math:`2^{-54}`: only absolute errors matter, since
-    :math:`\Pr[S_j > V]` moves by the absolute error of :math:`S_j`). No query
-    noise is drawn: a run costs two uniforms, one logarithm, one exponential per distinct
-    answer and a product and a comparison per query, where the algorithm itself draws a
-    Laplace variable per query it reaches. Written with numpy by hand (scipy.stats' Laplace
-    functions would allocate per call and be several times slower on the audit's hot path);
-    the tests compare the law with the exact one and with the direct sampler.
+    :math:`W` uniform (every step exact in floating point but the logarithm; :math:`W = 0`,
+    of probability :math:`2^{-53}`, gives :math:`\rho = -\infty` and so :math:`J = 0`). With
+    :math:`t = \rho / b_\nu` and :math:`s = (f - T) / b_\nu`, the Laplace distribution function
+    is :math:`F_\nu(T + \rho - f) = F(t - s)`, :math:`F(u) = \tfrac12 e^{u}` for :math:`u < 0` and
+    :math:`1 - \tfrac12 e^{-u}` otherwise, which is also
+    :math:`F(u) = \min(\tfrac12 e^{u}, \max(1 - \tfrac12 e^{-u}, \tfrac12))` (for :math:`u < 0`
+    the second term is :math:`\tfrac12`; for :math:`u \ge 0` it is the smaller, as
+    :math:`e^u + e^{-u} \ge 2`). So one exponential :math:`e^{t}` and its reciprocal per run
+    give every distinct answer's :math:`F` by products with the constants
+    :math:`\tfrac12 e^{\mp s}`, to within a few units of :math:`2^{-53}` (only absolute errors
+    matter, since :math:`\Pr[S_j > V]` moves by the absolute error of :math:`S_j`). Where
+    these constants or :math:`e^{t}` could leave the range of a double (:math:`|s|` or
+    :math:`|t| \le 53 \ln 2 \cdot b_\rho / b_\nu` above 700), each :math:`F` takes its own
+    exponential instead, as :math:`\tfrac12 + \mathrm{sign}(u)(\tfrac12 - \tfrac12 e^{-|u|})`.
+    No query noise is drawn: a run costs two uniforms, one logarithm, one exponential and a
+    division, a few products per distinct answer and a product and a comparison per query,
+    where the algorithm itself draws a Laplace variable per query it reaches. Written with
+    numpy by hand (scipy.stats' Laplace functions would allocate per call and be several
+    times slower on the audit's hot path); the tests compare each run with scipy's Laplace
+    functions from the same seed, and the law with the exact one and with the direct sampler.
 
     Takes checked arguments (``answers`` a non-empty float array, the scales ``> 0``) and
     returns ``size`` positions, int8 when ``k < 127``: ``j < k`` the (0-based) query of the
     first top, ``k`` none.
     """
     values, group = np.unique(answers, return_inverse=True)
-    shift = (values - threshold) / b_nu           # F_nu(T + rho - f) = F_1(rho / b_nu - shift)
+    shift = (values - threshold) / b_nu           # F_nu(T + rho - f) = F(rho / b_nu - shift)
     ratio = b_rho / b_nu
+    # |rho / b_nu| <= 53 ln 2 * ratio < 36.75 * ratio (-ln of a nonzero multiple of 2**-53)
+    one_exp = 36.75 * ratio <= 700.0 and float(np.max(np.abs(shift))) <= 700.0
+    if one_exp:
+        below = (0.5 * np.exp(-shift))[:, None]   # F(t - s) for t < s: e^t times this
+        above = (-0.5 * np.exp(shift))[:, None]   # 1 - F(t - s) for t >= s: -e^-t times this
     out = np.empty(size, dtype=np.int8 if answers.size < 127 else np.int64)
+    # work arrays, reused by every block
+    block = min(_SUB, size)
+    bottom, spare = np.empty((values.size, block)), np.empty((values.size, block))
+    s, e, hit = np.empty(block), np.empty(block), np.empty(block, dtype=bool)
+    step = hit.view(np.int8) if out.dtype == np.int8 else hit
     for start in range(0, size, _SUB):
         n = min(_SUB, size - start)
         w, v = rng.random((2, n))
         # rho / b_nu by the Laplace inverse distribution function: s = W - 1/2 gives the sign,
-        # 1 - 2|s| a uniform on (0, 1] (exact: W is a multiple of 2**-53), -log of it Exp(1)
+        # 1 - 2|s| a uniform on [0, 1] (exact: W is a multiple of 2**-53), -log of it Exp(1)
         w -= 0.5
         t = np.abs(w)
         t *= -2.0
         np.log1p(t, out=t)                         # log(1 - 2|s|) = -E
         np.copysign(t, w, out=t)                   # +-E, the sign of s
-        t *= ratio                                 # rho / b_nu
+        t *= ratio                                 # t = rho / b_nu
         # every distinct answer at once (one row each): few numpy calls, whose overhead
         # would otherwise cost as much as the arithmetic on blocks of this size
-        u = np.subtract(t, shift[:, None])         # (T + rho - f) / b_nu
-        bottom = np.abs(u)
-        np.subtract(-_LOG2, bottom, out=bottom)
-        np.exp(bottom, out=bottom)                 # h = e^{-|u|} / 2
-        np.subtract(0.5, bottom, out=bottom)
-        np.copysign(bottom, u, out=bottom)         # 1/2 - h for u >= 0, h - 1/2 for u < 0
-        bottom += 0.5                              # F: 1 - h, or h (to within 2**-54)
-        j = out[start:start + n]
-        s = bottom[group[0]].copy()                # S_0
-        np.greater(s, v, out=j, casting="unsafe")
+        f, g = bottom[:, :n], spare[:, :n]
+        if one_exp:
+            np.exp(t, out=e[:n])
+            np.multiply(e[:n], below, out=f)       # e^{t - s} / 2
+            np.divide(1.0, e[:n], out=e[:n])
+            np.multiply(e[:n], above, out=g)
+            g += 1.0                               # 1 - e^{s - t} / 2
+            np.maximum(g, 0.5, out=g)
+            np.minimum(f, g, out=f)                # F(t - s)
+        else:
+            np.subtract(t, shift[:, None], out=g)  # u = t - s
+            np.abs(g, out=f)
+            np.subtract(-_LOG2, f, out=f)
+            np.exp(f, out=f)                       # h = e^{-|u|} / 2
+            np.subtract(0.5, f, out=f)
+            np.copysign(f, g, out=f)               # 1/2 - h for u >= 0, h - 1/2 for u < 0
+            f += 0.5                               # F: 1 - h, or h
+        j, sj, hj = out[start:start + n], s[:n], hit[:n]
+        np.copyto(sj, f[group[0]])                 # S_0
+        np.greater(sj, v, out=hj)
+        np.copyto(j, hj)
         for i in range(1, answers.size):
-            s *= bottom[group[i]]                  # S_i
-            j += s > v
+            np.multiply(sj, f[group[i]], out=sj)   # S_i
+            np.greater(sj, v, out=hj)
+            np.add(j, step[:n], out=j)
     return out
 
 

@@ -45,6 +45,9 @@ def _reference(answers, threshold, b_rho, b_nu, size, seed):
     (np.r_[np.full(8, 3.0), 5.0, 0.0], 1.0, A4),                 # the benchmark's pair
     (np.r_[np.full(8, 4.0), 4.0, 0.0], 1.0, A4),
     (np.array([2.5, -30.0, 7.0, 0.0, 7.0, 90.0, -1.0]), -2.0, (3.0, 11.0)),   # asymmetric, distinct values
+    # rho / b_nu and (f - T) / b_nu near 1000: e^(rho / b_nu) would overflow, so each answer
+    # takes its own exponential (with one e^(rho / b_nu) for all, F would be 1 where it is not)
+    (np.array([800.0, 1000.0, 950.0, 1200.0, 1500.0, 1490.0, 2000.0]), 0.0, (1000.0, 1.0)),
 ])
 def test_first_top_by_coupled_seeds(answers, threshold, scales):
     """Run by run, across two blocks of _SUB runs: equal to the scipy recomputation except where

@@ -339,6 +339,22 @@ def test_every_figure_has_alt_text(site):
     assert not problems, f"{len(problems)} figure(s) without alt text:\n" + "\n".join(problems)
 
 
+def test_saved_doctrees_hold_only_their_own_page(site):
+    """Every node of every saved doctree points to that page's document. MyST parses an
+    {eval-rst} block (the API pages' automodule) into a document of its own whose settings hold
+    Sphinx's build environment; nodes left pointing to it made each API page's doctree carry a
+    copy of the environment (0.7-0.9 MB each) and the build read it back (_ext/dpnotes_build.py,
+    item 6)."""
+    import pickle
+
+    trees = sorted((site.parent / ".doctrees").rglob("*.doctree"))
+    assert len(trees) > 50 and any("appendices/api" in t.as_posix() for t in trees)
+    for tree in trees:
+        doc = pickle.loads(tree.read_bytes())
+        strays = sum(1 for node in doc.findall() if node.document is not doc)
+        assert strays == 0, f"{tree.relative_to(site.parent)}: {strays} nodes point to another document"
+
+
 def test_no_page_shows_a_warning(site):
     """A cell's stderr (a RuntimeWarning, a deprecation) is output the prose does not explain."""
     problems = sitecheck.check_cell_stderr(site)

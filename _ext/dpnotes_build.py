@@ -62,14 +62,27 @@ Sphinx's whole build environment. Sphinx saves each page's doctree by pickling i
 nodes point to, so every API page's doctree also carried the environment (0.7 to 0.9 MB each,
 against 9 to 90 KB for the page itself), and reading them back cost the build seconds. When
 a page has been read, its nodes are made to point to the page's own document.
+
+7. Reading the pages while the chapters are executed.
+
+``scripts/book.py`` (``make book``) executes the chapters with a kernel per core and runs this
+build at the same time, naming in ``DPNOTES_EXECUTING`` a folder with the chapters being
+executed (``todo.json``, in the kernels' order) and a marker file for each one done. The build
+then reads every other page first (the API reference, the appendices), and each of those
+chapters in the kernels' order, once its marker exists, from the Jupyter cache as usual. A
+chapter whose execution failed has a marker too: myst-nb, finding it uncached, executes it and
+reports the error. Without the variable (``jupyter-book build`` run directly, or the tests'
+builds, which are seeded with executed chapters) nothing changes.
 """
 
 from __future__ import annotations
 
 import html
+import json
 import os
 import re
 import shutil
+import time
 from pathlib import Path
 
 
@@ -222,6 +235,42 @@ def _own_document(app, doctree) -> None:
             node.document = doctree
 
 
+EXECUTION_WAIT = 3600      # seconds a page waits for its chapter's kernel, then myst-nb executes it
+
+
+def execution_marker(folder: Path, docname: str) -> Path:
+    """The file that says the chapter ``docname`` is executed, or failed (``scripts/book.py`` writes it)."""
+    return Path(folder) / (docname.replace("/", "__") + ".done")
+
+
+def _executing() -> tuple[Path, list[str]] | None:
+    """The folder and the chapters (docnames, in execution order) that ``scripts/book.py`` is
+    executing while this build runs (item 7 above), or None."""
+    folder = os.environ.get("DPNOTES_EXECUTING")
+    if not folder or not (Path(folder) / "todo.json").is_file():
+        return None
+    return Path(folder), json.loads((Path(folder) / "todo.json").read_text())
+
+
+def _read_executed_last(app, env, docnames) -> None:
+    """Read the other pages first, then the chapters being executed, in the kernels' order."""
+    executing = _executing()
+    if executing is not None:
+        order = {name: i for i, name in enumerate(executing[1])}
+        docnames.sort(key=lambda name: (name in order, order.get(name, 0)))
+
+
+def _wait_for_execution(app, docname, source) -> None:
+    """Before a chapter being executed is read: wait for its marker (cached, or failed)."""
+    executing = _executing()
+    if executing is None or docname not in executing[1]:
+        return
+    done = execution_marker(executing[0], docname)
+    deadline = time.monotonic() + EXECUTION_WAIT
+    while not done.exists() and time.monotonic() < deadline:
+        time.sleep(0.02)
+
+
 def _refresh_own_static(app, exception) -> None:
     """Sphinx copies ``_static/`` only when some page was rewritten: an edit to the book's own CSS
     alone left the old file in the site. Copy the book's ``_static/`` files that differ."""
@@ -239,6 +288,8 @@ def setup(app):
     configure_nbclient()
     app.connect("build-finished", _refresh_own_static)
     app.connect("doctree-read", _own_document)
+    app.connect("env-before-read-docs", _read_executed_last)
+    app.connect("source-read", _wait_for_execution)
     app.add_directive_to_domain("glue", "figure", _alt_glue_figure(), override=True)
     app.add_config_value("dpnotes_mathjax_dir", None, "env")
     app.connect("builder-inited", _share_html_handlers)

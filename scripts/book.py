@@ -3,11 +3,13 @@
     .venv/bin/python scripts/book.py html   [--path-output DIR] [--jobs N]
     .venv/bin/python scripts/book.py pdf    [--path-output DIR] [--jobs N]
 
-Both first execute, ``--jobs`` at a time (default: one per core), the chapters that the
-Jupyter cache of the build lacks, then run ``jupyter-book build . -W -n --keep-going``,
-which finds every notebook already executed and only renders the pages (Jupyter Book
-itself executes notebooks one after another). A notebook that fails is left to the build,
-which executes it again and reports the error with its traceback.
+Both execute, ``--jobs`` at a time (default: one per core), the chapters that the Jupyter
+cache of the build lacks, and meanwhile run ``jupyter-book build . -W -n --keep-going``, which
+finds every notebook already executed and only renders the pages (Jupyter Book itself executes
+notebooks one after another). The build reads the other pages first and then each chapter as
+soon as it is executed (``DPNOTES_EXECUTING``, ``_ext/dpnotes_build.py``), so that reading the
+pages overlaps executing the chapters. A notebook that fails is left to the build, which
+executes it again and reports the error with its traceback.
 
 ``pdf`` builds the single-page HTML edition and prints it with headless Chromium to
 ``_build/pdf/dpnotes.pdf`` (see ``tests/pdfbook.py`` for why this route), copies it into
@@ -19,24 +21,57 @@ with a font that has their glyphs.
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "_ext"))
 import nbcache  # noqa: E402
+from dpnotes_build import execution_marker  # noqa: E402
 
 JB = Path(sys.executable).with_name("jupyter-book")
 
 
-def jupyter_book(builder: str, out: Path) -> int:
+def jupyter_book(builder: str, out: Path, env: dict | None = None) -> int:
     cmd = [str(JB), "build", str(ROOT), "-W", "-n", "--keep-going", "--builder", builder]
     if out != ROOT:
         cmd += ["--path-output", str(out)]
-    return subprocess.run(cmd, cwd=ROOT).returncode
+    return subprocess.run(cmd, cwd=ROOT, env=env).returncode
+
+
+def execute_and_build(builder: str, out: Path, jobs: int | None) -> int:
+    """Execute the chapters the cache lacks while ``jupyter-book`` builds with ``builder``.
+
+    The chapters to execute are listed, in the order the kernels take them, in
+    ``_build/.executing/todo.json``; each gets a marker file when it is cached (or has failed).
+    The build, told where by ``DPNOTES_EXECUTING``, reads every other page first and waits for a
+    chapter's marker before reading it (``_ext/dpnotes_build.py``)."""
+    build = out / "_build"
+    cache = build / ".jupyter_cache"
+    todo = nbcache.uncached(cache, nbcache.toc_notebooks())
+    if not todo:
+        return jupyter_book(builder, out)
+    status = build / ".executing"
+    shutil.rmtree(status, ignore_errors=True)
+    status.mkdir(parents=True)
+    docnames = [p.resolve().relative_to(ROOT).with_suffix("").as_posix() for p in todo]
+    (status / "todo.json").write_text(json.dumps(docnames))
+    by_path = dict(zip(map(str, todo), docnames))
+    executor = threading.Thread(target=nbcache.execute_missing, args=(cache, todo),
+                                kwargs={"jobs": jobs, "done": lambda p: execution_marker(status, by_path[str(p)]).touch()})
+    executor.start()
+    try:
+        return jupyter_book(builder, out, {**os.environ, "DPNOTES_EXECUTING": str(status)})
+    finally:
+        executor.join()
+        shutil.rmtree(status, ignore_errors=True)
 
 
 def main() -> int:
@@ -48,12 +83,11 @@ def main() -> int:
     out = args.path_output.resolve()
     build = out / "_build"
     t0 = time.perf_counter()
-    nbcache.execute_missing(build / ".jupyter_cache", nbcache.toc_notebooks(), jobs=args.jobs)
     if args.target == "html":
-        rc = jupyter_book("html", out)
+        rc = execute_and_build("html", out, args.jobs)
         print(f"\nbuilt in {time.perf_counter() - t0:.0f} s")
         return rc
-    rc = jupyter_book("singlehtml", out)
+    rc = execute_and_build("singlehtml", out, args.jobs)
     if rc != 0:
         return rc
     import pdfbook

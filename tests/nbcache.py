@@ -244,13 +244,29 @@ class _Kernel:
             run_sync(self.km.shutdown_kernel)(now=True)
 
 
+def uncached(cache_dir: Path, paths: list[Path]) -> list[Path]:
+    """The notebooks of ``paths`` (in their order) whose current source the Jupyter cache lacks."""
+    from jupyter_cache import get_cache
+
+    cache = get_cache(str(cache_dir))
+    todo = []
+    for p in paths:
+        try:
+            cache.match_cache_notebook(read_notebook(p))
+        except KeyError:
+            todo.append(Path(p))
+    return todo
+
+
 def execute_missing(cache_dir: Path, paths: list[Path], jobs: int | None = None,
-                    timeout: int = EXECUTION_TIMEOUT, log=print) -> dict[str, str | None]:
+                    timeout: int = EXECUTION_TIMEOUT, log=print, done=None) -> dict[str, str | None]:
     """Execute, ``jobs`` at a time, the notebooks of ``paths`` that the cache lacks, and cache them.
 
     Each of ``jobs`` threads drives one kernel (:class:`_Kernel`) through the notebooks it takes
-    from a shared queue. A notebook whose execution fails is not cached: the book's build then
-    executes it again and reports the error with its traceback. Returns ``{path: error or None}``.
+    from a shared queue, in the order of ``paths``. A notebook whose execution fails is not
+    cached: the book's build then executes it again and reports the error with its traceback.
+    ``done(path)``, if given, is called when a notebook is cached or has failed (and for every
+    notebook not executed, should this end early). Returns ``{path: error or None}``.
     """
     import queue
     import threading
@@ -259,12 +275,7 @@ def execute_missing(cache_dir: Path, paths: list[Path], jobs: int | None = None,
     from jupyter_cache.base import CacheBundleIn
 
     cache = get_cache(str(cache_dir))
-    todo = []
-    for p in paths:
-        try:
-            cache.match_cache_notebook(read_notebook(p))
-        except KeyError:
-            todo.append(str(p))
+    todo = [str(p) for p in uncached(cache_dir, paths)]
     jobs = jobs or os.cpu_count() or 2
     results: dict[str, str | None] = {}
     if not todo:
@@ -297,15 +308,22 @@ def execute_missing(cache_dir: Path, paths: list[Path], jobs: int | None = None,
                         log(f"  {rel}: {secs:.1f} s")
                     else:
                         log(f"  {rel}: FAILED ({err.splitlines()[0][:200]}); the build will report it")
+                if done is not None:
+                    done(path)
         finally:
             kernel.shutdown()
 
     # daemon threads: Ctrl-C ends the build at once (an orphaned kernel exits with its parent)
     threads = [threading.Thread(target=worker, name=f"nbexec-{i}", daemon=True) for i in range(min(jobs, len(todo)))]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        if done is not None:               # whatever was not executed: a waiting build goes on
+            for path in set(todo) - set(results):
+                done(path)
     log(f"executed in {time.perf_counter() - t0:.1f} s")
     return results
 

@@ -351,3 +351,112 @@ def test_sidebar_toggles_are_named_after_their_page():
     assert '<summary aria-label="Sections of Errata &amp; more">' in text and text.count("aria-label") == 1
     soup = dpnotes_build.label_toggles(BeautifulSoup(nav, "html.parser"))
     assert [s["aria-label"] for s in soup.select("summary")] == ["Sections of Errata & more"]
+
+
+def _build_extension():
+    sys.path.insert(0, str(ROOT / "_ext"))
+    import dpnotes_build
+
+    return dpnotes_build
+
+
+def test_the_build_reads_other_pages_first_then_chapters_as_they_are_executed(tmp_path, monkeypatch):
+    """make book reads the pages while the chapters are executed (_ext/dpnotes_build.py, item 7):
+    the chapters being executed are read last, in the kernels' order, each once its marker
+    exists; without DPNOTES_EXECUTING nothing changes."""
+    import json
+    import threading
+    import time
+
+    ext = _build_extension()
+    docs = ["chapters/a/x", "chapters/b/api", "intro", "chapters/a/y", "chapters/c/z"]
+    unchanged = list(docs)
+    monkeypatch.delenv("DPNOTES_EXECUTING", raising=False)
+    ext._read_executed_last(None, None, docs)
+    assert docs == unchanged
+    t0 = time.monotonic()
+    ext._wait_for_execution(None, "chapters/c/z", [""])
+    assert time.monotonic() - t0 < 0.5
+    (tmp_path / "todo.json").write_text(json.dumps(["chapters/c/z", "chapters/a/x"]))
+    monkeypatch.setenv("DPNOTES_EXECUTING", str(tmp_path))
+    ext._read_executed_last(None, None, docs)
+    assert docs == ["chapters/b/api", "intro", "chapters/a/y", "chapters/c/z", "chapters/a/x"]
+    # a page not being executed is read at once; a chapter waits for its marker
+    t0 = time.monotonic()
+    ext._wait_for_execution(None, "intro", [""])
+    assert time.monotonic() - t0 < 0.5
+    marker = ext.execution_marker(tmp_path, "chapters/c/z")
+    threading.Timer(0.4, marker.touch).start()
+    t0 = time.monotonic()
+    ext._wait_for_execution(None, "chapters/c/z", [""])
+    assert 0.35 < time.monotonic() - t0 < 5 and marker.exists()
+
+
+def test_make_book_executes_while_it_builds(tmp_path, monkeypatch):
+    """scripts/book.py: the chapters the cache lacks are listed in execution order, the build runs
+    at the same time with DPNOTES_EXECUTING, each chapter gets its marker when executed, and the
+    folder is gone afterwards. Kernels and the build replaced by stand-ins that record what they see."""
+    import json
+
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import book
+
+    ext = _build_extension()
+    monkeypatch.setattr(ext, "EXECUTION_WAIT", 3)
+    chapters = [ROOT / "chapters" / "why-dp" / "anonymization.md", ROOT / "chapters" / "definition" / "definition.md"]
+    seen = {}
+
+    def execute(cache, todo, jobs=None, done=None):
+        for p in todo:
+            done(p)
+
+    def build(builder, out, env=None):
+        folder = Path(env["DPNOTES_EXECUTING"])
+        seen["todo"], seen["builder"], seen["folder"] = json.loads((folder / "todo.json").read_text()), builder, folder
+        with monkeypatch.context() as m:          # as the extension in the build's process
+            m.setenv("DPNOTES_EXECUTING", str(folder))
+            for name in seen["todo"]:
+                ext._wait_for_execution(None, name, [""])
+                seen.setdefault("marked", []).append(ext.execution_marker(folder, name).exists())
+        return 7
+
+    monkeypatch.setattr(book.nbcache, "uncached", lambda cache, paths: chapters)
+    monkeypatch.setattr(book.nbcache, "execute_missing", execute)
+    monkeypatch.setattr(book, "jupyter_book", build)
+    assert book.execute_and_build("html", tmp_path, jobs=1) == 7
+    assert seen["todo"] == ["chapters/why-dp/anonymization", "chapters/definition/definition"]
+    assert seen["marked"] == [True, True] and seen["builder"] == "html" and not seen["folder"].exists()
+    # nothing to execute: the build alone, without the variable
+    monkeypatch.setattr(book.nbcache, "uncached", lambda cache, paths: [])
+    monkeypatch.setattr(book, "jupyter_book", lambda builder, out, env=None: 0 if env is None else 1)
+    assert book.execute_and_build("html", tmp_path, jobs=1) == 0
+
+
+def test_execute_missing_marks_every_notebook_done_even_a_failed_one(tmp_path, monkeypatch):
+    """nbcache.execute_missing calls done(path) for each notebook it executes, cached or failed
+    (a build waiting for it must go on and report the failure), and only the good one is cached.
+    Kernels replaced by a stand-in."""
+    import nbcache
+
+    pages = []
+    for name in ("good", "bad"):
+        page = tmp_path / f"{name}.md"
+        page.write_text(FRONT + f"\n# {name}\n\n```{{code-cell}} ipython3\n{name} = 1\n```\n")
+        pages.append(page)
+
+    class Kernel:
+        def __init__(self, timeout):
+            pass
+
+        def execute(self, path):
+            return nbcache.read_notebook(Path(path)), 0.1, (None if "good" in path else "RuntimeError: boom")
+
+        def shutdown(self):
+            pass
+
+    monkeypatch.setattr(nbcache, "_Kernel", Kernel)
+    marked = []
+    cache = tmp_path / "cache"
+    results = nbcache.execute_missing(cache, pages, jobs=2, log=lambda *a: None, done=marked.append)
+    assert sorted(marked) == sorted(map(str, pages)) and results == {str(pages[0]): None, str(pages[1]): "RuntimeError: boom"}
+    assert nbcache.uncached(cache, pages) == [pages[1]]

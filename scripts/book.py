@@ -64,14 +64,14 @@ def execute_and_build(builder: str, out: Path, jobs: int | None) -> int:
     docnames = [p.resolve().relative_to(ROOT).with_suffix("").as_posix() for p in todo]
     (status / "todo.json").write_text(json.dumps(docnames))
     by_path = dict(zip(map(str, todo), docnames))
-    executor = threading.Thread(target=nbcache.execute_missing, args=(cache, todo),
+    # a daemon thread, as nbcache's own: Ctrl-C ends the build at once
+    executor = threading.Thread(target=nbcache.execute_missing, args=(cache, todo), daemon=True,
                                 kwargs={"jobs": jobs, "done": lambda p: execution_marker(status, by_path[str(p)]).touch()})
     executor.start()
-    try:
-        return jupyter_book(builder, out, {**os.environ, "DPNOTES_EXECUTING": str(status)})
-    finally:
-        executor.join()
-        shutil.rmtree(status, ignore_errors=True)
+    rc = jupyter_book(builder, out, {**os.environ, "DPNOTES_EXECUTING": str(status)})
+    executor.join()
+    shutil.rmtree(status, ignore_errors=True)
+    return rc
 
 
 def main() -> int:

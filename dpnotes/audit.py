@@ -552,11 +552,15 @@ def _map_jobs(job, n_tasks: int, n_jobs: int) -> list:
         return [job(i) for i in range(n_tasks)]
     workers = min(n_jobs, n_tasks)
     if _FORK:
-        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"),
-                                 initializer=_install_job, initargs=(job,)) as pool:
-            return list(pool.map(_call_job, range(n_tasks), chunksize=max(1, min(16, n_tasks // (4 * workers)))))
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        return list(pool.map(job, range(n_tasks)))
+        pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"),
+                                   initializer=_install_job, initargs=(job,))
+        call, chunk = _call_job, max(1, min(16, n_tasks // (4 * workers)))
+    else:
+        pool, call, chunk = ThreadPoolExecutor(max_workers=workers), job, 1
+    try:
+        return list(pool.map(call, range(n_tasks), chunksize=chunk))
+    finally:                # after an error, the tasks not yet started are dropped, not run
+        pool.shutdown(cancel_futures=True)
 
 
 def audit_test(mechanism, x, x_prime, test, *, n_samples, rng, confidence=0.95, delta=0.0, n_jobs=1) -> AuditResult:

@@ -285,16 +285,23 @@ def test_workers_are_processes_on_linux(tmp_path):
 
 
 @pytest.mark.parametrize("fork", [True, False])
-def test_an_error_in_a_worker_reaches_the_caller(fork, monkeypatch):
-    """A mechanism whose width changes after the probe: the worker's ValueError is raised here."""
+def test_an_error_in_a_worker_reaches_the_caller_and_stops_the_rest(fork, monkeypatch, tmp_path):
+    """A mechanism whose width changes after the probe: the worker's ValueError is raised here;
+    with worker processes the chunks not yet started are then dropped, not run (each call is
+    logged to a file; threads may well finish all 80 such quick chunks before the error is seen)."""
     monkeypatch.setattr(audit, "_FORK", fork and audit._FORK)
+    log = tmp_path / "calls"
 
     def mech(data, size, rng):
+        with open(log, "a") as f:
+            f.write("x")
         return np.zeros((size, 1 if size == 1 else 2))
 
     t = audit.ThresholdTest(lambda y: y[:, 0], 0.5, "y > 1/2")
     with pytest.raises(ValueError, match="same width in every call, got 1 and 2"):
-        audit.count_errors(mech, 0.0, 1.0, t, n_samples=300_000, rng=np.random.default_rng(0), n_jobs=2)
+        audit.count_errors(mech, 0.0, 1.0, t, n_samples=4_000_000, rng=np.random.default_rng(0), n_jobs=2)
+    calls = len(log.read_text())                      # the probe, then chunks of the 80
+    assert calls >= 2 and (calls <= 12 or not audit._FORK)
 
 
 def test_audit_pair_on_a_non_private_mechanism_closed_form():

@@ -530,6 +530,11 @@ _JOB = None     # the job of the worker processes being started: they inherit it
 def _install_job(job):
     global _JOB
     _JOB = job
+    # A forked worker starts with a copy of the parent's numpy global generator. A mechanism
+    # should draw only from the generator it is given; one that draws from the global one would
+    # otherwise repeat the other workers' numbers, so each worker gets its own stream (Python's
+    # own `random` reseeds itself in a forked child).
+    np.random.seed()
 
 
 def _call_job(i):

@@ -284,6 +284,27 @@ def test_workers_are_processes_on_linux(tmp_path):
     assert pids[0] == str(os.getpid()) and str(os.getpid()) not in pids[1:] and 1 <= len(set(pids[1:])) <= 2
 
 
+@pytest.mark.skipif(not audit._FORK, reason="forked workers are Linux's; elsewhere the workers are threads")
+def test_forked_workers_do_not_repeat_each_others_global_random_numbers(tmp_path):
+    """A mechanism that breaks the rule and draws from numpy's and Python's global generators:
+    each forked worker has its own streams, so no two chunks start with the same numbers (numpy's
+    is reseeded by the worker's start; Python reseeds its own)."""
+    import random
+
+    log = tmp_path / "firsts"
+
+    def mech(data, size, rng):
+        with open(log, "a") as f:
+            f.write(f"{np.random.random()!r} {random.random()!r}\n")
+        return np.random.random(size) + data
+
+    t = audit.ThresholdTest(lambda y: y[:, 0], 0.5, "y > 1/2")
+    audit.count_errors(mech, 0.0, 1.0, t, n_samples=800_000, rng=np.random.default_rng(3), n_jobs=2)
+    firsts = log.read_text().split("\n")[1:-1]                   # after the probe: the 16 chunks
+    assert len(firsts) == 16
+    assert len({line.split()[0] for line in firsts}) == 16 and len({line.split()[1] for line in firsts}) == 16
+
+
 @pytest.mark.parametrize("fork", [True, False])
 def test_an_error_in_a_worker_reaches_the_caller_and_stops_the_rest(fork, monkeypatch, tmp_path):
     """A mechanism whose width changes after the probe: the worker's ValueError is raised here;

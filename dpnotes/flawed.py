@@ -390,10 +390,12 @@ def _first_top_index(answers, threshold, b_rho, b_nu, size, rng):
     :math:`e^u + e^{-u} \ge 2`). So one exponential :math:`e^{t}` and its reciprocal per run
     give every distinct answer's :math:`F` by products with the constants
     :math:`\tfrac12 e^{\mp s}`, to within a few units of :math:`2^{-53}` (only absolute errors
-    matter, since :math:`\Pr[S_j > V]` moves by the absolute error of :math:`S_j`). Where
-    these constants or :math:`e^{t}` could leave the range of a double (:math:`|s|` or
-    :math:`|t| \le 53 \ln 2 \cdot b_\rho / b_\nu` above 700), each :math:`F` takes its own
-    exponential instead, as :math:`\tfrac12 + \mathrm{sign}(u)(\tfrac12 - \tfrac12 e^{-|u|})`.
+    matter, since :math:`\Pr[S_j > V]` moves by the absolute error of :math:`S_j`). That holds
+    for every :math:`t` while :math:`|s| \le 670`: where :math:`e^{t}` overflows or underflows
+    (:math:`|t| > 708`), :math:`|t - s| > 38` and the :math:`F` computed, 0 or 1, is within
+    :math:`\tfrac12 e^{-38} < 2^{-55}` of the true one. For an answer farther from the
+    threshold each :math:`F` takes its own exponential instead, as
+    :math:`\tfrac12 + \mathrm{sign}(u)(\tfrac12 - \tfrac12 e^{-|u|})`.
     No query noise is drawn: a run costs two uniforms, one logarithm, one exponential and a
     division, a few products per distinct answer and a product and a comparison per query,
     where the algorithm itself draws a Laplace variable per query it reaches. Written with
@@ -402,23 +404,22 @@ def _first_top_index(answers, threshold, b_rho, b_nu, size, rng):
     functions from the same seed, and the law with the exact one and with the direct sampler.
 
     Takes checked arguments (``answers`` a non-empty float array, the scales ``> 0``) and
-    returns ``size`` positions, int8 when ``k < 127``: ``j < k`` the (0-based) query of the
+    returns ``size`` positions, int8 when ``k <= 127``: ``j < k`` the (0-based) query of the
     first top, ``k`` none.
     """
     values, group = np.unique(answers, return_inverse=True)
     shift = (values - threshold) / b_nu           # F_nu(T + rho - f) = F(rho / b_nu - shift)
     ratio = b_rho / b_nu
-    # |rho / b_nu| <= 53 ln 2 * ratio < 36.75 * ratio (-ln of a nonzero multiple of 2**-53)
-    one_exp = 36.75 * ratio <= 700.0 and float(np.max(np.abs(shift))) <= 700.0
+    one_exp = float(np.max(np.abs(shift))) <= 670.0    # e^{-+s}/2 finite, and F within 2**-55 (above)
     if one_exp:
         below = (0.5 * np.exp(-shift))[:, None]   # F(t - s) for t < s: e^t times this
         above = (-0.5 * np.exp(shift))[:, None]   # 1 - F(t - s) for t >= s: -e^-t times this
-    out = np.empty(size, dtype=np.int8 if answers.size < 127 else np.int64)
+    out = np.empty(size, dtype=np.int8 if answers.size <= np.iinfo(np.int8).max else np.int64)   # holds 0..k
     # work arrays, reused by every block
     block = min(_SUB, size)
     bottom, spare = np.empty((values.size, block)), np.empty((values.size, block))
     s, e, hit = np.empty(block), np.empty(block), np.empty(block, dtype=bool)
-    step = hit.view(np.int8) if out.dtype == np.int8 else hit
+    step = hit.view(np.int8)                      # adds 0 or 1 (to int64 positions too)
     for start in range(0, size, _SUB):
         n = min(_SUB, size - start)
         w, v = rng.random((2, n))

@@ -129,6 +129,10 @@ def test_extremes_and_many_queries():
     many = np.r_[np.full(199, -1e6), 1e6]
     j = flawed._first_top_index(many, 0.0, *A4, 100, rng)
     assert j.dtype == np.int64 and np.all(j == 199)
+    # "no top" is position k: int8 holds it up to k = 127, and k = 128 needs int64
+    for k, dtype in ((127, np.int8), (128, np.int64)):
+        j = flawed._first_top_index(np.full(k, -1e6), 0.0, *A4, 100, rng)
+        assert j.dtype == dtype and np.all(j == k)
 
 
 def test_method_and_release_are_checked():

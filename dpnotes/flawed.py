@@ -413,7 +413,7 @@ def _first_top_index(answers, threshold, b_rho, b_nu, size, rng):
     one_exp = float(np.max(np.abs(shift))) <= 670.0    # e^{-+s}/2 finite, and F within 2**-55 (above)
     if one_exp:
         below = (0.5 * np.exp(-shift))[:, None]   # F(t - s) for t < s: e^t times this
-        above = (-0.5 * np.exp(shift))[:, None]   # 1 - F(t - s) for t >= s: -e^-t times this
+        above = (-0.5 * np.exp(shift))[:, None]   # F(t - s) - 1 for t >= s: e^-t times this
     out = np.empty(size, dtype=np.int8 if answers.size <= np.iinfo(np.int8).max else np.int64)   # holds 0..k
     # work arrays, reused by every block
     block = min(_SUB, size)

@@ -10,6 +10,7 @@ module's own output.
 import json
 import math
 import re
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -266,3 +267,102 @@ def test_svt_rows_pass_their_cut_off_on():
         out = benchmark._svt(x, 400, np.random.default_rng(15), algorithm=alg, threshold=1.0, c=2)
         assert np.array_equal(out, flawed_run(alg, 2), equal_nan=True), alg
         assert not np.array_equal(out, flawed_run(alg, 1), equal_nan=True), alg     # the cut-off shows
+
+
+# ---------------------------------------------------------------- MurmurHash3: default seed, both ends of the range
+MASK = 0xFFFFFFFF
+
+
+def _preimage(target, seed=0):
+    """Four bytes whose MurmurHash3 (x86, 32 bits) with ``seed`` is ``target``, by running each step
+    of the algorithm backwards (every step is a bijection on 32-bit words): the finalizer's
+    xor-shifts and products, the length, the block's rotation and products."""
+    def unxorshift(h, s):                       # x ^ (x >> s) = h, solved for x by iteration
+        x = h
+        for _ in range(32 // s + 1):
+            x = h ^ (x >> s)
+        return x
+
+    def rotr(x, r):
+        return ((x >> r) | (x << (32 - r))) & MASK
+
+    h = unxorshift(target, 16)
+    h = unxorshift((h * pow(0xC2B2AE35, -1, 2**32)) & MASK, 13)
+    h = unxorshift((h * pow(0x85EBCA6B, -1, 2**32)) & MASK, 16)
+    h ^= 4                                      # the length
+    h = rotr(((h - 0xE6546B64) * pow(5, -1, 2**32)) & MASK, 13) ^ seed
+    k = rotr((h * pow(0x1B873593, -1, 2**32)) & MASK, 15)
+    return ((k * pow(0xCC9E2D51, -1, 2**32)) & MASK).to_bytes(4, "little")
+
+
+def test_murmur3_default_seed_is_zero():
+    # kills murmur3_32 mutmut_1 (default seed 1; every caller in the book passes a seed): the
+    # reference vectors of seed 0 (test_benchmark.MURMUR) without naming the seed
+    assert benchmark.murmur3_32(b"") == 0
+    assert benchmark.murmur3_32(b"abc") & MASK == 0xB3DD93FA
+
+
+@pytest.mark.parametrize("seed", [0, 0x9747B28C])
+def test_murmur3_reaches_both_ends_of_its_signed_range(seed):
+    # the documented range [-2**31, 2**31 - 1] at both ends, on inputs built by inverting the hash:
+    # kills murmur3_32 mutmut_116 (h > 2**31 instead of >=: 0x80000000 would come out as +2**31)
+    low, high = _preimage(0x80000000, seed), _preimage(0x7FFFFFFF, seed)
+    assert benchmark.murmur3_32(low, seed) == -(2**31)
+    assert benchmark.murmur3_32(high, seed) == 2**31 - 1
+
+
+# ---------------------------------------------------------------- RAPPOR: rounding, keyword filters, one differing bit
+def test_rappor_probabilities_come_out_as_written():
+    """f = 0.1, p = 0.35, q = 0.6: q* = 0.95 * 0.6 + 0.05 * 0.35 = 0.5875 and
+    p* = 0.05 * 0.6 + 0.95 * 0.35 = 0.3625 exactly (in rationals); float arithmetic gives
+    0.5874999999999999 and 0.36249999999999993, which the documented rounding to 15 decimals
+    returns as written (16 decimals would not)."""
+    # kills rappor_bit_probabilities mutmut_64 and _78 (round(..., 16))
+    f, p, q = Fraction("0.1"), Fraction("0.35"), Fraction("0.6")
+    want = (float((1 - f / 2) * q + f / 2 * p), float(f / 2 * q + (1 - f / 2) * p))
+    assert want == (0.5875, 0.3625)
+    assert benchmark.rappor_bit_probabilities(0.1, 0.35, 0.6) == want
+
+
+def _brute_force_pair_epsilon(a, b, qs, ps):
+    """The largest |log ratio| over every report of the bits where filters a and b differ."""
+    diff = np.flatnonzero(a ^ b)
+    best = 0.0
+    for mask in range(2 ** diff.size):
+        report = np.array([(mask >> i) & 1 for i in range(diff.size)], dtype=bool)
+        pa = np.where(a[diff], np.where(report, qs, 1 - qs), np.where(report, ps, 1 - ps))
+        pb = np.where(b[diff], np.where(report, qs, 1 - qs), np.where(report, ps, 1 - ps))
+        with np.errstate(divide="ignore"):
+            best = max(best, abs(float(np.sum(np.log(pa) - np.log(pb)))))
+    return best
+
+
+def test_rappor_pair_epsilon_with_a_small_filter():
+    """Three hashes into six bits (not the defaults 4 and 20): 0 sets bits 0, 3, 5 and 8 sets 0, 3,
+    so one bit differs, set for 0 only; 5 differs from 0 in two bits one way and one the other."""
+    # kills rappor_pair_epsilon mutmut_28, _29, _35, _36 (n_hashes or filter_size not passed on for
+    # one of the two filters), _49 (a single differing bit taken for none), _101 and _105 (1.0
+    # instead of 0.0 for an empty side)
+    small = {"n_hashes": 3, "filter_size": 6}
+    f0, f8, f5 = (benchmark.rappor_bits(v, **small) for v in (0, 8, 5))
+    assert np.flatnonzero(f0).tolist() == [0, 3, 5] and np.flatnonzero(f8).tolist() == [0, 3]
+    assert (f0 & ~f5).sum() == 2 and (f5 & ~f0).sum() == 1
+    # f = 0.2, p = 0.1, q = 0.7: q* = 0.64, p* = 0.16; one bit: reported 1 gives log(0.64 / 0.16) = log 4,
+    # reported 0 gives |log(0.36 / 0.84)| = log(7 / 3); the larger, in either order of the pair
+    for v, w in ((0, 8), (8, 0)):
+        assert benchmark.rappor_pair_epsilon(v, w, 0.2, 0.1, 0.7, **small) == pytest.approx(math.log(4), rel=1e-14)
+    qs, ps = benchmark.rappor_bit_probabilities(0.2, 0.1, 0.7)
+    for v, w in ((0, 5), (5, 0)):
+        assert benchmark.rappor_pair_epsilon(v, w, 0.2, 0.1, 0.7, **small) == pytest.approx(
+            _brute_force_pair_epsilon(benchmark.rappor_bits(v, **small), benchmark.rappor_bits(w, **small), qs, ps),
+            rel=1e-12)
+
+
+@pytest.mark.parametrize("p,q", [(0.0, 0.5), (0.5, 0.0)])
+def test_rappor_pair_epsilon_is_infinite_for_a_bit_impossible_under_one_value(p, q):
+    """f = 0 and p* = 0 < q* (or q* = 0 < p*): the single differing bit of 0 and 8 (three hashes, six
+    bits) is reported 1 (or 0) with positive probability under one value and never under the
+    other, in either order of the pair; the empty side must add nothing, not 0 * inf."""
+    # kills rappor_pair_epsilon mutmut_99 and _103 (n * inf computed for n = 0: nan)
+    for v, w in ((0, 8), (8, 0)):
+        assert benchmark.rappor_pair_epsilon(v, w, 0.0, p, q, n_hashes=3, filter_size=6) == math.inf

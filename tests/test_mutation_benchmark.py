@@ -366,3 +366,70 @@ def test_rappor_pair_epsilon_is_infinite_for_a_bit_impossible_under_one_value(p,
     # kills rappor_pair_epsilon mutmut_99 and _103 (n * inf computed for n = 0: nan)
     for v, w in ((0, 8), (8, 0)):
         assert benchmark.rappor_pair_epsilon(v, w, 0.0, p, q, n_hashes=3, filter_size=6) == math.inf
+
+
+# ---------------------------------------------------------------- NumericalSVT's exact law away from its defaults
+def test_numerical_svt_threshold_is_named_exactly():
+    # kills numerical_svt_pattern_law mutmut_28 ("XXthresholdXX", which a search for "threshold" finds)
+    with pytest.raises(ValueError, match=full("threshold must be finite, got inf")):
+        benchmark.numerical_svt_pattern_law(np.zeros(2), threshold=math.inf)
+
+
+def _pattern_probability(x, pat, epsilon, c, threshold):
+    """Pr[pattern] by scipy.integrate.quad over the threshold noise with scipy.stats' Laplace laws
+    (the docstring's integral written out: every asked query is a bottom or a top; the last asked
+    is the c-th top, or the last query when there are fewer tops)."""
+    from scipy import integrate, stats
+    rho, nu = stats.laplace(scale=3.0 / epsilon), stats.laplace(scale=6.0 * c / epsilon)
+    last = pat[-1] if len(pat) == c else len(x) - 1
+
+    def f(r):
+        v = rho.pdf(r)
+        for i in range(last + 1):
+            v *= nu.sf(threshold + r - x[i]) if i in pat else nu.cdf(threshold + r - x[i])
+        return v
+
+    cuts = sorted({0.0, *(float(a) - threshold for a in x)})
+    edges = [-np.inf, *cuts, np.inf]
+    return sum(integrate.quad(f, a, b, epsrel=1e-12, epsabs=0, limit=200)[0] for a, b in zip(edges[:-1], edges[1:]))
+
+
+@pytest.mark.parametrize("c,pats", [(3, [(0, 1, 3), (1, 2, 4), (0, 4), ()]), (1, [(2,), ()])])
+def test_numerical_svt_pattern_law_at_other_cut_offs(c, pats):
+    """c = 3 and c = 1 (the benchmark runs c = 2), at epsilon = 0.5 and threshold -0.5, against plain
+    quadrature (relative tolerance 1e-8, as test_benchmark's check at the defaults): with c = 3,
+    the pattern (0, 1, 3) has its bottom 2 between the second and the last top."""
+    # kills numerical_svt_pattern_law mutmut_54 (p[+1] for the last top: the same as p[-1] only when c = 2)
+    x = np.array([0.5, -1.0, 2.0, 0.0, 1.5])
+    got_pats, law = benchmark.numerical_svt_pattern_law(x, epsilon=0.5, c=c, threshold=-0.5)
+    assert len(got_pats) == sum(math.comb(5, m) for m in range(c + 1))
+    assert law.sum() == pytest.approx(1.0, abs=1e-9)
+    for pat in pats:
+        assert law[got_pats.index(pat)] == pytest.approx(_pattern_probability(x, pat, 0.5, c, -0.5), rel=1e-8), pat
+
+
+def test_numerical_svt_pair_epsilon_of_one_query():
+    """One query: the patterns are "bottom" and "top", Pr[top] = P(f + nu >= T + rho), and a top
+    releases f + Lap(3c/eps), worth |f - f'| / (3c/eps) more; so eps = max(|log of the bottoms'
+    ratio|, +-log of the tops' ratio + that shift). At c = 1 and 3, epsilon = 0.5, threshold 0.3,
+    in both orders of the pair."""
+    # kills numerical_svt_pair_epsilon's mutants that drop epsilon, c or threshold for one of the two
+    # laws (mutmut_32 to _34, _41 to _43: the benchmark only calls it at the defaults) and _75
+    # (the direction x' over x left out)
+    for c in (1, 3):
+        top = {f: _pattern_probability(np.array([f]), (0,), 0.5, c, 0.3) for f in (0.2, 1.2)}
+        shift = 1.0 / (3.0 * c / 0.5)
+        for f, fp in ((0.2, 1.2), (1.2, 0.2)):
+            lt, lb = math.log(top[fp] / top[f]), math.log((1 - top[fp]) / (1 - top[f]))
+            want = max(abs(lb), lt + shift, -lt + shift)
+            got = benchmark.numerical_svt_pair_epsilon([f], [fp], epsilon=0.5, c=c, threshold=0.3)
+            assert got == pytest.approx(want, rel=1e-8), (c, f)
+
+
+def test_numerical_svt_pair_epsilon_is_invariant_under_scaling():
+    """Multiplying the answers and the threshold by s and dividing epsilon by s multiplies every noise
+    by s: the same law of patterns, and the same shifts |f - f'| / (3c/eps). c = 3, s = 4."""
+    x, xp = np.array([0.0, 1.0, -1.0, 0.5]), np.array([1.0, 0.0, -0.5, 1.5])
+    base = benchmark.numerical_svt_pair_epsilon(x, xp, epsilon=0.2, c=3, threshold=0.5)
+    scaled = benchmark.numerical_svt_pair_epsilon(4 * x, 4 * xp, epsilon=0.05, c=3, threshold=2.0)
+    assert 0 < base <= 0.2 + 1e-9 and scaled == pytest.approx(base, rel=1e-7)

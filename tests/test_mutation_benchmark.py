@@ -438,3 +438,14 @@ def test_numerical_svt_pair_epsilon_is_invariant_under_scaling():
     base = benchmark.numerical_svt_pair_epsilon(x, xp, epsilon=0.2, c=3, threshold=0.5)
     scaled = benchmark.numerical_svt_pair_epsilon(4 * x, 4 * xp, epsilon=0.05, c=3, threshold=2.0)
     assert 0 < base <= 0.2 + 1e-9 and scaled == pytest.approx(base, rel=1e-7)
+
+
+def test_laplace_parallel_row_by_coupled_seeds():
+    """LaplaceParallel releases 20 copies of the input plus Lap(200) (eps = 0.005 each, 0.1 in all),
+    rounded to multiples of 2**-20; by coupled seeds, exactly. The row's audit cannot tell 200 from
+    201 at a fiftieth of its runs, and test_benchmark's median check allows +-30."""
+    # kills x_benchmark_cases__mutmut_758 (scale 201)
+    case = {c.key: c for c in benchmark.benchmark_cases()}["LaplaceParallel"]
+    out = case.mechanism(np.array([1.0]), 400, np.random.default_rng(21))
+    z = flawed.laplace_noise(200.0, (400, 20), np.random.default_rng(21))
+    assert out.shape == (400, 20) and np.array_equal(out, np.round((1.0 + z) * 2**20) / 2**20)

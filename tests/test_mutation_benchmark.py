@@ -10,6 +10,7 @@ module's own output.
 import json
 import math
 import re
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -102,9 +103,14 @@ def test_one_time_rappor_probabilities_away_from_a_half():
 
 
 # ---------------------------------------------------------------- the table's configuration
-def test_full_table_ran_each_row_with_its_selection_size(cases):
+def test_full_table_ran_each_row_with_the_selection_size_of_its_case():
     # kills the mutants of n_select in benchmark_cases (the small table always lets audit_pair
-    # choose, so only the full one shows it): the full table is the cases' configuration
+    # choose, so only the full one shows it): the full table is the cases' configuration. The
+    # cases are built here, not taken from the module's fixture: mutmut runs against a mutant of
+    # benchmark_cases only the tests that called it, and a module-scoped fixture's call counts for
+    # the first test that used it only (this test, under the fixture, let x_benchmark_cases__mutmut_388,
+    # SVT1's n_select None, survive)
+    cases = {c.key: c for c in benchmark.benchmark_cases() + benchmark.floating_point_cases()}
     table = json.loads((ROOT / "chapters" / "auditing" / "benchmark-table.json").read_text())
     chosen = {r["key"]: r["n_select"] for r in table["rows"] if cases[r["key"]].n_select is not None}
     assert chosen == {c.key: c.n_select for c in cases.values() if c.n_select is not None}
@@ -266,3 +272,180 @@ def test_svt_rows_pass_their_cut_off_on():
         out = benchmark._svt(x, 400, np.random.default_rng(15), algorithm=alg, threshold=1.0, c=2)
         assert np.array_equal(out, flawed_run(alg, 2), equal_nan=True), alg
         assert not np.array_equal(out, flawed_run(alg, 1), equal_nan=True), alg     # the cut-off shows
+
+
+# ---------------------------------------------------------------- MurmurHash3: default seed, both ends of the range
+MASK = 0xFFFFFFFF
+
+
+def _preimage(target, seed=0):
+    """Four bytes whose MurmurHash3 (x86, 32 bits) with ``seed`` is ``target``, by running each step
+    of the algorithm backwards (every step is a bijection on 32-bit words): the finalizer's
+    xor-shifts and products, the length, the block's rotation and products."""
+    def unxorshift(h, s):                       # x ^ (x >> s) = h, solved for x by iteration
+        x = h
+        for _ in range(32 // s + 1):
+            x = h ^ (x >> s)
+        return x
+
+    def rotr(x, r):
+        return ((x >> r) | (x << (32 - r))) & MASK
+
+    h = unxorshift(target, 16)
+    h = unxorshift((h * pow(0xC2B2AE35, -1, 2**32)) & MASK, 13)
+    h = unxorshift((h * pow(0x85EBCA6B, -1, 2**32)) & MASK, 16)
+    h ^= 4                                      # the length
+    h = rotr(((h - 0xE6546B64) * pow(5, -1, 2**32)) & MASK, 13) ^ seed
+    k = rotr((h * pow(0x1B873593, -1, 2**32)) & MASK, 15)
+    return ((k * pow(0xCC9E2D51, -1, 2**32)) & MASK).to_bytes(4, "little")
+
+
+def test_murmur3_default_seed_is_zero():
+    # kills murmur3_32 mutmut_1 (default seed 1; every caller in the book passes a seed): the
+    # reference vectors of seed 0 (test_benchmark.MURMUR) without naming the seed
+    assert benchmark.murmur3_32(b"") == 0
+    assert benchmark.murmur3_32(b"abc") & MASK == 0xB3DD93FA
+
+
+@pytest.mark.parametrize("seed", [0, 0x9747B28C])
+def test_murmur3_reaches_both_ends_of_its_signed_range(seed):
+    # the documented range [-2**31, 2**31 - 1] at both ends, on inputs built by inverting the hash:
+    # kills murmur3_32 mutmut_116 (h > 2**31 instead of >=: 0x80000000 would come out as +2**31)
+    low, high = _preimage(0x80000000, seed), _preimage(0x7FFFFFFF, seed)
+    assert benchmark.murmur3_32(low, seed) == -(2**31)
+    assert benchmark.murmur3_32(high, seed) == 2**31 - 1
+
+
+# ---------------------------------------------------------------- RAPPOR: rounding, keyword filters, one differing bit
+def test_rappor_probabilities_come_out_as_written():
+    """f = 0.1, p = 0.35, q = 0.6: q* = 0.95 * 0.6 + 0.05 * 0.35 = 0.5875 and
+    p* = 0.05 * 0.6 + 0.95 * 0.35 = 0.3625 exactly (in rationals); float arithmetic gives
+    0.5874999999999999 and 0.36249999999999993, which the documented rounding to 15 decimals
+    returns as written (16 decimals would not)."""
+    # kills rappor_bit_probabilities mutmut_64 and _78 (round(..., 16))
+    f, p, q = Fraction("0.1"), Fraction("0.35"), Fraction("0.6")
+    want = (float((1 - f / 2) * q + f / 2 * p), float(f / 2 * q + (1 - f / 2) * p))
+    assert want == (0.5875, 0.3625)
+    assert benchmark.rappor_bit_probabilities(0.1, 0.35, 0.6) == want
+
+
+def _brute_force_pair_epsilon(a, b, qs, ps):
+    """The largest |log ratio| over every report of the bits where filters a and b differ."""
+    diff = np.flatnonzero(a ^ b)
+    best = 0.0
+    for mask in range(2 ** diff.size):
+        report = np.array([(mask >> i) & 1 for i in range(diff.size)], dtype=bool)
+        pa = np.where(a[diff], np.where(report, qs, 1 - qs), np.where(report, ps, 1 - ps))
+        pb = np.where(b[diff], np.where(report, qs, 1 - qs), np.where(report, ps, 1 - ps))
+        with np.errstate(divide="ignore"):
+            best = max(best, abs(float(np.sum(np.log(pa) - np.log(pb)))))
+    return best
+
+
+def test_rappor_pair_epsilon_with_a_small_filter():
+    """Three hashes into six bits (not the defaults 4 and 20): 0 sets bits 0, 3, 5 and 8 sets 0, 3,
+    so one bit differs, set for 0 only; 5 differs from 0 in two bits one way and one the other."""
+    # kills rappor_pair_epsilon mutmut_28, _29, _35, _36 (n_hashes or filter_size not passed on for
+    # one of the two filters), _49 (a single differing bit taken for none), _101 and _105 (1.0
+    # instead of 0.0 for an empty side)
+    small = {"n_hashes": 3, "filter_size": 6}
+    f0, f8, f5 = (benchmark.rappor_bits(v, **small) for v in (0, 8, 5))
+    assert np.flatnonzero(f0).tolist() == [0, 3, 5] and np.flatnonzero(f8).tolist() == [0, 3]
+    assert (f0 & ~f5).sum() == 2 and (f5 & ~f0).sum() == 1
+    # f = 0.2, p = 0.1, q = 0.7: q* = 0.64, p* = 0.16; one bit: reported 1 gives log(0.64 / 0.16) = log 4,
+    # reported 0 gives |log(0.36 / 0.84)| = log(7 / 3); the larger, in either order of the pair
+    for v, w in ((0, 8), (8, 0)):
+        assert benchmark.rappor_pair_epsilon(v, w, 0.2, 0.1, 0.7, **small) == pytest.approx(math.log(4), rel=1e-14)
+    qs, ps = benchmark.rappor_bit_probabilities(0.2, 0.1, 0.7)
+    for v, w in ((0, 5), (5, 0)):
+        assert benchmark.rappor_pair_epsilon(v, w, 0.2, 0.1, 0.7, **small) == pytest.approx(
+            _brute_force_pair_epsilon(benchmark.rappor_bits(v, **small), benchmark.rappor_bits(w, **small), qs, ps),
+            rel=1e-12)
+
+
+@pytest.mark.parametrize("p,q", [(0.0, 0.5), (0.5, 0.0)])
+def test_rappor_pair_epsilon_is_infinite_for_a_bit_impossible_under_one_value(p, q):
+    """f = 0 and p* = 0 < q* (or q* = 0 < p*): the single differing bit of 0 and 8 (three hashes, six
+    bits) is reported 1 (or 0) with positive probability under one value and never under the
+    other, in either order of the pair; the empty side must add nothing, not 0 * inf."""
+    # kills rappor_pair_epsilon mutmut_99 and _103 (n * inf computed for n = 0: nan)
+    for v, w in ((0, 8), (8, 0)):
+        assert benchmark.rappor_pair_epsilon(v, w, 0.0, p, q, n_hashes=3, filter_size=6) == math.inf
+
+
+# ---------------------------------------------------------------- NumericalSVT's exact law away from its defaults
+def test_numerical_svt_threshold_is_named_exactly():
+    # kills numerical_svt_pattern_law mutmut_28 ("XXthresholdXX", which a search for "threshold" finds)
+    with pytest.raises(ValueError, match=full("threshold must be finite, got inf")):
+        benchmark.numerical_svt_pattern_law(np.zeros(2), threshold=math.inf)
+
+
+def _pattern_probability(x, pat, epsilon, c, threshold):
+    """Pr[pattern] by scipy.integrate.quad over the threshold noise with scipy.stats' Laplace laws
+    (the docstring's integral written out: every asked query is a bottom or a top; the last asked
+    is the c-th top, or the last query when there are fewer tops)."""
+    from scipy import integrate, stats
+    rho, nu = stats.laplace(scale=3.0 / epsilon), stats.laplace(scale=6.0 * c / epsilon)
+    last = pat[-1] if len(pat) == c else len(x) - 1
+
+    def f(r):
+        v = rho.pdf(r)
+        for i in range(last + 1):
+            v *= nu.sf(threshold + r - x[i]) if i in pat else nu.cdf(threshold + r - x[i])
+        return v
+
+    cuts = sorted({0.0, *(float(a) - threshold for a in x)})
+    edges = [-np.inf, *cuts, np.inf]
+    return sum(integrate.quad(f, a, b, epsrel=1e-12, epsabs=0, limit=200)[0] for a, b in zip(edges[:-1], edges[1:]))
+
+
+@pytest.mark.parametrize("c,pats", [(3, [(0, 1, 3), (1, 2, 4), (0, 4), ()]), (1, [(2,), ()])])
+def test_numerical_svt_pattern_law_at_other_cut_offs(c, pats):
+    """c = 3 and c = 1 (the benchmark runs c = 2), at epsilon = 0.5 and threshold -0.5, against plain
+    quadrature (relative tolerance 1e-8, as test_benchmark's check at the defaults): with c = 3,
+    the pattern (0, 1, 3) has its bottom 2 between the second and the last top."""
+    # kills numerical_svt_pattern_law mutmut_54 (p[+1] for the last top: the same as p[-1] only when c = 2)
+    x = np.array([0.5, -1.0, 2.0, 0.0, 1.5])
+    got_pats, law = benchmark.numerical_svt_pattern_law(x, epsilon=0.5, c=c, threshold=-0.5)
+    assert len(got_pats) == sum(math.comb(5, m) for m in range(c + 1))
+    assert law.sum() == pytest.approx(1.0, abs=1e-9)
+    for pat in pats:
+        assert law[got_pats.index(pat)] == pytest.approx(_pattern_probability(x, pat, 0.5, c, -0.5), rel=1e-8), pat
+
+
+def test_numerical_svt_pair_epsilon_of_one_query():
+    """One query: the patterns are "bottom" and "top", Pr[top] = P(f + nu >= T + rho), and a top
+    releases f + Lap(3c/eps), worth |f - f'| / (3c/eps) more; so eps = max(|log of the bottoms'
+    ratio|, +-log of the tops' ratio + that shift). At c = 1 and 3, epsilon = 0.5, threshold 0.3,
+    in both orders of the pair."""
+    # kills numerical_svt_pair_epsilon's mutants that drop epsilon, c or threshold for one of the two
+    # laws (mutmut_32 to _34, _41 to _43: the benchmark only calls it at the defaults) and _75
+    # (the direction x' over x left out)
+    for c in (1, 3):
+        top = {f: _pattern_probability(np.array([f]), (0,), 0.5, c, 0.3) for f in (0.2, 1.2)}
+        shift = 1.0 / (3.0 * c / 0.5)
+        for f, fp in ((0.2, 1.2), (1.2, 0.2)):
+            lt, lb = math.log(top[fp] / top[f]), math.log((1 - top[fp]) / (1 - top[f]))
+            want = max(abs(lb), lt + shift, -lt + shift)
+            got = benchmark.numerical_svt_pair_epsilon([f], [fp], epsilon=0.5, c=c, threshold=0.3)
+            assert got == pytest.approx(want, rel=1e-8), (c, f)
+
+
+def test_numerical_svt_pair_epsilon_is_invariant_under_scaling():
+    """Multiplying the answers and the threshold by s and dividing epsilon by s multiplies every noise
+    by s: the same law of patterns, and the same shifts |f - f'| / (3c/eps). c = 3, s = 4."""
+    x, xp = np.array([0.0, 1.0, -1.0, 0.5]), np.array([1.0, 0.0, -0.5, 1.5])
+    base = benchmark.numerical_svt_pair_epsilon(x, xp, epsilon=0.2, c=3, threshold=0.5)
+    scaled = benchmark.numerical_svt_pair_epsilon(4 * x, 4 * xp, epsilon=0.05, c=3, threshold=2.0)
+    assert 0 < base <= 0.2 + 1e-9 and scaled == pytest.approx(base, rel=1e-7)
+
+
+def test_laplace_parallel_row_by_coupled_seeds():
+    """LaplaceParallel releases 20 copies of the input plus Lap(200) (eps = 0.005 each, 0.1 in all),
+    rounded to multiples of 2**-20; by coupled seeds, exactly. The row's audit cannot tell 200 from
+    201 at a fiftieth of its runs, and test_benchmark's median check allows +-30."""
+    # kills x_benchmark_cases__mutmut_758 (scale 201)
+    case = {c.key: c for c in benchmark.benchmark_cases()}["LaplaceParallel"]
+    out = case.mechanism(np.array([1.0]), 400, np.random.default_rng(21))
+    z = flawed.laplace_noise(200.0, (400, 20), np.random.default_rng(21))
+    assert out.shape == (400, 20) and np.array_equal(out, np.round((1.0 + z) * 2**20) / 2**20)

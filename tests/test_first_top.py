@@ -143,3 +143,27 @@ def test_method_and_release_are_checked():
             flawed.sparse_vector_variant([0.0, 1.0], 0.0, 1.0, 2, rng=np.random.default_rng(0), method="conditional", **kw)
     with pytest.raises(ValueError, match="release 'index' needs c = 1"):
         benchmark._svt(np.zeros(3), 5, np.random.default_rng(0), algorithm=4, threshold=1.0, c=2, release="index")
+
+
+def test_pattern_table_written_out():
+    """The codes of a run by the position of its first top, written out for k = 3: 0 before the
+    top, 1 at it, -1 after it (unanswered); the last row, no top, all 0 (as the direct sampler's)."""
+    want = np.array([[1, -1, -1], [0, 1, -1], [0, 0, 1], [0, 0, 0]], dtype=np.int8)
+    got = flawed._pattern_table(3)
+    assert got.dtype == np.int8 and np.array_equal(got, want)
+    # the direct sampler writes the same codes: each of its patterns is a row of the table
+    direct = flawed.sparse_vector_variant([0.5, 2.0, -1.0], 0.5, 0.7, 20_000, rng=np.random.default_rng(4),
+                                          algorithm=4)
+    assert {tuple(r) for r in np.unique(direct, axis=0)} <= {tuple(r) for r in want}
+    assert len(np.unique(direct, axis=0)) == 4
+
+
+@pytest.mark.parametrize("algorithm", [1, 2, 4])
+def test_conditional_method_for_each_algorithm_it_accepts(algorithm):
+    """method="conditional" for Algorithms 1, 2 and 4 (c = 1): the pattern table's row at the position
+    drawn from the same seed with that algorithm's noise scales (Algorithm 4's differ from 1's and 2's)."""
+    x, eps = np.array([0.3, 2.5, -1.0, 2.5, 1.5]), 0.6
+    j = flawed._first_top_index(x, 1.0, *flawed.lyu_noise_scales(algorithm, eps), 3000, np.random.default_rng(9))
+    out = flawed.sparse_vector_variant(x, 1.0, eps, 3000, rng=np.random.default_rng(9), algorithm=algorithm,
+                                       method="conditional")
+    assert np.array_equal(out, flawed._pattern_table(x.size)[j])

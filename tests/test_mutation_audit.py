@@ -544,3 +544,25 @@ def test_pattern_score_declines_patterns_whose_keys_would_pass_2_53():
     for d, ok in ((3, True), (20, False)):
         fx, fxp = rng.integers(0, 6, (3000, d)), rng.integers(0, 6, (3000, d))
         assert audit._PatternScore(fx, fxp, 2).ok is ok
+
+
+def test_pattern_score_discrete_alone_reads_a_discrete_column_after_a_continuous_one():
+    # kills _PatternScore.__call__ mutmut_16 (break instead of continue at a column in no group: with
+    # groups="discrete" the continuous columns are in none, and every discrete column after the first
+    # continuous one was dropped from the key). Column 0 is Gaussian, column 1 takes 0 and 5 only. The
+    # expected score of a row is the smoothed log-ratio of its column-1 value among the fitted runs,
+    # counted here: log((c' + 1/2) / (n' + 1/2)) - log((c + 1/2) / (n + 1/2)).
+    rng = np.random.default_rng(11)
+    def draw(p5, shift, n):
+        return np.column_stack([rng.normal(shift, 1.0, n), np.where(rng.random(n) < p5, 5.0, 0.0)])
+    fx, fxp = draw(0.3, 0.0, 3000), draw(0.7, 1.0, 2000)
+    only = audit._PatternScore(fx, fxp, 2, groups="discrete")
+    assert only.groups == [[1]]
+
+    def smoothed(v):
+        cx, cxp = np.sum(fx[:, 1] == v), np.sum(fxp[:, 1] == v)
+        return math.log((cxp + 0.5) / (fxp.shape[0] + 0.5)) - math.log((cx + 0.5) / (fx.shape[0] + 0.5))
+    rows = np.array([[-3.0, 5.0], [3.0, 5.0], [0.2, 0.0], [-1.0, 0.0]])
+    got = only(rows)
+    np.testing.assert_allclose(got, [smoothed(5.0)] * 2 + [smoothed(0.0)] * 2, rtol=1e-12)
+    assert got[0] > 0.5 > 0 > -0.5 > got[2]    # log(0.7 / 0.3) = 0.85 and log(0.3 / 0.7) in law

@@ -566,3 +566,26 @@ def test_pattern_score_discrete_alone_reads_a_discrete_column_after_a_continuous
     got = only(rows)
     np.testing.assert_allclose(got, [smoothed(5.0)] * 2 + [smoothed(0.0)] * 2, rtol=1e-12)
     assert got[0] > 0.5 > 0 > -0.5 > got[2]    # log(0.7 / 0.3) = 0.85 and log(0.3 / 0.7) in law
+
+
+def test_pattern_score_of_two_discrete_columns_is_the_joint_patterns_log_ratio():
+    # kills _PatternScore.__call__ mutmut_24 (a group's key set to its last column's part instead of
+    # summed over its columns: the pattern (a, b) read as (0, b)). On x both columns are uniform on
+    # {0, 1, 2}, independent; on x' the second repeats the first with probability 0.8. Each row's
+    # score is the smoothed log-ratio of how often the fitted runs show exactly that row, counted
+    # here; a row never seen (the value 7) scores 0.
+    rng = np.random.default_rng(12)
+    fx = rng.integers(0, 3, (3000, 2)).astype(float)
+    a = rng.integers(0, 3, 2500)
+    fxp = np.column_stack([a, np.where(rng.random(2500) < 0.8, a, rng.integers(0, 3, 2500))]).astype(float)
+    joint = audit._PatternScore(fx, fxp, 2)
+    assert joint.ok and joint.groups == [[0, 1]]
+
+    def smoothed(row):
+        cx, cxp = np.all(fx == row, axis=1).sum(), np.all(fxp == row, axis=1).sum()
+        return math.log((cxp + 0.5) / (fxp.shape[0] + 0.5)) - math.log((cx + 0.5) / (fx.shape[0] + 0.5))
+    rows = np.array([[i, j] for i in range(3) for j in range(3)] + [[7.0, 1.0]], dtype=float)
+    np.testing.assert_allclose(joint(rows), [smoothed(r) for r in rows[:-1]] + [0.0], rtol=1e-12, atol=1e-15)
+    # the diagonal is likelier on x', the rest on x: the pattern of both columns decides
+    got = joint(rows[:-1]).reshape(3, 3)
+    assert np.all(np.diag(got) > 0.5) and np.all(got[~np.eye(3, dtype=bool)] < -0.5)

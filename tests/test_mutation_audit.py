@@ -568,24 +568,43 @@ def test_pattern_score_discrete_alone_reads_a_discrete_column_after_a_continuous
     assert got[0] > 0.5 > 0 > -0.5 > got[2]    # log(0.7 / 0.3) = 0.85 and log(0.3 / 0.7) in law
 
 
-def test_pattern_score_of_two_discrete_columns_is_the_joint_patterns_log_ratio():
+def test_pattern_score_of_discrete_columns_is_the_joint_patterns_log_ratio():
     # kills _PatternScore.__call__ mutmut_24 (a group's key set to its last column's part instead of
-    # summed over its columns: the pattern (a, b) read as (0, b)). On x both columns are uniform on
-    # {0, 1, 2}, independent; on x' the second repeats the first with probability 0.8. Each row's
-    # score is the smoothed log-ratio of how often the fitted runs show exactly that row, counted
-    # here; a row never seen (the value 7) scores 0.
+    # summed over its columns) and __init__ mutmut_108 (a column's key part divided by its radix),
+    # _109 (the radix of the third column that of the second alone, not their product: patterns
+    # collide) and _100 (a value above a column's range of consecutive integers read as its top
+    # value). On x the columns are uniform on {0, 1, 2}, uniform on {0, 1, 2} and a fair bit, all
+    # independent; on x' the second repeats the first with probability 0.8 and the bit is 1 with
+    # probability 0.3. Each row's score is the smoothed log-ratio of how often the fitted runs show
+    # exactly that row, counted here; a row never seen (a value 7 or 3 above a column's range)
+    # scores 0.
     rng = np.random.default_rng(12)
-    fx = rng.integers(0, 3, (3000, 2)).astype(float)
+    fx = np.column_stack([rng.integers(0, 3, (3000, 2)), rng.random(3000) < 0.5]).astype(float)
     a = rng.integers(0, 3, 2500)
-    fxp = np.column_stack([a, np.where(rng.random(2500) < 0.8, a, rng.integers(0, 3, 2500))]).astype(float)
+    fxp = np.column_stack([a, np.where(rng.random(2500) < 0.8, a, rng.integers(0, 3, 2500)),
+                           rng.random(2500) < 0.3]).astype(float)
     joint = audit._PatternScore(fx, fxp, 2)
-    assert joint.ok and joint.groups == [[0, 1]]
+    assert joint.ok and joint.groups == [[0, 1, 2]]
 
     def smoothed(row):
         cx, cxp = np.all(fx == row, axis=1).sum(), np.all(fxp == row, axis=1).sum()
         return math.log((cxp + 0.5) / (fxp.shape[0] + 0.5)) - math.log((cx + 0.5) / (fx.shape[0] + 0.5))
-    rows = np.array([[i, j] for i in range(3) for j in range(3)] + [[7.0, 1.0]], dtype=float)
-    np.testing.assert_allclose(joint(rows), [smoothed(r) for r in rows[:-1]] + [0.0], rtol=1e-12, atol=1e-15)
-    # the diagonal is likelier on x', the rest on x: the pattern of both columns decides
-    got = joint(rows[:-1]).reshape(3, 3)
+    seen = np.array([[i, j, k] for i in range(3) for j in range(3) for k in range(2)], dtype=float)
+    unseen = np.array([[7.0, 1.0, 0.0], [2.0, 3.0, 1.0], [1.0, 1.0, 2.0]])
+    np.testing.assert_allclose(joint(np.vstack([seen, unseen])), [smoothed(r) for r in seen] + [0.0] * 3,
+                               rtol=1e-12, atol=1e-15)
+    # the diagonal of the first two columns is likelier on x', the rest on x: both columns decide
+    got = joint(seen[seen[:, 2] == 0]).reshape(3, 3)
     assert np.all(np.diag(got) > 0.5) and np.all(got[~np.eye(3, dtype=bool)] < -0.5)
+
+
+def test_pattern_score_limit_2_53_from_both_sides():
+    # kills _PatternScore.__init__ mutmut_49 (limit 2**54). Seventeen columns of the integers 0..5
+    # (radix 8 each: 2**51) and one more: the integers 0..3 (radix 6, 1.5 * 2**53 in all: declined)
+    # or a constant (radix 3, 0.75 * 2**53: taken). The boundary 2**53 itself is left alone (see
+    # the reason of mutmut_46).
+    rng = np.random.default_rng(9)
+    base = lambda: rng.integers(0, 6, (2000, 17))
+    for last, ok in ((lambda: rng.integers(0, 4, (2000, 1)), False), (lambda: np.zeros((2000, 1), dtype=int), True)):
+        fx, fxp = np.hstack([base(), last()]), np.hstack([base(), last()])
+        assert audit._PatternScore(fx, fxp, 2).ok is ok

@@ -571,8 +571,8 @@ def test_pattern_score_discrete_alone_reads_a_discrete_column_after_a_continuous
 def test_pattern_score_of_discrete_columns_is_the_joint_patterns_log_ratio():
     # kills _PatternScore.__call__ mutmut_24 (a group's key set to its last column's part instead of
     # summed over its columns) and __init__ mutmut_108 (a column's key part divided by its radix),
-    # _109 (the radix of the third column that of the second alone, not their product: patterns
-    # collide) and _100 (a value above a column's range of consecutive integers read as its top
+    # _109 and _110 (the radix of the third column that of the second alone, or divided by it, not
+    # their product: patterns collide) and _100 (a value above a column's range of consecutive integers read as its top
     # value). On x the columns are uniform on {0, 1, 2}, uniform on {0, 1, 2} and a fair bit, all
     # independent; on x' the second repeats the first with probability 0.8 and the bit is 1 with
     # probability 0.3. Each row's score is the smoothed log-ratio of how often the fitted runs show

@@ -608,3 +608,32 @@ def test_pattern_score_limit_2_53_from_both_sides():
     for last, ok in ((lambda: rng.integers(0, 4, (2000, 1)), False), (lambda: np.zeros((2000, 1), dtype=int), True)):
         fx, fxp = np.hstack([base(), last()]), np.hstack([base(), last()])
         assert audit._PatternScore(fx, fxp, 2).ok is ok
+
+
+@pytest.mark.parametrize("x_low", [True, False])
+def test_pattern_score_bins_of_a_column_whose_values_part_by_input(x_low):
+    # kills _PatternScore.__init__ mutmut_130 and _134 (a bin count without minlength: when no run of
+    # one input falls in the top bin its counts are one short, and numpy broadcast the first bin's
+    # count over both). One continuous column, U(0, 1) on one input and U(10, 11) on the other, 2000
+    # runs each: the one edge (the pooled median) lies between them, every run of x in one bin and
+    # every run of x' in the other. The pattern part is 0 (every row continuous), so a row's score is
+    # its bin's smoothed log-ratio: +-log((2000 + 1/2) / (1/2)) = +-log(4001).
+    rng = np.random.default_rng(13)
+    low, high = rng.random((2000, 1)), 10 + rng.random((2000, 1))
+    fx, fxp = (low, high) if x_low else (high, low)
+    pat = audit._PatternScore(fx, fxp, 2)
+    assert pat.ok and pat.n_cells == 1
+    sign = 1 if x_low else -1
+    np.testing.assert_allclose(pat(np.array([[0.5], [10.5], [-3.0], [50.0]])),
+                               sign * math.log(4001) * np.array([-1, 1, -1, 1]), rtol=1e-12)
+
+
+def test_pattern_score_of_many_continuous_columns_is_taken():
+    # kills _PatternScore._radix mutmut_3 (a continuous column's radix its code count, bins included,
+    # instead of its symbols + 1): the pattern of continuous columns needs one key per column symbol
+    # only, so 40 Gaussian columns (radix 1 each) make one pattern and the score is taken; counting
+    # their bins (radix 3 each, 3**40 > 2**53) declined the naive-Bayes score of every output of more
+    # than 33 noisy answers.
+    rng = np.random.default_rng(14)
+    pat = audit._PatternScore(rng.normal(0, 1, (1000, 40)), rng.normal(0.3, 1, (1000, 40)), 2)
+    assert pat.ok and pat.n_cells == 1 and pat.n_discrete == 0

@@ -629,11 +629,27 @@ def test_pattern_score_bins_of_a_column_whose_values_part_by_input(x_low):
 
 
 def test_pattern_score_of_many_continuous_columns_is_taken():
-    # kills _PatternScore._radix mutmut_3 (a continuous column's radix its code count, bins included,
-    # instead of its symbols + 1): the pattern of continuous columns needs one key per column symbol
-    # only, so 40 Gaussian columns (radix 1 each) make one pattern and the score is taken; counting
-    # their bins (radix 3 each, 3**40 > 2**53) declined the naive-Bayes score of every output of more
-    # than 33 noisy answers.
+    # kills _PatternScore._radix mutmut_3 and _6 (a continuous column's radix its code count, bins
+    # included, or its symbols + 2, instead of its symbols + 1): the pattern of continuous columns
+    # needs one key per column symbol only, so 60 Gaussian columns (radix 1 each) make one pattern and
+    # the score is taken; radix 3 or 2 each (3**60, 2**60 > 2**53) declined the naive-Bayes score of
+    # every output of more than 33 or 52 noisy answers.
     rng = np.random.default_rng(14)
-    pat = audit._PatternScore(rng.normal(0, 1, (1000, 40)), rng.normal(0.3, 1, (1000, 40)), 2)
+    pat = audit._PatternScore(rng.normal(0, 1, (1000, 60)), rng.normal(0.3, 1, (1000, 60)), 2)
     assert pat.ok and pat.n_cells == 1 and pat.n_discrete == 0
+
+
+def test_pattern_score_counts_runs_beyond_the_code_rows_under_their_own_pattern(monkeypatch):
+    # kills _PatternScore._pattern mutmut_9 (a column of consecutive integers keyed like the others,
+    # min(code, atoms): a value above the range the codes were learned on merged with the top value).
+    # The codes are learned on the first _CODE_ROWS runs of each input (200 000; 300 here), the
+    # frequencies on all: x gives 0, 1, 2 in turn; x' too, and then 100 runs of the value 3, beyond
+    # the code rows. The value 3 keeps its own pattern (never seen on x) and 2 its own counts.
+    monkeypatch.setattr(audit, "_CODE_ROWS", 300)
+    fx = (np.arange(600) % 3).astype(float)[:, None]
+    fxp = np.concatenate([np.arange(300) % 3, np.full(100, 3)]).astype(float)[:, None]
+    pat = audit._PatternScore(fx, fxp, 2)
+    assert pat.columns[0].fast and pat.columns[0].atoms.tolist() == [0.0, 1.0, 2.0]
+    ratio = lambda cxp, cx: math.log((cxp + 0.5) / 400.5) - math.log((cx + 0.5) / 600.5)
+    np.testing.assert_allclose(pat(np.array([[2.0], [3.0], [0.0]])), [ratio(100, 200), ratio(100, 0), ratio(100, 200)],
+                               rtol=1e-12)

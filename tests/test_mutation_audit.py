@@ -653,3 +653,30 @@ def test_pattern_score_counts_runs_beyond_the_code_rows_under_their_own_pattern(
     ratio = lambda cxp, cx: math.log((cxp + 0.5) / 400.5) - math.log((cx + 0.5) / 600.5)
     np.testing.assert_allclose(pat(np.array([[2.0], [3.0], [0.0]])), [ratio(100, 200), ratio(100, 0), ratio(100, 200)],
                                rtol=1e-12)
+
+
+def test_above_median_counts_values_strictly_above():
+    # kills _AboveMedianScore.__call__ mutmut_8 (>= instead of >: a value equal to its column's median
+    # counted as above). Pooled fitted runs: column 0 is 1..5 (median 3), column 1 is 10, 20, 40, 70, nan
+    # (nanmedian 30, between two values).
+    fx = np.array([[1.0, 10.0], [2.0, 40.0], [3.0, np.nan]])
+    fxp = np.array([[4.0, 20.0], [5.0, 70.0]])
+    score = audit._AboveMedianScore(fx, fxp)
+    rows = np.array([[3.0, 30.0], [3.5, 30.0], [3.0, 31.0], [9.0, np.nan], [-1.0, 25.0]])
+    np.testing.assert_array_equal(score(rows), [0, 1, 1, 1, 0])
+
+
+def test_location_scale_standardizes_two_values_and_huge_ones_silently():
+    # kills _location_scale mutmut_1 and _2 (two values left unstandardized: (1, 0, 1) returned for
+    # them), and _6 .. _9 (the overflow of the plain mean and standard deviation of values near 1e308,
+    # and the inf - inf of a sum of +-1e308, warn). Population mean and standard deviation, by hand.
+    import warnings
+    assert audit._location_scale(np.array([3.0, 8.0])) == (1.0, 5.5, 2.5)
+    assert audit._location_scale(np.array([4.0, 4.0])) == (1.0, 4.0, 1.0)       # no spread: sd 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        # overflow of the sum: scaled by the largest magnitude to 1, 1, -1, 0.5
+        scale, mu, sd = audit._location_scale(np.array([1e308, 1e308, -1e308, 5e307]))
+        assert (scale, mu) == (1e308, 0.375) and sd == pytest.approx(math.sqrt((2 * 0.625**2 + 1.375**2 + 0.125**2) / 4), rel=1e-15)
+        # inf - inf in numpy's pairwise sum: scaled to +-1, mean 0, sd 1
+        assert audit._location_scale(np.array([1e308, -1e308] * 8)) == (1e308, 0.0, 1.0)

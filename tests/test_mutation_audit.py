@@ -668,7 +668,7 @@ def test_above_median_counts_values_strictly_above():
 
 def test_location_scale_standardizes_two_values_and_huge_ones_silently():
     # kills _location_scale mutmut_1 and _2 (two values left unstandardized: (1, 0, 1) returned for
-    # them), and _6 .. _9 (the overflow of the plain mean and standard deviation of values near 1e308,
+    # them), _20 (a finite mean with an infinite sd left unscaled) and _6 .. _9 (the overflow of the plain mean and standard deviation of values near 1e308,
     # and the inf - inf of a sum of +-1e308, warn). Population mean and standard deviation, by hand.
     import warnings
     assert audit._location_scale(np.array([3.0, 8.0])) == (1.0, 5.5, 2.5)
@@ -680,3 +680,6 @@ def test_location_scale_standardizes_two_values_and_huge_ones_silently():
         assert (scale, mu) == (1e308, 0.375) and sd == pytest.approx(math.sqrt((2 * 0.625**2 + 1.375**2 + 0.125**2) / 4), rel=1e-15)
         # inf - inf in numpy's pairwise sum: scaled to +-1, mean 0, sd 1
         assert audit._location_scale(np.array([1e308, -1e308] * 8)) == (1e308, 0.0, 1.0)
+        # a finite mean (0) but a standard deviation that overflows is rescaled too (mutmut_20: only
+        # when both overflow): scaled to -1, 1, 0.5, -0.5, mean 0 and sd sqrt(5/8)
+        assert audit._location_scale(np.array([-1e308, 1e308, 5e307, -5e307])) == (1e308, 0.0, math.sqrt(5 / 8))

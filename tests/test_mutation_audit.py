@@ -683,3 +683,19 @@ def test_location_scale_standardizes_two_values_and_huge_ones_silently():
         # a finite mean (0) but a standard deviation that overflows is rescaled too (mutmut_20: only
         # when both overflow): scaled to -1, 1, 0.5, -0.5, mean 0 and sd sqrt(5/8)
         assert audit._location_scale(np.array([-1e308, 1e308, 5e307, -5e307])) == (1e308, 0.0, math.sqrt(5 / 8))
+
+
+@pytest.mark.parametrize("n_x,n_xp,repeats,atoms", [(600, 500, {7.0: 5, 9.0: 4}, [7.0]),
+                                                      (150, 150, {7.0: 2, -3.0: 1}, [7.0])])
+def test_logistic_score_atoms_are_values_seen_at_least_n_over_200_times(n_x, n_xp, repeats, atoms):
+    # kills _LogisticScore.__init__ mutmut_16 (> instead of >=), _22 (n / 200 instead of n // 200) and
+    # _21 (at least 3 times instead of 2). A column's atoms (values with an indicator feature) are the
+    # finite values seen at least max(2, n // 200) times among the n pooled runs: 5 times of 1100
+    # (1100 // 200 = 5; not 4 times), 2 times of 300 (the floor 2; not once). The other values are
+    # Gaussian (no repeats).
+    rng = np.random.default_rng(15)
+    special = np.concatenate([np.full(k, v) for v, k in repeats.items()])
+    col = np.concatenate([special, rng.normal(0, 1, n_x + n_xp - special.size)])
+    rng.shuffle(col)
+    score = audit._LogisticScore(col[:n_x, None], col[n_x:, None], np.random.default_rng(0))
+    assert score.spec[0][0].tolist() == atoms

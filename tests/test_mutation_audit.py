@@ -686,13 +686,16 @@ def test_location_scale_standardizes_two_values_and_huge_ones_silently():
 
 
 @pytest.mark.parametrize("n_x,n_xp,repeats,atoms", [(600, 500, {7.0: 5, 9.0: 4}, [7.0]),
-                                                      (150, 150, {7.0: 2, -3.0: 1}, [7.0])])
+                                                      (600, 400, {7.0: 5, 9.0: 4}, [7.0]),
+                                                      (150, 150, {7.0: 2, -3.0: 1}, [7.0]),
+                                                      (150, 150, {v - 3.0: 3 for v in range(25)},
+                                                       [v - 3.0 for v in range(20)])])
 def test_logistic_score_atoms_are_values_seen_at_least_n_over_200_times(n_x, n_xp, repeats, atoms):
-    # kills _LogisticScore.__init__ mutmut_16 (> instead of >=), _22 (n / 200 instead of n // 200) and
-    # _21 (at least 3 times instead of 2). A column's atoms (values with an indicator feature) are the
-    # finite values seen at least max(2, n // 200) times among the n pooled runs: 5 times of 1100
-    # (1100 // 200 = 5; not 4 times), 2 times of 300 (the floor 2; not once). The other values are
-    # Gaussian (no repeats).
+    # kills _LogisticScore.__init__ mutmut_16 (> instead of >=), _22 (n / 200 instead of n // 200), _24
+    # (n // 201), _21 (at least 3 times instead of 2) and _25 (21 atoms). A column's atoms (values with
+    # an indicator feature) are the finite values seen at least max(2, n // 200) times among the n
+    # pooled runs, the 20 smallest of them: 5 times of 1100 or 1000 (1100 // 200 = 1000 // 200 = 5;
+    # not 4 times), 2 times of 300 (the floor 2; not once). The other values are Gaussian (no repeats).
     rng = np.random.default_rng(15)
     special = np.concatenate([np.full(k, v) for v, k in repeats.items()])
     col = np.concatenate([special, rng.normal(0, 1, n_x + n_xp - special.size)])

@@ -702,3 +702,19 @@ def test_logistic_score_atoms_are_values_seen_at_least_n_over_200_times(n_x, n_x
     rng.shuffle(col)
     score = audit._LogisticScore(col[:n_x, None], col[n_x:, None], np.random.default_rng(0))
     assert score.spec[0][0].tolist() == atoms
+    # the row-level counts are of the 10 smallest atoms of all columns (mutmut_41: 11)
+    assert score.shared.tolist() == atoms[:10]
+
+
+@pytest.mark.parametrize("n_rest,has_rest", [(0, False), (1, False), (2, True), (3, True)])
+def test_logistic_score_standardizes_a_column_with_at_least_two_other_values(n_rest, has_rest):
+    # kills _LogisticScore.__init__ mutmut_36 (a rest of one value standardized) and _37 (a rest of
+    # two values not). 300 runs of the atoms 0 and 1 and n_rest other values: the standardized value
+    # and its square are features (two more) exactly when at least two values are not atoms. One
+    # column: the intercept, 2 atom indicators, 3 symbol indicators, then 2 + 3 row counts (shared
+    # atoms and symbols) and the row sums of z and z**2: 13 features.
+    rest = 5.0 + np.arange(n_rest)
+    col = np.concatenate([np.arange(300 - n_rest) % 2, rest])[:, None]
+    score = audit._LogisticScore(col[:150], col[150:], np.random.default_rng(0))
+    assert score.spec[0][0].tolist() == [0.0, 1.0] and score.spec[0][4] is has_rest
+    assert score._features(col[:4]).shape == (4, 13 + 2 * has_rest)

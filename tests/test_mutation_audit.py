@@ -547,3 +547,177 @@ def test_pattern_score_declines_patterns_whose_keys_would_pass_2_53():
     for d, ok in ((3, True), (20, False)):
         fx, fxp = rng.integers(0, 6, (3000, d)), rng.integers(0, 6, (3000, d))
         assert audit._PatternScore(fx, fxp, 2).ok is ok
+
+
+def test_pattern_score_discrete_alone_reads_a_discrete_column_after_a_continuous_one():
+    # kills _PatternScore.__call__ mutmut_16 (break instead of continue at a column in no group: with
+    # groups="discrete" the continuous columns are in none, and every discrete column after the first
+    # continuous one was dropped from the key). Column 0 is Gaussian, column 1 takes 0 and 5 only. The
+    # expected score of a row is the smoothed log-ratio of its column-1 value among the fitted runs,
+    # counted here: log((c' + 1/2) / (n' + 1/2)) - log((c + 1/2) / (n + 1/2)).
+    rng = np.random.default_rng(11)
+    def draw(p5, shift, n):
+        return np.column_stack([rng.normal(shift, 1.0, n), np.where(rng.random(n) < p5, 5.0, 0.0)])
+    fx, fxp = draw(0.3, 0.0, 3000), draw(0.7, 1.0, 2000)
+    only = audit._PatternScore(fx, fxp, 2, groups="discrete")
+    assert only.groups == [[1]]
+
+    def smoothed(v):
+        cx, cxp = np.sum(fx[:, 1] == v), np.sum(fxp[:, 1] == v)
+        return math.log((cxp + 0.5) / (fxp.shape[0] + 0.5)) - math.log((cx + 0.5) / (fx.shape[0] + 0.5))
+    rows = np.array([[-3.0, 5.0], [3.0, 5.0], [0.2, 0.0], [-1.0, 0.0]])
+    got = only(rows)
+    np.testing.assert_allclose(got, [smoothed(5.0)] * 2 + [smoothed(0.0)] * 2, rtol=1e-12)
+    assert got[0] > 0.5 > 0 > -0.5 > got[2]    # log(0.7 / 0.3) = 0.85 and log(0.3 / 0.7) in law
+
+
+def test_pattern_score_of_discrete_columns_is_the_joint_patterns_log_ratio():
+    # kills _PatternScore.__call__ mutmut_24 (a group's key set to its last column's part instead of
+    # summed over its columns) and __init__ mutmut_108 (a column's key part divided by its radix),
+    # _109 and _110 (the radix of the third column that of the second alone, or divided by it, not
+    # their product: patterns collide) and _100 (a value above a column's range of consecutive integers read as its top
+    # value). On x the columns are uniform on {0, 1, 2}, uniform on {0, 1, 2} and a fair bit, all
+    # independent; on x' the second repeats the first with probability 0.8 and the bit is 1 with
+    # probability 0.3. Each row's score is the smoothed log-ratio of how often the fitted runs show
+    # exactly that row, counted here; a row never seen (a value 7 or 3 above a column's range)
+    # scores 0.
+    rng = np.random.default_rng(12)
+    fx = np.column_stack([rng.integers(0, 3, (3000, 2)), rng.random(3000) < 0.5]).astype(float)
+    a = rng.integers(0, 3, 2500)
+    fxp = np.column_stack([a, np.where(rng.random(2500) < 0.8, a, rng.integers(0, 3, 2500)),
+                           rng.random(2500) < 0.3]).astype(float)
+    joint = audit._PatternScore(fx, fxp, 2)
+    assert joint.ok and joint.groups == [[0, 1, 2]]
+
+    def smoothed(row):
+        cx, cxp = np.all(fx == row, axis=1).sum(), np.all(fxp == row, axis=1).sum()
+        return math.log((cxp + 0.5) / (fxp.shape[0] + 0.5)) - math.log((cx + 0.5) / (fx.shape[0] + 0.5))
+    seen = np.array([[i, j, k] for i in range(3) for j in range(3) for k in range(2)], dtype=float)
+    unseen = np.array([[7.0, 1.0, 0.0], [2.0, 3.0, 1.0], [1.0, 1.0, 2.0]])
+    np.testing.assert_allclose(joint(np.vstack([seen, unseen])), [smoothed(r) for r in seen] + [0.0] * 3,
+                               rtol=1e-12, atol=1e-15)
+    # the diagonal of the first two columns is likelier on x', the rest on x: both columns decide
+    got = joint(seen[seen[:, 2] == 0]).reshape(3, 3)
+    assert np.all(np.diag(got) > 0.5) and np.all(got[~np.eye(3, dtype=bool)] < -0.5)
+
+
+def test_pattern_score_limit_2_53_from_both_sides():
+    # kills _PatternScore.__init__ mutmut_49 (limit 2**54). Seventeen columns of the integers 0..5
+    # (radix 8 each: 2**51) and one more: the integers 0..3 (radix 6, 1.5 * 2**53 in all: declined)
+    # or a constant (radix 3, 0.75 * 2**53: taken). The boundary 2**53 itself is left alone (see
+    # the reason of mutmut_46).
+    rng = np.random.default_rng(9)
+    base = lambda: rng.integers(0, 6, (2000, 17))
+    for last, ok in ((lambda: rng.integers(0, 4, (2000, 1)), False), (lambda: np.zeros((2000, 1), dtype=int), True)):
+        fx, fxp = np.hstack([base(), last()]), np.hstack([base(), last()])
+        assert audit._PatternScore(fx, fxp, 2).ok is ok
+
+
+@pytest.mark.parametrize("x_low", [True, False])
+def test_pattern_score_bins_of_a_column_whose_values_part_by_input(x_low):
+    # kills _PatternScore.__init__ mutmut_130 and _134 (a bin count without minlength: when no run of
+    # one input falls in the top bin its counts are one short, and numpy broadcast the first bin's
+    # count over both). One continuous column, U(0, 1) on one input and U(10, 11) on the other, 2000
+    # runs each: the one edge (the pooled median) lies between them, every run of x in one bin and
+    # every run of x' in the other. The pattern part is 0 (every row continuous), so a row's score is
+    # its bin's smoothed log-ratio: +-log((2000 + 1/2) / (1/2)) = +-log(4001).
+    rng = np.random.default_rng(13)
+    low, high = rng.random((2000, 1)), 10 + rng.random((2000, 1))
+    fx, fxp = (low, high) if x_low else (high, low)
+    pat = audit._PatternScore(fx, fxp, 2)
+    assert pat.ok and pat.n_cells == 1
+    sign = 1 if x_low else -1
+    np.testing.assert_allclose(pat(np.array([[0.5], [10.5], [-3.0], [50.0]])),
+                               sign * math.log(4001) * np.array([-1, 1, -1, 1]), rtol=1e-12)
+
+
+def test_pattern_score_of_many_continuous_columns_is_taken():
+    # kills _PatternScore._radix mutmut_3 and _6 (a continuous column's radix its code count, bins
+    # included, or its symbols + 2, instead of its symbols + 1): the pattern of continuous columns
+    # needs one key per column symbol only, so 60 Gaussian columns (radix 1 each) make one pattern and
+    # the score is taken; radix 3 or 2 each (3**60, 2**60 > 2**53) declined the naive-Bayes score of
+    # every output of more than 33 or 52 noisy answers.
+    rng = np.random.default_rng(14)
+    pat = audit._PatternScore(rng.normal(0, 1, (1000, 60)), rng.normal(0.3, 1, (1000, 60)), 2)
+    assert pat.ok and pat.n_cells == 1 and pat.n_discrete == 0
+
+
+def test_pattern_score_counts_runs_beyond_the_code_rows_under_their_own_pattern(monkeypatch):
+    # kills _PatternScore._pattern mutmut_9 (a column of consecutive integers keyed like the others,
+    # min(code, atoms): a value above the range the codes were learned on merged with the top value).
+    # The codes are learned on the first _CODE_ROWS runs of each input (200 000; 300 here), the
+    # frequencies on all: x gives 0, 1, 2 in turn; x' too, and then 100 runs of the value 3, beyond
+    # the code rows. The value 3 keeps its own pattern (never seen on x) and 2 its own counts.
+    monkeypatch.setattr(audit, "_CODE_ROWS", 300)
+    fx = (np.arange(600) % 3).astype(float)[:, None]
+    fxp = np.concatenate([np.arange(300) % 3, np.full(100, 3)]).astype(float)[:, None]
+    pat = audit._PatternScore(fx, fxp, 2)
+    assert pat.columns[0].fast and pat.columns[0].atoms.tolist() == [0.0, 1.0, 2.0]
+    ratio = lambda cxp, cx: math.log((cxp + 0.5) / 400.5) - math.log((cx + 0.5) / 600.5)
+    np.testing.assert_allclose(pat(np.array([[2.0], [3.0], [0.0]])), [ratio(100, 200), ratio(100, 0), ratio(100, 200)],
+                               rtol=1e-12)
+
+
+def test_above_median_counts_values_strictly_above():
+    # kills _AboveMedianScore.__call__ mutmut_8 (>= instead of >: a value equal to its column's median
+    # counted as above). Pooled fitted runs: column 0 is 1..5 (median 3), column 1 is 10, 20, 40, 70, nan
+    # (nanmedian 30, between two values).
+    fx = np.array([[1.0, 10.0], [2.0, 40.0], [3.0, np.nan]])
+    fxp = np.array([[4.0, 20.0], [5.0, 70.0]])
+    score = audit._AboveMedianScore(fx, fxp)
+    rows = np.array([[3.0, 30.0], [3.5, 30.0], [3.0, 31.0], [9.0, np.nan], [-1.0, 25.0]])
+    np.testing.assert_array_equal(score(rows), [0, 1, 1, 1, 0])
+
+
+def test_location_scale_standardizes_two_values_and_huge_ones_silently():
+    # kills _location_scale mutmut_1 and _2 (two values left unstandardized: (1, 0, 1) returned for
+    # them), _20 (a finite mean with an infinite sd left unscaled) and _6 .. _9 (the overflow of the plain mean and standard deviation of values near 1e308,
+    # and the inf - inf of a sum of +-1e308, warn). Population mean and standard deviation, by hand.
+    import warnings
+    assert audit._location_scale(np.array([3.0, 8.0])) == (1.0, 5.5, 2.5)
+    assert audit._location_scale(np.array([4.0, 4.0])) == (1.0, 4.0, 1.0)       # no spread: sd 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        # overflow of the sum: scaled by the largest magnitude to 1, 1, -1, 0.5
+        scale, mu, sd = audit._location_scale(np.array([1e308, 1e308, -1e308, 5e307]))
+        assert (scale, mu) == (1e308, 0.375) and sd == pytest.approx(math.sqrt((2 * 0.625**2 + 1.375**2 + 0.125**2) / 4), rel=1e-15)
+        # inf - inf in numpy's pairwise sum: scaled to +-1, mean 0, sd 1
+        assert audit._location_scale(np.array([1e308, -1e308] * 8)) == (1e308, 0.0, 1.0)
+        # a finite mean (0) but a standard deviation that overflows is rescaled too (mutmut_20: only
+        # when both overflow): scaled to -1, 1, 0.5, -0.5, mean 0 and sd sqrt(5/8)
+        assert audit._location_scale(np.array([-1e308, 1e308, 5e307, -5e307])) == (1e308, 0.0, math.sqrt(5 / 8))
+
+
+@pytest.mark.parametrize("n_x,n_xp,repeats,atoms", [(600, 500, {7.0: 5, 9.0: 4}, [7.0]),
+                                                      (600, 400, {7.0: 5, 9.0: 4}, [7.0]),
+                                                      (150, 150, {7.0: 2, -3.0: 1}, [7.0]),
+                                                      (150, 150, {v - 3.0: 3 for v in range(25)},
+                                                       [v - 3.0 for v in range(20)])])
+def test_logistic_score_atoms_are_values_seen_at_least_n_over_200_times(n_x, n_xp, repeats, atoms):
+    # kills _LogisticScore.__init__ mutmut_16 (> instead of >=), _22 (n / 200 instead of n // 200), _24
+    # (n // 201), _21 (at least 3 times instead of 2) and _25 (21 atoms). A column's atoms (values with
+    # an indicator feature) are the finite values seen at least max(2, n // 200) times among the n
+    # pooled runs, the 20 smallest of them: 5 times of 1100 or 1000 (1100 // 200 = 1000 // 200 = 5;
+    # not 4 times), 2 times of 300 (the floor 2; not once). The other values are Gaussian (no repeats).
+    rng = np.random.default_rng(15)
+    special = np.concatenate([np.full(k, v) for v, k in repeats.items()])
+    col = np.concatenate([special, rng.normal(0, 1, n_x + n_xp - special.size)])
+    rng.shuffle(col)
+    score = audit._LogisticScore(col[:n_x, None], col[n_x:, None], np.random.default_rng(0))
+    assert score.spec[0][0].tolist() == atoms
+    # the row-level counts are of the 10 smallest atoms of all columns (mutmut_41: 11)
+    assert score.shared.tolist() == atoms[:10]
+
+
+@pytest.mark.parametrize("n_rest,has_rest", [(0, False), (1, False), (2, True), (3, True)])
+def test_logistic_score_standardizes_a_column_with_at_least_two_other_values(n_rest, has_rest):
+    # kills _LogisticScore.__init__ mutmut_36 (a rest of one value standardized) and _37 (a rest of
+    # two values not). 300 runs of the atoms 0 and 1 and n_rest other values: the standardized value
+    # and its square are features (two more) exactly when at least two values are not atoms. One
+    # column: the intercept, 2 atom indicators, 3 symbol indicators, then 2 + 3 row counts (shared
+    # atoms and symbols) and the row sums of z and z**2: 13 features.
+    rest = 5.0 + np.arange(n_rest)
+    col = np.concatenate([np.arange(300 - n_rest) % 2, rest])[:, None]
+    score = audit._LogisticScore(col[:150], col[150:], np.random.default_rng(0))
+    assert score.spec[0][0].tolist() == [0.0, 1.0] and score.spec[0][4] is has_rest
+    assert score._features(col[:4]).shape == (4, 13 + 2 * has_rest)

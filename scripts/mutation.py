@@ -20,6 +20,7 @@ has unexplained survivors, so the report is also a check.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -93,6 +94,7 @@ def run(modules: list[str], max_children: int, survivors_only: bool = False,
                 print(f"{m}: no survivors to rerun")
                 continue
         elif resume and durations.get(m):
+            refresh_mutants(m)
             names = sorted(k for k, v in statuses(m).items() if v == "not checked")
             if not names:
                 print(f"{m}: every mutant checked")
@@ -123,6 +125,23 @@ def run(modules: list[str], max_children: int, survivors_only: bool = False,
             stopped_after[m] = durations[m] if stopped else None
             DURATIONS.write_text(json.dumps(durations, indent=1))
             STOPPED.write_text(json.dumps(stopped_after, indent=1))
+
+
+def refresh_mutants(module: str) -> None:
+    """Bring the module's mutants up to date with its source before a resume reads what is unchecked.
+
+    ``mutmut run`` does this itself when it starts, resetting the results of every function whose
+    source changed since its mutants were made; but a resume chooses its mutants before that, so
+    without this step it left out every changed function (found when a helper resumed audit after
+    one message had changed). mutmut's own routine, the one ``mutmut run`` calls, run here first."""
+    from mutmut.__main__ import create_mutants_for_file
+
+    rel = Path("dpnotes") / f"{module}.py"
+    if (ROOT / "mutants" / rel).exists():
+        with contextlib.chdir(ROOT):                  # mutmut names mutants by paths relative to the root
+            result = create_mutants_for_file(rel, Path("mutants") / rel)
+        if result.error is not None:
+            raise SystemExit(f"mutmut could not make the mutants of {rel}: {result.error}")
 
 
 def statuses(module: str) -> dict[str, str]:

@@ -54,6 +54,20 @@ def test_rappor_bits_are_the_hash_positions():
     assert a.sum() == b.sum() == 4 and not np.any(a & b)
 
 
+def brute_force_pair_epsilon(a, b, qs, ps):
+    """The largest |log ratio| over every report of the bits where the filters a and b differ (the
+    other bits have equal laws), a bit of filter 1 reported as 1 with probability qs, of filter 0 ps."""
+    diff = np.flatnonzero(a ^ b)
+    best = 0.0
+    for mask in range(2 ** diff.size):
+        report = np.array([(mask >> i) & 1 for i in range(diff.size)], dtype=bool)
+        pa = np.where(a[diff], np.where(report, qs, 1 - qs), np.where(report, ps, 1 - ps))
+        pb = np.where(b[diff], np.where(report, qs, 1 - qs), np.where(report, ps, 1 - ps))
+        with np.errstate(divide="ignore"):
+            best = max(best, abs(float(np.sum(np.log(pa) - np.log(pb)))))
+    return best
+
+
 def test_rappor_pair_epsilon_by_brute_force():
     """Enumerate the 2**k reports of the differing bits (the others have equal laws) and take the
     largest |log ratio|; also at a p*, q* with p* + q* != 1, where the two directions differ."""
@@ -61,14 +75,7 @@ def test_rappor_pair_epsilon_by_brute_force():
     for value, value_prime, args in ((0, 1, (0.95,)), (4, 5, (0.75, 0.45, 0.55)), (0, 2, (0.3, 0.2, 0.9)), (1, 2, (0.5,)),
                                      (0, 2, (0.3, 0.9, 0.2)), (1, 2, (0.5, 0.6, 0.4)), (4, 5, (0.1, 0.7, 0.05))):
         qs, ps = benchmark.rappor_bit_probabilities(*args)
-        a, b = benchmark.rappor_bits(value), benchmark.rappor_bits(value_prime)
-        diff = np.flatnonzero(a ^ b)
-        best = 0.0
-        for mask in range(2 ** diff.size):
-            report = np.array([(mask >> i) & 1 for i in range(diff.size)], dtype=bool)
-            pa = np.where(a[diff], np.where(report, qs, 1 - qs), np.where(report, ps, 1 - ps))
-            pb = np.where(b[diff], np.where(report, qs, 1 - qs), np.where(report, ps, 1 - ps))
-            best = max(best, abs(float(np.sum(np.log(pa) - np.log(pb)))))
+        best = brute_force_pair_epsilon(benchmark.rappor_bits(value), benchmark.rappor_bits(value_prime), qs, ps)
         assert benchmark.rappor_pair_epsilon(value, value_prime, *args) == pytest.approx(best, rel=1e-12)
 
 

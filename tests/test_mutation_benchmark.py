@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from dpnotes import benchmark, flawed
+from test_benchmark import brute_force_pair_epsilon   # every report of the differing bits, enumerated
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -329,19 +330,6 @@ def test_rappor_probabilities_come_out_as_written():
     assert benchmark.rappor_bit_probabilities(0.1, 0.35, 0.6) == want
 
 
-def _brute_force_pair_epsilon(a, b, qs, ps):
-    """The largest |log ratio| over every report of the bits where filters a and b differ."""
-    diff = np.flatnonzero(a ^ b)
-    best = 0.0
-    for mask in range(2 ** diff.size):
-        report = np.array([(mask >> i) & 1 for i in range(diff.size)], dtype=bool)
-        pa = np.where(a[diff], np.where(report, qs, 1 - qs), np.where(report, ps, 1 - ps))
-        pb = np.where(b[diff], np.where(report, qs, 1 - qs), np.where(report, ps, 1 - ps))
-        with np.errstate(divide="ignore"):
-            best = max(best, abs(float(np.sum(np.log(pa) - np.log(pb)))))
-    return best
-
-
 def test_rappor_pair_epsilon_with_a_small_filter():
     """Three hashes into six bits (not the defaults 4 and 20): 0 sets bits 0, 3, 5 and 8 sets 0, 3,
     so one bit differs, set for 0 only; 5 differs from 0 in two bits one way and one the other."""
@@ -359,7 +347,7 @@ def test_rappor_pair_epsilon_with_a_small_filter():
     qs, ps = benchmark.rappor_bit_probabilities(0.2, 0.1, 0.7)
     for v, w in ((0, 5), (5, 0)):
         assert benchmark.rappor_pair_epsilon(v, w, 0.2, 0.1, 0.7, **small) == pytest.approx(
-            _brute_force_pair_epsilon(benchmark.rappor_bits(v, **small), benchmark.rappor_bits(w, **small), qs, ps),
+            brute_force_pair_epsilon(benchmark.rappor_bits(v, **small), benchmark.rappor_bits(w, **small), qs, ps),
             rel=1e-12)
 
 

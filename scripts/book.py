@@ -65,7 +65,7 @@ def execute_and_build(builder: str, out: Path, jobs: int | None) -> int:
     (status / "todo.json").write_text(json.dumps(docnames))
     by_path = dict(zip(map(str, todo), docnames))
     # a daemon thread, as nbcache's own: Ctrl-C ends the build at once
-    executor = threading.Thread(target=nbcache.execute_missing, args=(cache, todo), daemon=True,
+    executor = threading.Thread(target=nbcache.execute, args=(cache, todo), daemon=True,
                                 kwargs={"jobs": jobs, "done": lambda p: execution_marker(status, by_path[str(p)]).touch()})
     executor.start()
     rc = jupyter_book(builder, out, {**os.environ, "DPNOTES_EXECUTING": str(status)})

@@ -4,8 +4,9 @@ The book's pages are MyST notebooks. ``make test`` runs every one of them throug
 code cell a test) and then builds the site, which would execute every notebook a second time.
 Instead, ``conftest.py`` *stages* each notebook that nbval ran without a failure, with the
 outputs nbval received from the kernel, and the site build starts from a Jupyter cache seeded
-with the staged notebooks (``seed_cache``). ``make book`` uses ``execute_missing`` to run the
-notebooks the cache lacks in parallel before Sphinx renders the pages.
+with the staged notebooks (``seed_cache``), and ``execute_missing`` runs in parallel the
+notebooks the cache still lacks. ``make book`` (``scripts/book.py``) lists those with
+``uncached`` and runs them with ``execute`` while Sphinx reads the other pages.
 
 A staged notebook is reused only if
 
@@ -260,7 +261,14 @@ def uncached(cache_dir: Path, paths: list[Path]) -> list[Path]:
 
 def execute_missing(cache_dir: Path, paths: list[Path], jobs: int | None = None,
                     timeout: int = EXECUTION_TIMEOUT, log=print, done=None) -> dict[str, str | None]:
-    """Execute, ``jobs`` at a time, the notebooks of ``paths`` that the cache lacks, and cache them.
+    """Execute, ``jobs`` at a time, the notebooks of ``paths`` that the cache lacks, and cache them
+    (:func:`execute` on :func:`uncached`)."""
+    return execute(cache_dir, uncached(cache_dir, paths), jobs, timeout, log, done)
+
+
+def execute(cache_dir: Path, paths: list[Path], jobs: int | None = None,
+            timeout: int = EXECUTION_TIMEOUT, log=print, done=None) -> dict[str, str | None]:
+    """Execute the notebooks ``paths``, ``jobs`` at a time, and cache them.
 
     Each of ``jobs`` threads drives one kernel (:class:`_Kernel`) through the notebooks it takes
     from a shared queue, in the order of ``paths``. A notebook whose execution fails is not
@@ -275,7 +283,7 @@ def execute_missing(cache_dir: Path, paths: list[Path], jobs: int | None = None,
     from jupyter_cache.base import CacheBundleIn
 
     cache = get_cache(str(cache_dir))
-    todo = [str(p) for p in uncached(cache_dir, paths)]
+    todo = [str(p) for p in paths]
     jobs = jobs or os.cpu_count() or 2
     results: dict[str, str | None] = {}
     if not todo:

@@ -421,7 +421,7 @@ def test_make_book_executes_while_it_builds(tmp_path, monkeypatch):
         return 7
 
     monkeypatch.setattr(book.nbcache, "uncached", lambda cache, paths: chapters)
-    monkeypatch.setattr(book.nbcache, "execute_missing", execute)
+    monkeypatch.setattr(book.nbcache, "execute", execute)
     monkeypatch.setattr(book, "jupyter_book", build)
     assert book.execute_and_build("html", tmp_path, jobs=1) == 7
     assert seen["todo"] == ["chapters/why-dp/anonymization", "chapters/definition/definition"]

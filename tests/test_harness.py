@@ -9,6 +9,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+import types
 from pathlib import Path
 
 import pytest
@@ -460,3 +461,27 @@ def test_execute_missing_marks_every_notebook_done_even_a_failed_one(tmp_path, m
     results = nbcache.execute_missing(cache, pages, jobs=2, log=lambda *a: None, done=marked.append)
     assert sorted(marked) == sorted(map(str, pages)) and results == {str(pages[0]): None, str(pages[1]): "RuntimeError: boom"}
     assert nbcache.uncached(cache, pages) == [pages[1]]
+
+
+def test_under_mutmut_the_fastest_tests_run_first(monkeypatch):
+    """mutmut stops a mutant's run at its first failing test; the conftest orders its tests so the
+    cheapest go first (slowest last, unrecorded after them, ties kept in their order), and leaves the
+    order alone outside a mutant's run."""
+    import conftest
+
+    items = [types.SimpleNamespace(nodeid=n) for n in ["slow", "new", "fast", "tie_a", "tie_b",
+                                                      "t.py::f__mutmut_3"]]
+    durations = {"slow": 9.0, "fast": 0.01, "tie_a": 0.5, "tie_b": 0.5}
+    monkeypatch.setattr(conftest, "_DURATIONS", durations)
+    order = [i.nodeid for i in conftest.fastest_first(items[:5], durations)]
+    assert order == ["fast", "tie_a", "tie_b", "slow", "new"]
+
+    monkeypatch.setenv("MUTANT_UNDER_TEST", "dpnotes.loss.x_f__mutmut_7")
+    run = list(items)
+    conftest.pytest_collection_modifyitems(None, run)
+    assert [i.nodeid for i in run] == order          # a mutant's copies of a doctest dropped, then sorted
+    for value in ("stats", "fail", ""):              # mutmut's stats and forced-fail runs keep the order
+        monkeypatch.setenv("MUTANT_UNDER_TEST", value)
+        run = list(items)
+        conftest.pytest_collection_modifyitems(None, run)
+        assert [i.nodeid for i in run] == [i.nodeid for i in items[:5]]

@@ -73,10 +73,31 @@ chapters in the kernels' order, once its marker exists, from the Jupyter cache a
 chapter whose execution failed has a marker too: myst-nb, finding it uncached, executes it and
 reports the error. Without the variable (``jupyter-book build`` run directly, or the tests'
 builds, which are seeded with executed chapters) nothing changes.
+
+8. The garbage collector's share of the build.
+
+Python's cyclic garbage collector runs after every so many new objects and, now and then, goes
+over every object alive; a Sphinx build creates millions (the environment, every page's
+doctree), so it spent a quarter of a build walking objects that live until the end. Loading the
+57 saved doctrees back one after another took 2.1 s in a process holding them, 0.11 s with the
+collector off. So the build raises the collector's thresholds, and *freezes* what is alive when
+this extension starts (the imported modules) and when every page has been read (the
+environment): ``gc.freeze`` moves those objects out of the collector's view for good, so each
+collection only walks what was created since, such as the doctree of the page being written,
+which is still collected. Measured on a cached build (every chapter in the Jupyter cache, fresh
+doctrees): 23.4 s before, 17.9 s after, for 44 MB more memory at the peak.
+
+9. One lookup of each bibliography plugin.
+
+sphinxcontrib-bibtex asks pybtex for its plain-text backend once for every citation, and pybtex
+looks it up among the installed packages' entry points every time: 2.5 ms, 1.3 s for the
+book's 521 citations. The backend is registered with pybtex once (``register_plugin``, pybtex's
+way to add a plugin at run time, where every lookup looks first).
 """
 
 from __future__ import annotations
 
+import gc
 import html
 import json
 import os
@@ -284,7 +305,37 @@ def _refresh_own_static(app, exception) -> None:
             shutil.copy2(f, dest)
 
 
+# gen0: collect after 100,000 new container objects (default 700); gen1/gen2: after 50 and 100
+# younger collections (defaults 10 and 10).
+GC_THRESHOLDS = (100_000, 50, 100)
+
+
+def tune_gc() -> None:
+    """Raise the collector's thresholds and freeze what is alive now (see 8. above)."""
+    gc.set_threshold(*GC_THRESHOLDS)
+    gc.freeze()
+
+
+def _freeze_read_pages(app, env) -> None:
+    gc.freeze()
+
+
+# (plugin group, name) of the pybtex plugins sphinxcontrib-bibtex looks up once per citation
+PYBTEX_PER_CITATION = [("pybtex.backends", "plaintext")]
+
+
+def register_pybtex_plugins() -> None:
+    """Register with pybtex, once, the plugins looked up for every citation (see 9. above)."""
+    import pybtex.plugin
+
+    for group, name in PYBTEX_PER_CITATION:
+        pybtex.plugin.register_plugin(group, name, pybtex.plugin.find_plugin(group, name), force=True)
+
+
 def setup(app):
+    tune_gc()
+    app.connect("env-updated", _freeze_read_pages)
+    register_pybtex_plugins()
     configure_nbclient()
     app.connect("build-finished", _refresh_own_static)
     app.connect("doctree-read", _own_document)

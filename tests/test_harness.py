@@ -485,3 +485,38 @@ def test_under_mutmut_the_fastest_tests_run_first(monkeypatch):
         run = list(items)
         conftest.pytest_collection_modifyitems(None, run)
         assert [i.nodeid for i in run] == [i.nodeid for i in items[:5]]
+
+
+def test_the_build_tunes_the_garbage_collector_and_looks_up_each_bibliography_plugin_once(monkeypatch):
+    """_ext/dpnotes_build.py items 8 and 9: the collector's thresholds raised and what is alive frozen
+    when the extension starts and again once every page is read; and pybtex's per-citation lookup
+    answered from its run-time registry, with the same class the entry point gives."""
+    import gc
+
+    import pybtex.plugin
+    from importlib.metadata import entry_points
+
+    dpnotes_build = _build_extension()
+    calls = []
+    monkeypatch.setattr(gc, "set_threshold", lambda *a: calls.append(("threshold", a)))
+    monkeypatch.setattr(gc, "freeze", lambda: calls.append(("freeze",)))
+    monkeypatch.setattr(dpnotes_build, "register_pybtex_plugins", lambda: calls.append(("pybtex",)))
+    monkeypatch.setattr(dpnotes_build, "configure_nbclient", lambda: None)
+    events = {}
+    app = types.SimpleNamespace(connect=lambda event, f, priority=500: events.setdefault(event, []).append(f),
+                                add_directive_to_domain=lambda *a, **k: None,
+                                add_config_value=lambda *a, **k: None)
+    dpnotes_build.setup(app)
+    assert calls == [("threshold", (100_000, 50, 100)), ("freeze",), ("pybtex",)]
+    assert dpnotes_build.GC_THRESHOLDS[0] > 700                       # above Python's default
+    for f in events["env-updated"]:
+        f(app, None)
+    assert calls[-1] == ("freeze",)
+
+    monkeypatch.undo()                                                  # the real gc, and register below
+    monkeypatch.setattr(pybtex.plugin, "_RUNTIME_PLUGINS", {})
+    dpnotes_build.register_pybtex_plugins()
+    (installed,) = entry_points(group="pybtex.backends", name="plaintext")
+    assert pybtex.plugin._RUNTIME_PLUGINS["pybtex.backends"]["plaintext"] is installed.load()
+    monkeypatch.setattr(pybtex.plugin, "entry_points", lambda **k: pytest.fail("entry points scanned"))
+    assert pybtex.plugin.find_plugin("pybtex.backends", "plaintext") is installed.load()

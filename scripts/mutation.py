@@ -133,11 +133,17 @@ def refresh_mutants(module: str) -> None:
     ``mutmut run`` does this itself when it starts, resetting the results of every function whose
     source changed since its mutants were made; but a resume chooses its mutants before that, so
     without this step it left out every changed function (found when a helper resumed audit after
-    one message had changed). mutmut's own routine, the one ``mutmut run`` calls, run here first."""
+    one message had changed). mutmut's own routine, the one ``mutmut run`` calls, run here first.
+
+    That routine compares the functions' hashes with the saved results only when the source is newer
+    than its mutated copy; a results file brought from another checkout (a run continued elsewhere)
+    was taken as up to date, and 242 census mutants of changed functions were left out of a resume.
+    So the mutated copy is removed first, and the comparison always made."""
     from mutmut.__main__ import create_mutants_for_file
 
     rel = Path("dpnotes") / f"{module}.py"
     if (ROOT / "mutants" / rel).exists():
+        (ROOT / "mutants" / rel).unlink()
         with contextlib.chdir(ROOT):                  # mutmut names mutants by paths relative to the root
             result = create_mutants_for_file(rel, Path("mutants") / rel)
         if result.error is not None:

@@ -230,15 +230,32 @@ def cjk_problems(report: dict) -> list[str]:
     return problems
 
 
+_H1 = re.compile(r"<h1[^>]*>(.*?)</h1>", re.S)
+# a document inlined in the single-page build: its title is a lower heading, after a section number
+_HEADING = re.compile(r"<h([1-6])[^>]*>(?:<span class=\"section-number\">[^<]*</span>)?(.*?)</h\1>", re.S)
+
+
 def chapter_titles(html_dir: Path, root: Path = ROOT) -> dict[str, str]:
-    """The title of every document of the book, as the website shows it (its first ``h1``)."""
-    titles = {}
+    """The title of every document of the book, as the website shows it (its first ``h1``).
+
+    ``html_dir`` is the website (a page per document) or, when only the PDF edition was built, the
+    single-page build, where a document's title is the first heading after its ``document-`` anchor,
+    without the section number the PDF edition adds (a document absent from it is left out here:
+    ``check_pdf`` reports it from the print report)."""
+    titles, single = {}, None
     for part in book_structure(root):
         for doc in part["docs"]:
             page = html_dir / f"{doc}.html"
-            m = re.search(r"<h1[^>]*>(.*?)</h1>", page.read_text(encoding="utf-8"), re.S)
+            if page.exists():
+                m = _H1.search(page.read_text(encoding="utf-8"))
+            else:
+                if single is None:
+                    name = "intro.html" if (html_dir / "intro.html").exists() else "index.html"
+                    single = (html_dir / name).read_text(encoding="utf-8")
+                anchor = single.find(f'id="document-{doc}"')
+                m = _HEADING.search(single, anchor) if anchor >= 0 else None
             if m:
-                text = re.sub(r"<[^>]+>", "", m.group(1))
+                text = re.sub(r"<[^>]+>", "", m.group(m.lastindex))
                 titles[doc] = re.sub(r"\s+", " ", text.replace("#", "")).strip()
     return titles
 
@@ -259,7 +276,10 @@ def check_pdf(pdf: Path, html_dir: Path, root: Path = ROOT) -> list[str]:
     problems = []
     text = re.sub(r"\s+", " ", pdf_text(pdf))
     squeezed = text.replace(" ", "")
-    for doc, title in chapter_titles(html_dir, root).items():
+    titles = chapter_titles(html_dir, root)
+    problems += [f"no title found for {doc} in {html_dir}" for part in book_structure(root)
+                 for doc in part["docs"] if doc not in titles]
+    for doc, title in titles.items():
         # pdftotext may break a long title over lines or drop spaces around math: compare without spaces
         if title.replace(" ", "") not in squeezed:
             problems.append(f"chapter title missing from the PDF: {title!r} ({doc})")

@@ -520,3 +520,29 @@ def test_the_build_tunes_the_garbage_collector_and_looks_up_each_bibliography_pl
     assert pybtex.plugin._RUNTIME_PLUGINS["pybtex.backends"]["plaintext"] is installed.load()
     monkeypatch.setattr(pybtex.plugin, "entry_points", lambda **k: pytest.fail("entry points scanned"))
     assert pybtex.plugin.find_plugin("pybtex.backends", "plaintext") is installed.load()
+
+
+def test_pdf_check_reads_chapter_titles_from_the_website_or_the_single_page_build(tmp_path):
+    """check_pdf compares the PDF with every document's title. ``scripts/book.py pdf`` without a website
+    build hands it the single-page build, where documents are inlined under ``document-`` anchors with
+    numbered lower headings; the titles read there must be the website's (it used to crash on the missing
+    per-page files, and a reading that found no title would have checked nothing)."""
+    import pdfbook
+
+    (tmp_path / "_toc.yml").write_text("root: intro\nparts:\n- caption: P\n  chapters:\n  - file: a/one\n"
+                                       "    sections:\n    - file: a/two\n")
+    site = tmp_path / "html"
+    (site / "a").mkdir(parents=True)
+    (site / "a" / "one.html").write_text('<h1>First <em>page</em><a class="headerlink">#</a></h1><h1>x</h1>')
+    (site / "a" / "two.html").write_text("<h1>Second\n page</h1>")
+    single = tmp_path / "singlehtml"
+    single.mkdir()
+    (single / "intro.html").write_text(
+        '<h1>Intro</h1><span id="document-a/one"></span><section><h2><span class="section-number">1. </span>'
+        'First <em>page</em><a class="headerlink">#</a></h2><h3>A section</h3></section>'
+        '<span id="document-a/two"></span><h3><span class="section-number">1.1. </span>Second\n page</h3>')
+    expected = {"a/one": "First page", "a/two": "Second page"}
+    assert pdfbook.chapter_titles(site, tmp_path) == expected
+    assert pdfbook.chapter_titles(single, tmp_path) == expected
+    (single / "intro.html").write_text('<h1>Intro</h1><span id="document-a/one"></span><h2>First page</h2>')
+    assert pdfbook.chapter_titles(single, tmp_path) == {"a/one": "First page"}   # a/two absent: no title

@@ -437,3 +437,61 @@ def test_laplace_parallel_row_by_coupled_seeds():
     out = case.mechanism(np.array([1.0]), 400, np.random.default_rng(21))
     z = flawed.laplace_noise(200.0, (400, 20), np.random.default_rng(21))
     assert out.shape == (400, 20) and np.array_equal(out, np.round((1.0 + z) * 2**20) / 2**20)
+
+
+@pytest.mark.parametrize("epsilon", [0.3, 1.7])
+def test_geometric_pair_epsilon_of_neighbouring_counts_at_other_sizes(epsilon):
+    """GeoSample is the geometric mechanism with alpha = 2**k / (2**k + 1), truncated to 0..n (Balcer
+    and Vadhan): the laws of two neighbouring counts differ by a factor at most 1 / alpha = 1 + 2**-k,
+    reached at the end the counts move away from, so the pair's epsilon is ln(1 + 2**-k) for every
+    n >= 1 and count. At eps = 0.3 (k = 2) and 1.7 (k = 1), n = 1, 2, 3 and 8 (the row uses n = 5)."""
+    # kills x__geometric_pair_epsilon__mutmut_9 and _15 (n dropped from one of the two laws: the
+    # benchmark only calls the helper at n = 5, the laws' default)
+    k = math.ceil(math.log(2.0 / epsilon))
+    assert k == {0.3: 2, 1.7: 1}[epsilon]
+    for n in (1, 2, 3, 8):
+        for c in range(n):
+            got = benchmark._geometric_pair_epsilon(c, c + 1, epsilon, n)
+            assert got == pytest.approx(math.log1p(2.0**-k), rel=1e-12), (n, c)
+
+
+def _index_law_mpmath(answers, noise, scale):
+    """Pr[report noisy max releases i], noise of scale ``scale``, by mpmath at 30 digits: the density of
+    answer i's noisy value times the others' distribution functions, split at the answers (kinks)."""
+    import mpmath as mp
+    with mp.workdps(30):
+        return _index_law_mpmath_at_working_precision(mp, answers, noise, scale)
+
+
+def _index_law_mpmath_at_working_precision(mp, answers, noise, scale):
+    b = mp.mpf(scale)
+    f = [mp.mpf(v) for v in answers]
+    if noise == "laplace":
+        pdf = lambda u: mp.exp(-abs(u) / b) / (2 * b)                                   # noqa: E731
+        cdf = lambda u: mp.exp(u / b) / 2 if u < 0 else 1 - mp.exp(-u / b) / 2          # noqa: E731
+    else:
+        pdf = lambda u: mp.exp(-u / b) / b if u >= 0 else mp.mpf(0)                     # noqa: E731
+        cdf = lambda u: 1 - mp.exp(-u / b) if u >= 0 else mp.mpf(0)                     # noqa: E731
+    out = []
+    for i, fi in enumerate(f):
+        def g(y, i=i, fi=fi):
+            return pdf(y - fi) * mp.fprod(cdf(y - fj) for j, fj in enumerate(f) if j != i)
+        lo = fi if noise == "exponential" else -mp.inf
+        out.append(mp.quad(g, [lo, *sorted({v for v in f if v > lo}), mp.inf]))
+    return out
+
+
+@pytest.mark.parametrize("noise", ["laplace", "exponential"])
+def test_index_pair_epsilon_on_an_asymmetric_pair(noise):
+    """The exact epsilon of report noisy max's index (eps = 0.1: noise scale 20) on the pair
+    (1, 0, 2.5), (0, 1, 2): max_i |ln Pr_x[i] - ln Pr_x'[i]| with both laws by mpmath (tolerance 1e-9
+    relative, the laws' quadrature being at 1e-11). The rows' x = (1, 1, 1, 1, 1) has the uniform law
+    under either noise, so they cannot tell which noise x's law was computed with; this pair can."""
+    # kills x__index_pair_epsilon__mutmut_7 (noise dropped for x: its law always under Laplace noise)
+    import mpmath as mp
+    x, xp = [1.0, 0.0, 2.5], [0.0, 1.0, 2.0]
+    with mp.workdps(30):
+        a, b = _index_law_mpmath(x, noise, 20), _index_law_mpmath(xp, noise, 20)
+        assert abs(mp.fsum(a) - 1) < 1e-20 and abs(mp.fsum(b) - 1) < 1e-20
+        want = float(max(abs(mp.log(p) - mp.log(q)) for p, q in zip(a, b)))
+    assert benchmark._index_pair_epsilon(np.array(x), np.array(xp), noise) == pytest.approx(want, rel=1e-9)

@@ -158,11 +158,24 @@ def statuses(module: str) -> dict[str, str]:
     return {name: status_of(code) for name, code in data["exit_code_by_key"].items()}
 
 
+def _mutant_diff(name: str) -> str:
+    """What ``mutmut show NAME`` prints after its first line, computed in this process by the routine
+    ``mutmut show`` calls: a ``mutmut show`` per survivor is a process of its own (half a second each,
+    and a report shows a thousand survivors)."""
+    from mutmut.mutation.diff_apply import get_diff_for_mutant
+
+    with contextlib.chdir(ROOT):                      # mutmut reads mutants/ relative to the root
+        return get_diff_for_mutant(name, path=Path("dpnotes") / f"{name.split('.')[1]}.py")
+
+
 def diff_of(name: str) -> str:
     """The changed lines of a mutant (``mutmut show``), without the diff header."""
-    res = subprocess.run([str(BIN / "mutmut"), "show", name], cwd=ROOT, env=mutmut_env(),
-                         capture_output=True, text=True)
-    lines = [ln for ln in res.stdout.splitlines()
+    try:
+        text = _mutant_diff(name)
+    except (ImportError, OSError):                    # mutmut's internals moved: ask mutmut itself
+        text = subprocess.run([str(BIN / "mutmut"), "show", name], cwd=ROOT, env=mutmut_env(),
+                              capture_output=True, text=True).stdout
+    lines = [ln for ln in text.splitlines()
              if ln[:1] in "+-" and not ln.startswith(("+++", "---"))]
     return " / ".join(ln.strip() for ln in lines)[:160]
 

@@ -658,6 +658,70 @@ def test_pattern_score_counts_runs_beyond_the_code_rows_under_their_own_pattern(
                                rtol=1e-12)
 
 
+def test_column_score_reads_its_column_with_nan_as_zero():
+    # kills _ColumnScore.__call__ mutmut_7 (nan scored 1 instead of 0: a nan output, a symbol such as
+    # a refusal, would share its thresholds with the value 1 instead of 0). Column 1 of two; the
+    # infinities become the largest finite doubles (numpy.nan_to_num), so thresholds order them.
+    rows = np.array([[7.0, 2.5], [7.0, np.nan], [7.0, -np.inf], [7.0, np.inf], [7.0, 1.0]])
+    big = np.finfo(float).max
+    np.testing.assert_array_equal(audit._ColumnScore(1)(rows), [2.5, 0.0, -big, big, 1.0])
+
+
+def _logistic_of_atoms_and(rest):
+    """A fitted _LogisticScore of one column: 297 runs of the atoms 0 and 1 and three other values."""
+    col = np.concatenate([np.arange(300 - rest.size) % 2, rest])[:, None]
+    return audit._LogisticScore(col[:150], col[150:], np.random.default_rng(0))
+
+
+def test_logistic_features_standardize_only_values_that_are_no_atom_and_clip_them_silently():
+    # kills _LogisticScore._columns mutmut_26 (is_atom = hit: only the last atom, 1, counted as an atom)
+    # and _27 (is_atom &= hit: no atom counted), whose atoms get a standardized value (0 - mu) / sd
+    # instead of 0; _88 and _89 (clipped to [-51, 50] or [-50, 51] instead of [-50, 50]); _50 and _52
+    # (the overflow of (1e308 - mu) / sd no longer silenced: a RuntimeWarning, an error here).
+    # The other values 5, 5.25, 5.75: mean 16/3, population sd sqrt(14) / 12 by hand, so 5.25 and
+    # 5.75 and a new 7.5 standardize to -1, 5 and 26 over sqrt(14); atoms, nan and inf to 0;
+    # +-1e308 overflow (sd < 1) and are clipped to +-50. Features: intercept, 2 atoms, 3 symbols,
+    # then z (column 6) and z**2 (7), 2 + 3 row counts, and the row sums of z (13) and z**2 (14).
+    import warnings
+    score = _logistic_of_atoms_and(np.array([5.0, 5.25, 5.75]))
+    rows = np.array([0.0, 1.0, 5.25, 5.75, np.nan, np.inf, 1e308, -1e308, 7.5])[:, None]
+    r14 = math.sqrt(14)
+    z = [0, 0, -1 / r14, 5 / r14, 0, 0, 50, -50, 26 / r14]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        feats = score._features(rows)
+    np.testing.assert_allclose(feats[:, 6], z, rtol=1e-13, atol=0)
+    np.testing.assert_allclose(feats[:, 7], np.square(z), rtol=1e-13, atol=0)
+    np.testing.assert_allclose(feats[:, 13], z, rtol=1e-13, atol=0)       # one column: the row sums
+    np.testing.assert_allclose(feats[:, 14], np.square(z), rtol=1e-13, atol=0)
+
+
+def test_logistic_features_standardize_huge_values_by_their_scale():
+    # kills _LogisticScore._columns mutmut_75 and _76 (values near 1e308 standardized without the
+    # division by their scale) and _78 (multiplied by it), which give +-50 (the clip) instead.
+    # The other values 1e308, 9e307, -1e308, 5e307: their plain sum overflows, so they are scaled by
+    # 1e308 to 1, 0.9, -1, 0.5 (mean 0.35, population sd sqrt(0.6425) by hand); 1e308, -1e308 and a
+    # new 2e307 standardize to 0.65, -1.35 and -0.15 over sqrt(0.6425).
+    score = _logistic_of_atoms_and(np.array([1e308, 9e307, -1e308, 5e307]))
+    assert score.spec[0][1] == 1e308
+    rows = np.array([1e308, -1e308, 2e307, 0.0])[:, None]
+    sd = math.sqrt(0.6425)
+    np.testing.assert_allclose(score._features(rows)[:, 6], [0.65 / sd, -1.35 / sd, -0.15 / sd, 0.0],
+                               rtol=1e-12, atol=0)
+
+
+def test_logistic_score_of_a_failed_fit_scores_every_output_alike(monkeypatch):
+    # kills _LogisticScore.__init__ mutmut_175 (the non-finite weights of a failed fit kept: every
+    # score nan, which no threshold orders), _178 (np.zeros(None)) and _179 (X.shape[2]). A fit
+    # whose weights come back nan (the optimizer replaced) gives 15 zero weights and the score 0.
+    from types import SimpleNamespace
+    monkeypatch.setattr(audit.optimize, "minimize",
+                        lambda loss, x0, **kw: SimpleNamespace(x=np.full(x0.shape, np.nan)))
+    score = _logistic_of_atoms_and(np.array([5.0, 5.25, 5.75]))
+    np.testing.assert_array_equal(score.w, np.zeros(15))
+    np.testing.assert_array_equal(score(np.array([0.0, 1.0, 5.25, np.nan, 9.0])[:, None]), np.zeros(5))
+
+
 def test_above_median_counts_values_strictly_above():
     # kills _AboveMedianScore.__call__ mutmut_8 (>= instead of >: a value equal to its column's median
     # counted as above). Pooled fitted runs: column 0 is 1..5 (median 3), column 1 is 10, 20, 40, 70, nan

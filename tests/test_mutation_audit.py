@@ -61,7 +61,9 @@ def test_audit_test_takes_one_run_and_refuses_a_fraction_with_the_rule():
 
 
 def test_audit_test_calls_the_mechanism_from_the_callers_thread_unless_told():
-    # kills audit_test mutmut_3 (default n_jobs=2) and _37 (n_jobs not passed on to count_errors).
+    # kills audit_test mutmut_37 (n_jobs not passed on to count_errors); mutmut_3 (default n_jobs=2)
+    # survived it on Linux, where the workers are forked processes whose calls this set never
+    # sees: test_audit_test_runs_the_mechanism_in_this_process_unless_told kills it.
     # The counts do not depend on n_jobs, but where the mechanism runs does: by default (n_jobs=1)
     # only in the calling thread, so a mechanism that is not thread-safe is safe; with n_jobs=2 in
     # worker threads (here forced: on Linux they would be processes, whose calls this set
@@ -785,3 +787,45 @@ def test_logistic_score_standardizes_a_column_with_at_least_two_other_values(n_r
     score = audit._LogisticScore(col[:150], col[150:], np.random.default_rng(0))
     assert score.spec[0][0].tolist() == [0.0, 1.0] and score.spec[0][4] is has_rest
     assert score._features(col[:4]).shape == (4, 13 + 2 * has_rest)
+
+
+# ---------------------------------------------------------------- the workers of count_errors
+def test_install_job_then_call_job_in_this_process():
+    """kills _install_job mutmut_1 (the job not installed) and _call_job mutmut_1 (called with
+    None instead of the task's index). Forked workers run these two, where mutmut sees no test
+    calling them ("no tests"); here they run in this process: the installed job answers for
+    each index, and numpy's global generator is reseeded (it no longer repeats a seeded stream)."""
+    saved = audit._JOB
+    try:
+        np.random.seed(7)
+        first = np.random.random()
+        np.random.seed(7)
+        audit._install_job(lambda i: (i - 3) ** 3)
+        assert np.random.random() != first
+        assert [audit._call_job(i) for i in (5, 1, 3)] == [8, -8, 0]
+    finally:
+        audit._JOB = saved
+
+
+def test_audit_test_runs_the_mechanism_in_this_process_unless_told(tmp_path):
+    """kills audit_test mutmut_3 (default n_jobs=2). The counts do not depend on n_jobs, but where
+    the mechanism runs does: by default only in the calling process (a mechanism with side
+    effects or unpicklable state is safe). test_audit_test_calls_the_mechanism_from_the_callers_thread_unless_told
+    records thread ids, which a forked worker's calls never add to the parent's set; here each call
+    writes its process id to a file. With n_jobs=2 (1000 runs per input: one chunk per input, two
+    tasks) the counted runs are made in other processes (on Linux)."""
+    import os
+
+    log = tmp_path / "pids"
+
+    def mech(data, size, rng):
+        with open(log, "a") as f:
+            f.write(f"{os.getpid()}\n")
+        return cycle(data, size, rng)
+
+    a = audit.audit_test(mech, 0, 3, ABOVE, n_samples=1000, rng=np.random.default_rng(0))
+    assert set(log.read_text().split()) == {str(os.getpid())}
+    log.unlink()
+    b = audit.audit_test(mech, 0, 3, ABOVE, n_samples=1000, rng=np.random.default_rng(0), n_jobs=2)
+    assert (set(log.read_text().split()) != {str(os.getpid())}) == audit._FORK
+    assert (a.false_positives, a.false_negatives) == (b.false_positives, b.false_negatives) == (300, 400)

@@ -270,7 +270,14 @@ def test_every_row_at_a_fiftieth_is_what_the_cache_says():
     assert [r["key"] for r in stored["rows"]] == [c.key for c in cases]
     assert stored["confidence"] == bench.CONFIDENCE and stored["seed"] == bench.SEED
     for case, row in zip(cases, stored["rows"]):
-        assert bench.run_row(case, bench.small_size(case)) == row, case.key
+        new = bench.run_row(case, bench.small_size(case))
+        # The score threshold comes out of a numerical fit (the logistic score's L-BFGS, numpy's exp and
+        # log), whose last digits depend on the CPU's floating-point kernels: the cache written on one
+        # machine and a rerun on an AMD EPYC differed by up to 1.4e-7 relative (SVT34Parallel). What the
+        # threshold decides, the counts on each side and the bound, is compared exactly, with every
+        # other field; a threshold that moved enough to change a count fails there.
+        assert new.pop("threshold") == pytest.approx(row["threshold"], rel=1e-5, abs=1e-9), case.key
+        assert new == {k: v for k, v in row.items() if k != "threshold"}, case.key
 
 
 def test_full_table_is_sound_and_cites_the_logs():

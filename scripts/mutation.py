@@ -37,6 +37,10 @@ REPORT = ROOT / "benchmarks" / "mutation-report.md"
 REASONS = ROOT / "benchmarks" / "mutation-survivors.toml"
 DURATIONS = ROOT / "mutants" / "durations.json"
 STOPPED = ROOT / "mutants" / "stopped.json"
+# Each module's verdicts, committed: mutants/ is a scratch folder that a new machine or a clean
+# clone does not have, and a run of the slow modules takes longer than a session, so a run
+# stopped at its budget is continued (--resume) from these on any machine.
+RESULTS = ROOT / "benchmarks" / "mutation-results"
 
 # The modules the project holds to a goal (fraction of checked mutants killed).
 GOAL = 0.90
@@ -125,6 +129,9 @@ def run(modules: list[str], max_children: int, survivors_only: bool = False,
             stopped_after[m] = durations[m] if stopped else None
             DURATIONS.write_text(json.dumps(durations, indent=1))
             STOPPED.write_text(json.dumps(stopped_after, indent=1))
+            save_results(m, durations[m], stopped)
+        else:
+            save_results(m)
 
 
 def refresh_mutants(module: str) -> None:
@@ -156,6 +163,76 @@ def statuses(module: str) -> dict[str, str]:
         return {}
     data = json.loads(meta.read_text())
     return {name: status_of(code) for name, code in data["exit_code_by_key"].items()}
+
+
+def _function_and_number(name: str) -> tuple[str, int]:
+    """``dpnotes.svt.x_f__mutmut_12`` -> ``("x_f", 12)`` (methods are ``xǁClassǁmethod``)."""
+    func, _, number = name.split(".", 2)[2].rpartition("__mutmut_")
+    return func, int(number)
+
+
+def save_results(module: str, wall: float | None = None, stopped: bool | None = None) -> None:
+    """Write the module's verdicts from mutmut's meta file to ``benchmarks/mutation-results/``.
+
+    Per function: the hash mutmut keeps of its source (so that a restored result is used only while
+    the function is unchanged) and the exit code of each of its mutants in order (None: not
+    checked). ``wall`` and ``stopped`` default to what the file already says."""
+    meta = ROOT / "mutants" / "dpnotes" / f"{module}.py.meta"
+    data = json.loads(meta.read_text())
+    codes: dict[str, dict[int, int | None]] = {}
+    for name, code in data["exit_code_by_key"].items():
+        func, number = _function_and_number(name)
+        codes.setdefault(func, {})[number] = code
+    for func, by_number in codes.items():
+        if sorted(by_number) != list(range(1, len(by_number) + 1)):
+            raise SystemExit(f"{module}: the mutants of {func} are not numbered 1..{len(by_number)}")
+    path = RESULTS / f"{module}.json"
+    old = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    exit_codes = {f: [c[i] for i in range(1, len(c) + 1)] for f, c in sorted(codes.items())}
+    before = old.get("exit_codes", {})
+    # the date moves only when a mutant was checked: mutmut rewrites every meta file when it starts
+    checked_now = any(c is not None and (len(before.get(f, [])) < i or before[f][i - 1] != c)
+                      for f, values in exit_codes.items() for i, c in enumerate(values, 1))
+    saved = {
+        "module": module,
+        "run_on": old["run_on"] if old and not checked_now else
+        time.strftime("%Y-%m-%d", time.localtime(meta.stat().st_mtime)),
+        "wall_seconds": round(wall) if wall is not None else old.get("wall_seconds"),
+        "stopped_at_budget": stopped if stopped is not None else old.get("stopped_at_budget", False),
+        "hash_by_function": dict(sorted(data["hash_by_function_name"].items())),
+        "exit_codes": exit_codes,
+    }
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    # one function per line: a rerun of one function changes one line of the diff
+    lines = ",\n".join(f"  {json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}" for k, v in saved.items())
+    path.write_text("{\n" + lines + "\n}\n", encoding="utf-8")
+
+
+def restore_results(module: str) -> bool:
+    """Write mutmut's meta file from the saved verdicts when mutants/ has none (a new machine or
+    clone). mutmut then compares each function's hash with the source's and checks the mutants
+    of every function that changed again; the others keep their verdicts. Returns whether it wrote."""
+    meta = ROOT / "mutants" / "dpnotes" / f"{module}.py.meta"
+    path = RESULTS / f"{module}.json"
+    if meta.exists() or not path.exists():
+        return False
+    saved = json.loads(path.read_text(encoding="utf-8"))
+    codes = {f"dpnotes.{module}.{func}__mutmut_{i}": c
+             for func, values in saved["exit_codes"].items() for i, c in enumerate(values, 1)}
+    meta.parent.mkdir(parents=True, exist_ok=True)
+    meta.write_text(json.dumps({"exit_code_by_key": codes, "hash_by_function_name": saved["hash_by_function"],
+                                "type_check_error_by_key": {}, "durations_by_key": {},
+                                "estimated_durations_by_key": {}}, indent=1))
+    # the mutated copy is made again from the source, which compares the hashes
+    with contextlib.suppress(FileNotFoundError):
+        (ROOT / "mutants" / "dpnotes" / f"{module}.py").unlink()
+    durations = json.loads(DURATIONS.read_text()) if DURATIONS.exists() else {}
+    stopped = json.loads(STOPPED.read_text()) if STOPPED.exists() else {}
+    durations[module] = saved["wall_seconds"]
+    stopped[module] = saved["wall_seconds"] if saved["stopped_at_budget"] else None
+    DURATIONS.write_text(json.dumps(durations, indent=1))
+    STOPPED.write_text(json.dumps(stopped, indent=1))
+    return True
 
 
 def _mutant_diff(name: str) -> str:
@@ -235,9 +312,9 @@ def report(modules: list[str]) -> bool:
                           key=lambda k: (k.split("__mutmut_")[0], int(k.rsplit("_", 1)[1])))
             found = [(k.split(".", 2)[2], checked[k], diff_of(k)) for k in left]
             n, score = len(checked), killed / len(checked)
-            meta = ROOT / "mutants" / "dpnotes" / f"{m}.py.meta"
-            when = time.strftime("%Y-%m-%d", time.localtime(meta.stat().st_mtime))
-            wall = _wall(durations[m]) if m in durations else "?"
+            save_results(m)                           # also what a run stopped from outside checked
+            when = json.loads((RESULTS / f"{m}.json").read_text(encoding="utf-8"))["run_on"]
+            wall = _wall(durations[m]) if durations.get(m) else "?"
             if len(checked) < len(st):
                 when += f" ({len(st) - len(checked)} of {len(st)} mutants not checked"
                 when += ": run stopped at its time budget; the cheapest mutants go first, so the score is partial)" \
@@ -310,6 +387,9 @@ def main() -> None:
                          f"{sorted(every - set(MODULES) - set(NOT_MUTATED))}, unknown "
                          f"{sorted(set(MODULES) | set(NOT_MUTATED) - every)}")
     modules = args.modules or MODULES
+    restored = [m for m in MODULES if restore_results(m)]
+    if restored:
+        print("restored the saved verdicts of", " ".join(restored), "from", RESULTS.relative_to(ROOT))
     if not args.report:
         run(modules, args.max_children, survivors_only=args.survivors,
             budget=60 * args.budget if args.budget else None, resume=args.resume)

@@ -6,6 +6,7 @@ These tests build throw-away notebooks and books in temporary folders.
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import textwrap
@@ -546,3 +547,57 @@ def test_pdf_check_reads_chapter_titles_from_the_website_or_the_single_page_buil
     assert pdfbook.chapter_titles(single, tmp_path) == expected
     (single / "intro.html").write_text('<h1>Intro</h1><span id="document-a/one"></span><h2>First page</h2>')
     assert pdfbook.chapter_titles(single, tmp_path) == {"a/one": "First page"}   # a/two absent: no title
+
+
+def test_mutation_verdicts_are_saved_with_the_project_and_restored_on_a_new_machine(tmp_path, monkeypatch):
+    """mutants/ is scratch (ignored by git, absent from a clean clone), and the slow modules take more than
+    a session: scripts/mutation.py keeps each module's verdicts in benchmarks/mutation-results/ and writes
+    mutmut's meta file back from them, function hashes included, so mutmut rechecks only what changed."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("mutation_script", ROOT / "scripts" / "mutation.py")
+    mutation = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mutation)
+    for name, path in [("ROOT", tmp_path), ("RESULTS", tmp_path / "benchmarks" / "mutation-results"),
+                       ("DURATIONS", tmp_path / "mutants" / "durations.json"),
+                       ("STOPPED", tmp_path / "mutants" / "stopped.json")]:
+        monkeypatch.setattr(mutation, name, path)
+    meta = tmp_path / "mutants" / "dpnotes" / "svt.py.meta"
+    meta.parent.mkdir(parents=True)
+    codes = {"dpnotes.svt.x_f__mutmut_2": 0, "dpnotes.svt.x_f__mutmut_1": 1, "dpnotes.svt.x_f__mutmut_3": None,
+             "dpnotes.svt.xǁCǁm__mutmut_1": 24, "dpnotes.svt.xǁCǁm__mutmut_2": 1}
+    hashes = {"x_f": "ab12", "xǁCǁm": "cd34"}
+    meta.write_text(json.dumps({"exit_code_by_key": codes, "hash_by_function_name": hashes,
+                                "type_check_error_by_key": {}, "durations_by_key": {"k": 1.0},
+                                "estimated_durations_by_key": {}}))
+    mutation.save_results("svt", wall=125.4, stopped=True)
+    saved_path = tmp_path / "benchmarks" / "mutation-results" / "svt.json"
+    saved = json.loads(saved_path.read_text(encoding="utf-8"))
+    assert saved["exit_codes"] == {"x_f": [1, 0, None], "xǁCǁm": [24, 1]}
+    assert saved["hash_by_function"] == hashes and saved["wall_seconds"] == 125 and saved["stopped_at_budget"]
+    assert len(saved_path.read_text(encoding="utf-8").splitlines()) == 8      # a line per field, per function
+    assert not mutation.restore_results("svt")                                 # mutmut's own meta is kept
+
+    meta.unlink()
+    (tmp_path / "mutants" / "dpnotes" / "svt.py").write_text("# a stale mutated copy")
+    assert mutation.restore_results("svt")
+    back = json.loads(meta.read_text())
+    assert back["exit_code_by_key"] == codes and back["hash_by_function_name"] == hashes
+    assert not (tmp_path / "mutants" / "dpnotes" / "svt.py").exists()   # made again, so hashes are compared
+    assert json.loads(mutation.DURATIONS.read_text()) == {"svt": 125}
+    assert json.loads(mutation.STOPPED.read_text()) == {"svt": 125}
+    assert mutation.statuses("svt")["dpnotes.svt.x_f__mutmut_3"] == "not checked"
+
+    # the date moves only when a mutant was checked, not when mutmut rewrites the file
+    saved["run_on"] = "2026-01-02"
+    saved_path.write_text(json.dumps(saved), encoding="utf-8")
+    mutation.save_results("svt")
+    kept = json.loads(saved_path.read_text(encoding="utf-8"))
+    assert kept["run_on"] == "2026-01-02" and kept["wall_seconds"] == 125 and kept["stopped_at_budget"]
+    meta.write_text(json.dumps({**back, "exit_code_by_key": {**codes, "dpnotes.svt.x_f__mutmut_3": 1}}))
+    mutation.save_results("svt")
+    assert json.loads(saved_path.read_text(encoding="utf-8"))["run_on"] != "2026-01-02"
+
+    meta.write_text(json.dumps({**back, "exit_code_by_key": {"dpnotes.svt.x_f__mutmut_2": 0}}))
+    with pytest.raises(SystemExit, match="not numbered 1..1"):
+        mutation.save_results("svt")

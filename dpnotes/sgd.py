@@ -122,9 +122,17 @@ def _augment(x: np.ndarray) -> np.ndarray:
 
 
 def _scores(xa: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """Scores x~ . w; an overflow to +-inf is kept (the loss and the prediction handle it), inf - inf is refused."""
+    """Scores x~ . w; an overflow to +-inf is kept (the loss and the prediction handle it), inf - inf is refused.
+
+    A row whose matrix product is not finite is summed again from its products one by one: BLAS
+    kernels that fuse a multiply and an add (on AMD EPYC, say) carry an overflowed product into the
+    next one as +inf, so [1e200, 1e200] . [1e200, -1e200] came out +inf there and nan elsewhere.
+    Products taken separately overflow to +inf and -inf on every machine, and their sum is nan."""
     with np.errstate(over="ignore", invalid="ignore"):
         z = xa @ w
+        rows = ~np.isfinite(z)
+        if rows.any():
+            z[rows] = (xa[rows] * w).sum(axis=1)
     if np.isnan(z).any():
         raise ValueError("features and weights must give scores x . weights that are numbers, "
                          "got nan (an overflow to +inf and -inf in one sum)")

@@ -380,6 +380,26 @@ def test_a_score_that_is_inf_minus_inf_is_refused_without_warnings():
                 f([1e200, -1e200, 0.0], [[1e200, 1e200]], [1])
 
 
+def test_inf_minus_inf_is_refused_whatever_the_blas_kernel_does_with_an_overflow():
+    """A fused multiply-add kernel (OpenBLAS on AMD EPYC) carries the overflowed 1e200 * 1e200 into the next
+    product as +inf, so the matrix product says +inf where a plain kernel says nan; the test above passed on
+    one machine and failed on the other. Here the fused kernel is imitated, so the check fails everywhere
+    if the scores trust the product's inf."""
+    class Fused(np.ndarray):
+        def __matmul__(self, other):
+            with np.errstate(over="ignore", invalid="ignore"):
+                z = np.asarray(self) @ np.asarray(other)
+            return np.where(np.isnan(z), np.inf, z)
+
+    xa = np.array([[1e200, 1e200, 1.0], [2.0, -3.0, 1.0], [1e200, 1e200, 1.0]]).view(Fused)
+    with pytest.raises(ValueError, match=r"got nan \(an overflow to \+inf and -inf in one sum\)$"):
+        sgd._scores(xa, np.array([1e200, -1e200, 0.0]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        z = sgd._scores(xa, np.array([1e200, 1e200, 0.5]))           # one sign: +inf on every kernel, kept
+    assert z[0] == z[2] == np.inf and z[1] == 2e200 - 3e200 + 0.5
+
+
 def test_extreme_rows_are_clipped_without_warnings():
     g = [[0.0, 0.0], [1.7e308, 1.7e308], [3e-320, 0.0], [-1e200, 0.0]]
     with warnings.catch_warnings():

@@ -20,6 +20,7 @@ import json
 import math
 import os
 import re
+import signal
 import sys
 import time
 import types
@@ -159,3 +160,46 @@ def _mutmut_durations() -> dict[str, float]:
 
 
 _DURATIONS: dict[str, float] | None = None
+
+
+# Under a mutant, a test that runs past MUTANT_TIME_FACTOR times its recorded duration plus
+# MUTANT_TIME_SLACK seconds is stopped and fails, so the mutant counts as killed, as mutmut's own
+# timeout would count it. mutmut waits 2 x 15 times the estimated time of all the mutant's tests
+# before it stops one: a discrete mutant that turns a rejection loop infinite held a worker for
+# about 25 minutes, and 73 of them were left unchecked. The loop shows in its first test, which is
+# usually one of the fast ones (fastest_first).
+MUTANT_TIME_FACTOR, MUTANT_TIME_SLACK = 10.0, 10.0
+
+
+class MutantTimeout(BaseException):
+    """Raised in a test that ran past its limit under a mutant. A BaseException, so that neither a
+    test's ``except Exception`` nor Hypothesis (which shrinks on Exception) swallows or repeats it."""
+
+
+def mutant_time_limit(nodeid: str) -> float | None:
+    """Seconds a test may run under a mutant, or None: not under a mutant, or no recorded duration."""
+    if "__mutmut_" not in os.environ.get("MUTANT_UNDER_TEST", ""):
+        return None
+    recorded = _mutmut_durations().get(nodeid)
+    return None if recorded is None else MUTANT_TIME_FACTOR * recorded + MUTANT_TIME_SLACK
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item):
+    limit = mutant_time_limit(item.nodeid)
+    if limit is None:
+        yield
+        return
+
+    def stop(signum, frame):
+        raise MutantTimeout(f"{item.nodeid} ran past {limit:.1f} s under {os.environ['MUTANT_UNDER_TEST']} "
+                            f"({MUTANT_TIME_FACTOR:g} x its recorded duration + {MUTANT_TIME_SLACK:g} s)")
+
+    old = signal.signal(signal.SIGALRM, stop)
+    # then again every second, should something catch the first one
+    signal.setitimer(signal.ITIMER_REAL, limit, 1.0)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)

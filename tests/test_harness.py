@@ -7,6 +7,7 @@ These tests build throw-away notebooks and books in temporary folders.
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
 import textwrap
@@ -601,3 +602,44 @@ def test_mutation_verdicts_are_saved_with_the_project_and_restored_on_a_new_mach
     meta.write_text(json.dumps({**back, "exit_code_by_key": {"dpnotes.svt.x_f__mutmut_2": 0}}))
     with pytest.raises(SystemExit, match="not numbered 1..1"):
         mutation.save_results("svt")
+
+
+def test_under_mutmut_a_test_that_runs_far_past_its_recorded_time_is_stopped(monkeypatch):
+    """A mutant that makes a loop endless fails the first test that runs MUTANT_TIME_FACTOR times its recorded
+    duration plus MUTANT_TIME_SLACK seconds, instead of holding a worker for mutmut's 30-fold limit; outside a
+    mutant's run, and for a test with no recorded duration, nothing is timed."""
+    import time
+
+    import conftest
+
+    monkeypatch.setattr(conftest, "_DURATIONS", {"t.py::loops": 0.01, "t.py::quick": 0.01})
+    monkeypatch.setattr(conftest, "MUTANT_TIME_FACTOR", 5.0)
+    monkeypatch.setattr(conftest, "MUTANT_TIME_SLACK", 0.2)
+    for value in ("", "stats", "fail"):
+        monkeypatch.setenv("MUTANT_UNDER_TEST", value)
+        assert conftest.mutant_time_limit("t.py::loops") is None
+    monkeypatch.setenv("MUTANT_UNDER_TEST", "dpnotes.discrete.x_f__mutmut_3")
+    assert conftest.mutant_time_limit("t.py::loops") == pytest.approx(0.25)
+    assert conftest.mutant_time_limit("t.py::unrecorded") is None
+
+    hook = conftest.pytest_runtest_call(types.SimpleNamespace(nodeid="t.py::loops"))
+    next(hook)
+    t0 = time.perf_counter()
+    with pytest.raises(conftest.MutantTimeout, match=r"^t\.py::loops ran past 0\.2 s under dpnotes\.discrete\."):
+        while True:                                  # an endless loop that would catch an Exception
+            try:
+                time.sleep(0.01)
+            except Exception:
+                pass
+    assert 0.2 < time.perf_counter() - t0 < 2.0
+    with pytest.raises(StopIteration):
+        next(hook)
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)        # disarmed, handler given back
+    assert signal.getsignal(signal.SIGALRM) is not None
+
+    quick = conftest.pytest_runtest_call(types.SimpleNamespace(nodeid="t.py::quick"))
+    next(quick)
+    time.sleep(0.05)                                  # inside its limit: nothing happens
+    with pytest.raises(StopIteration):
+        next(quick)
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)

@@ -55,6 +55,7 @@ import math
 import numbers
 import reprlib
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 from scipy.special import expit
@@ -124,19 +125,42 @@ def _augment(x: np.ndarray) -> np.ndarray:
 def _scores(xa: np.ndarray, w: np.ndarray) -> np.ndarray:
     """Scores x~ . w; an overflow to +-inf is kept (the loss and the prediction handle it), inf - inf is refused.
 
-    A row whose matrix product is not finite is summed again from its products one by one: BLAS
-    kernels that fuse a multiply and an add (on AMD EPYC, say) carry an overflowed product into the
-    next one as +inf, so [1e200, 1e200] . [1e200, -1e200] came out +inf there and nan elsewhere.
-    Products taken separately overflow to +inf and -inf on every machine, and their sum is nan."""
+    A row where a product or a partial sum may overflow (the sum of the products' magnitudes is
+    not finite) is scored by :func:`_exact_score` instead of the matrix product, whose overflow
+    depends on the BLAS kernel: one that fuses a multiply and an add (OpenBLAS on AMD EPYC) carried
+    the overflowed 1e200 * 1e200 into the next product as +inf, so [1e200, 1e200] . [1e200, -1e200]
+    came out +inf there and nan elsewhere. Every other row's products and sums are finite, and
+    kernels differ there only by rounding."""
     with np.errstate(over="ignore", invalid="ignore"):
         z = xa @ w
-        rows = ~np.isfinite(z)
-        if rows.any():
-            z[rows] = (xa[rows] * w).sum(axis=1)
+        # max |x| * sum |w| bounds every row's sum of magnitudes; twice it finite leaves room for rounding,
+        # and then no row comes near overflow (the usual case, decided without a copy of xa)
+        near = xa.size > 0 and not math.isfinite(2.0 * max(float(xa.max()), -float(xa.min())) * float(np.abs(w).sum()))
+        rows = np.flatnonzero(~np.isfinite(np.abs(xa) @ np.abs(w))) if near else []
+    for i in rows:
+        z[i] = _exact_score(xa[i], w)
     if np.isnan(z).any():
         raise ValueError("features and weights must give scores x . weights that are numbers, "
                          "got nan (an overflow to +inf and -inf in one sum)")
     return z
+
+
+def _exact_score(x: np.ndarray, w: np.ndarray) -> float:
+    """The score of one row on any machine: its products x_j w_j, each rounded (an overflow to +-inf),
+    summed exactly and rounded once; nan when a product is +inf and another -inf. math.fsum sums
+    exactly but refuses an overflow on the way, which the exact rational sum does not."""
+    with np.errstate(over="ignore"):
+        p = np.asarray(x, dtype=float) * np.asarray(w, dtype=float)
+    if np.isinf(p).any():
+        return math.nan if np.isposinf(p).any() and np.isneginf(p).any() else float(p[np.isinf(p)][0])
+    try:
+        return math.fsum(p.tolist())
+    except OverflowError:
+        total = sum(Fraction(v) for v in p.tolist())
+        try:
+            return float(total)
+        except OverflowError:
+            return math.inf if total > 0 else -math.inf
 
 
 def _mean_loss(z: np.ndarray, y: np.ndarray) -> float:

@@ -12,6 +12,7 @@ import itertools
 import math
 import re
 import warnings
+from fractions import Fraction
 
 import mpmath
 import numpy as np
@@ -163,6 +164,27 @@ def models(draw, feature=st.floats(min_value=-5.0, max_value=5.0), weight=st.flo
     return w, x, y
 
 
+def reference_scores(w, x):
+    """The scores the documentation defines, with no BLAS: each product x_j w_j rounded to a double (so it
+    may overflow to +-inf), then summed exactly (Fractions) and rounded once; nan for +inf and -inf in one
+    row. A matrix product is no reference near overflow: a fused multiply-add kernel gives +inf where a
+    plain one gives nan (OpenBLAS on AMD EPYC)."""
+    out = []
+    for row in np.column_stack([x, np.ones(len(x))]):
+        with np.errstate(over="ignore"):
+            p = [float(a) * float(b) for a, b in zip(row, w)]
+        infs = {v for v in p if math.isinf(v)}
+        if infs:
+            out.append(math.nan if len(infs) == 2 else infs.pop())
+            continue
+        total = sum(Fraction(v) for v in p)
+        try:
+            out.append(float(total))
+        except OverflowError:
+            out.append(math.inf if total > 0 else -math.inf)
+    return np.array(out)
+
+
 def loss_mpmath(w, x, y):
     """Mean of log(1 + e^z) - y z in 60-digit arithmetic.
 
@@ -206,20 +228,14 @@ def test_loss_and_gradients_are_defined_on_all_finite_inputs(model):
     # +-inf (then the loss is inf or 0, the gradient row finite); only inf - inf in one score
     # (nan) is refused, with a ValueError that says so.
     w, x, y = model
-    with np.errstate(over="ignore", invalid="ignore"):
-        z = np.column_stack([x, np.ones(y.size)]) @ w
+    z = reference_scores(w, x)
     if np.isnan(z).any():
         with pytest.raises(ValueError, match="^features and weights must give scores"):
             sgd.logistic_loss(w, x, y)
         return
     loss = sgd.logistic_loss(w, x, y)
     assert loss >= 0 and not math.isnan(loss)
-    try:
-        # one row at a time BLAS may sum a borderline score in another order (inf - inf where the
-        # whole matrix gave a number): then that row is refused, which is the documented behaviour
-        terms = [sgd.logistic_loss(w, x[i:i + 1], y[i:i + 1]) for i in range(y.size)]
-    except ValueError:
-        terms = [math.inf]
+    terms = [sgd.logistic_loss(w, x[i:i + 1], y[i:i + 1]) for i in range(y.size)]   # a row's score is its own
     if all(math.isfinite(t) for t in terms):
         assert math.isfinite(loss)                           # the mean of finite terms does not overflow
         assert math.isclose(loss, float(mpmath.fsum(terms) / y.size), rel_tol=1e-12)   # mpmath: no overflow
@@ -250,8 +266,7 @@ def test_a_larger_score_lowers_the_loss_of_a_right_example_and_raises_a_wrong_on
 @given(models(feature=FINITE, weight=st.floats(min_value=-1e100, max_value=1e100)))
 def test_accuracy_is_a_fraction_in_zero_one_and_complements_the_flipped_labels(model):
     w, x, y = model
-    with np.errstate(over="ignore", invalid="ignore"):
-        z = np.column_stack([x, np.ones(y.size)]) @ w
+    z = reference_scores(w, x)
     assume(not np.isnan(z).any())
     acc = sgd.accuracy(w, x, y)
     assert 0.0 <= acc <= 1.0
@@ -398,6 +413,26 @@ def test_inf_minus_inf_is_refused_whatever_the_blas_kernel_does_with_an_overflow
         warnings.simplefilter("error")
         z = sgd._scores(xa, np.array([1e200, 1e200, 0.5]))           # one sign: +inf on every kernel, kept
     assert z[0] == z[2] == np.inf and z[1] == 2e200 - 3e200 + 0.5
+
+
+def test_a_row_near_overflow_is_scored_exactly_and_the_others_by_the_matrix_product():
+    one = np.ones(3)
+    assert sgd._exact_score(np.array([1e308, 1e308, -1e308]), one) == 1e308      # math.fsum refuses this sum
+    assert sgd._exact_score(np.array([1e308, 1e308, -1.0]), one) == math.inf
+    assert sgd._exact_score(np.array([-1e308, -1e308, 1.0]), one) == -math.inf
+    assert sgd._exact_score(np.array([1e16, 1.0, -1e16]), one) == 1.0            # exact, not 0.0
+    assert sgd._exact_score(np.array([1e300, 2.0, 3.0]), np.array([1e10, -1.0, 1.0])) == math.inf
+    assert sgd._exact_score(np.array([1e300, 2.0, 3.0]), np.array([-1e10, -1.0, 1.0])) == -math.inf
+    assert math.isnan(sgd._exact_score(np.array([1e300, -1e300, 3.0]), np.array([1e10, 1e10, 1.0])))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        z = sgd._scores(np.array([[1e308, 1e308, -1e308], [0.5, -2.0, 3.0], [1e308, 1e308, 0.0]]),
+                        np.array([1.0, 1.0, -1.0]))
+    # rows 0 and 2 overflow on the way (BLAS gives inf for row 0, whose exact score is 1e308 + 1e308 + 1e308
+    # = inf too, and for row 2, exact 2e308); row 1 is left to the matrix product, exact in any order
+    assert z.tolist() == [math.inf, -4.5, math.inf]
+    z = sgd._scores(np.array([[1e308, 1e308, 1e308], [0.5, -2.0, 3.0]]), np.array([1.0, 1.0, -1.0]))
+    assert z.tolist() == [1e308, -4.5]              # 1e308 + 1e308 - 1e308: inf for a plain BLAS sum
 
 
 def test_extreme_rows_are_clipped_without_warnings():

@@ -244,3 +244,12 @@ def test_snapping_law_is_the_exact_rational_enumeration(f, lam, bound, p):
     ys, probs = dsc.snapping_law(f, lam, bound, p)
     assert [Fraction(y) for y in ys] == sorted(ref)
     assert [float(ref[Fraction(y)]) for y in ys] == probs.tolist()
+
+
+def test_an_rng_without_getrandbits_is_refused_with_its_type_named(raises_exactly):
+    """The message lists what an rng may be, with the classes' own capitalization, and names the type it got.
+    Kills _getbits mutmut_22 (the message wrapped in XX), 23 (lower-cased) and 25 (the type left out)."""
+    for rng, name in [(object(), "object"), ([1, 2], "list"), (np.random.RandomState(0), "RandomState")]:
+        with raises_exactly("rng must have a getrandbits(k) method (random.Random(seed), random.SystemRandom(), "
+                            f"BitSource) or be a numpy.random.Generator, got {name}"):
+            dsc.discrete_laplace_mechanism(0, 2, rng=rng)

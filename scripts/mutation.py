@@ -324,7 +324,9 @@ def report(modules: list[str]) -> bool:
             found = old_survivors.get(m, [])
             n, killed = int(row["mutants checked"]), int(row["killed"])
             score = killed / n
-            when = row["run on"].split(" (")[0] + " (not run this time)"
+            date, _, detail = row["run on"].partition(" (")
+            detail = detail.removesuffix(")").removeprefix("not run this time").removeprefix("; then ")
+            when = date + " (not run this time" + (f"; then {detail}" if detail else "") + ")"
             wall = row["wall time"]
         else:
             rows.append((m, "-", "-", "-", "-", "not run", "never" + (f" ({len(st)} mutants)" if st else ""), "-"))

@@ -57,3 +57,16 @@ def test_gaussian_delta_returns_a_float_for_scalars_of_other_types(eps, mu):
     got = loss.gaussian_delta(eps, mu)
     assert type(got) is float
     assert got == loss.gaussian_delta(0.5, 1.5) == pytest.approx(float(mp_gaussian_delta(0.5, 1.5)), rel=1e-13, abs=0)
+
+
+def test_gaussian_epsilon_is_found_without_warnings():
+    """The root finder's tolerance is read from float64's machine epsilon; ``np.finfo(None)`` gives the same
+    number but warns (deprecated since NumPy 1.25, an error in a future NumPy). Kills gaussian_epsilon
+    mutmut_59. The root is checked against the 60-digit delta."""
+    import warnings
+
+    for delta, mu in [(1e-5, 0.8), (0.02, 3.5)]:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            eps = loss.gaussian_epsilon(delta, mu)
+        assert abs(float(mp_gaussian_delta(eps, mu)) - delta) <= 1e-12 * delta

@@ -101,3 +101,15 @@ def test_shuffle_bound_stays_finite_where_the_removed_spike_almost_never_passes(
     lb = sub.shuffle_epsilon_lower_bound(1, sigma, 1, 1e-5)
     assert math.isfinite(lb)
     assert 0.0 < lb <= gaussian_epsilon(1e-5, 1 / sigma)
+
+
+def test_the_shuffle_lower_bound_is_computed_without_warnings():
+    """The smallest normal double is read as ``np.finfo(float).tiny``; ``np.finfo(None)`` gives the same number
+    but warns (deprecated since NumPy 1.25, an error in a future NumPy). Kills shuffle_epsilon_lower_bound
+    mutmut_91."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        lb = sub.shuffle_epsilon_lower_bound(2, 0.8, 3, 1e-5)
+    assert lb >= 0.0 and math.isfinite(lb)

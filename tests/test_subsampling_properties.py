@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 from dpnotes import subsampling as sub
 from dpnotes.loss import gaussian_delta, gaussian_epsilon
-from profiles import size
+from profiles import THOROUGH, size
 
 ACC = 1e-4          # the accountant's promised relative accuracy (an upper bound)
 COARSE = 2e-2       # where the FFT size cap coarsened the mesh, only the upper bound is promised;
@@ -274,7 +274,8 @@ def nearly_discrete(q, steps):
 # The open finding, pinned at the values subsampled_gaussian_delta's docstring states (2.5 % and
 # 9 %): a fix that tightens the delta side fails this test, which then moves to COARSE (and the
 # docstring and NEARLY_DISCRETE with it); a change that loosens it further fails it too.
-@pytest.mark.parametrize("relation, band", [("add_remove", (1.02, 1.03)), ("replace_one", (1.08, 1.10))])
+# (add/remove's epsilon takes 7 s here, the slowest test of make test: it is checked under make verify)
+@pytest.mark.parametrize("relation, band", [("replace_one", (1.08, 1.10))] + ([("add_remove", (1.02, 1.03))] if THOROUGH else []))
 def test_pld_round_trip_at_a_nearly_discrete_loss(relation, band):
     q, sigma, steps, delta = 1e-6, 0.4, 10, 10.0 ** (-5.5)
     e = sub.subsampled_gaussian_epsilon(q, sigma, steps, delta, relation=relation)

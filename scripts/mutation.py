@@ -35,11 +35,10 @@ ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 REPORT = ROOT / "benchmarks" / "mutation-report.md"
 REASONS = ROOT / "benchmarks" / "mutation-survivors.toml"
-DURATIONS = ROOT / "mutants" / "durations.json"
-STOPPED = ROOT / "mutants" / "stopped.json"
 # Each module's verdicts, committed: mutants/ is a scratch folder that a new machine or a clean
 # clone does not have, and a run of the slow modules takes longer than a session, so a run
-# stopped at its budget is continued (--resume) from these on any machine.
+# stopped at its budget is continued (--resume) from these on any machine. They also hold each run's
+# wall time and whether it stopped at its budget: the one record of a run, read by the report.
 RESULTS = ROOT / "benchmarks" / "mutation-results"
 
 # The modules the project holds to a goal (fraction of checked mutants killed).
@@ -75,7 +74,7 @@ def mutmut_env() -> dict:
 
 def run(modules: list[str], max_children: int, survivors_only: bool = False,
         budget: float | None = None, resume: bool = False) -> None:
-    """Run mutmut on each module in turn, recording its wall time in mutants/durations.json.
+    """Run mutmut on each module in turn, saving its verdicts and wall time (:func:`save_results`).
 
     With ``survivors_only``, rerun only the mutants of each module that survived its last run
     (after tests were added), keeping the wall time of that full run. With ``resume``, check
@@ -88,8 +87,6 @@ def run(modules: list[str], max_children: int, survivors_only: bool = False,
     for path in config.get("also_copy", []):
         if (ROOT / path).is_file():
             (ROOT / "mutants" / path).parent.mkdir(parents=True, exist_ok=True)
-    durations = json.loads(DURATIONS.read_text()) if DURATIONS.exists() else {}
-    stopped_after = json.loads(STOPPED.read_text()) if STOPPED.exists() else {}
     for m in modules:
         names = [f"dpnotes.{m}.*"]
         if survivors_only:
@@ -97,7 +94,7 @@ def run(modules: list[str], max_children: int, survivors_only: bool = False,
             if not names:
                 print(f"{m}: no survivors to rerun")
                 continue
-        elif resume and durations.get(m):
+        elif resume and saved_results(m):
             refresh_mutants(m)
             names = sorted(k for k, v in statuses(m).items() if v == "not checked")
             if not names:
@@ -125,11 +122,9 @@ def run(modules: list[str], max_children: int, survivors_only: bool = False,
             raise SystemExit(f"mutmut run failed with exit status {code}")
         if not survivors_only:
             # a resumed run adds its time to the stopped one's
-            durations[m] = round(seconds) + (durations.get(m, 0) if resume and stopped_after.get(m) else 0)
-            stopped_after[m] = durations[m] if stopped else None
-            DURATIONS.write_text(json.dumps(durations, indent=1))
-            STOPPED.write_text(json.dumps(stopped_after, indent=1))
-            save_results(m, durations[m], stopped)
+            before = saved_results(m)
+            earlier = (before.get("wall_seconds") or 0) if resume and before.get("stopped_at_budget") else 0
+            save_results(m, round(seconds) + earlier, stopped)
         else:
             save_results(m)
 
@@ -171,6 +166,12 @@ def _function_and_number(name: str) -> tuple[str, int]:
     return func, int(number)
 
 
+def saved_results(module: str) -> dict:
+    """What :func:`save_results` last wrote for the module (``{}`` if nothing)."""
+    path = RESULTS / f"{module}.json"
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+
+
 def save_results(module: str, wall: float | None = None, stopped: bool | None = None) -> None:
     """Write the module's verdicts from mutmut's meta file to ``benchmarks/mutation-results/``.
 
@@ -187,7 +188,7 @@ def save_results(module: str, wall: float | None = None, stopped: bool | None = 
         if sorted(by_number) != list(range(1, len(by_number) + 1)):
             raise SystemExit(f"{module}: the mutants of {func} are not numbered 1..{len(by_number)}")
     path = RESULTS / f"{module}.json"
-    old = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    old = saved_results(module)
     exit_codes = {f: [c[i] for i in range(1, len(c) + 1)] for f, c in sorted(codes.items())}
     before = old.get("exit_codes", {})
     # the date moves only when a mutant was checked: mutmut rewrites every meta file when it starts
@@ -226,12 +227,6 @@ def restore_results(module: str) -> bool:
     # the mutated copy is made again from the source, which compares the hashes
     with contextlib.suppress(FileNotFoundError):
         (ROOT / "mutants" / "dpnotes" / f"{module}.py").unlink()
-    durations = json.loads(DURATIONS.read_text()) if DURATIONS.exists() else {}
-    stopped = json.loads(STOPPED.read_text()) if STOPPED.exists() else {}
-    durations[module] = saved["wall_seconds"]
-    stopped[module] = saved["wall_seconds"] if saved["stopped_at_budget"] else None
-    DURATIONS.write_text(json.dumps(durations, indent=1))
-    STOPPED.write_text(json.dumps(stopped, indent=1))
     return True
 
 
@@ -298,8 +293,6 @@ def report(modules: list[str]) -> bool:
     survivors of the previous report (marked with the date of that run), its survivors checked
     against the current reasons."""
     reasons = tomllib.loads(REASONS.read_text()) if REASONS.exists() else {}
-    durations = json.loads(DURATIONS.read_text()) if DURATIONS.exists() else {}
-    stopped = json.loads(STOPPED.read_text()) if STOPPED.exists() else {}
     old_rows, old_survivors = previous_report()
     rows, survivors, ok = [], [], True
     for m in modules:
@@ -313,12 +306,13 @@ def report(modules: list[str]) -> bool:
             found = [(k.split(".", 2)[2], checked[k], diff_of(k)) for k in left]
             n, score = len(checked), killed / len(checked)
             save_results(m)                           # also what a run stopped from outside checked
-            when = json.loads((RESULTS / f"{m}.json").read_text(encoding="utf-8"))["run_on"]
-            wall = _wall(durations[m]) if durations.get(m) else "?"
+            saved = saved_results(m)
+            when = saved["run_on"]
+            wall = _wall(saved["wall_seconds"]) if saved.get("wall_seconds") else "?"
             if len(checked) < len(st):
                 when += f" ({len(st) - len(checked)} of {len(st)} mutants not checked"
                 when += ": run stopped at its time budget; the cheapest mutants go first, so the score is partial)" \
-                    if stopped.get(m) else ")"
+                    if saved.get("stopped_at_budget") else ")"
         elif m in old_rows and old_rows[m]["killed"] != "-":
             row = old_rows[m]
             found = old_survivors.get(m, [])

@@ -559,9 +559,7 @@ def test_mutation_verdicts_are_saved_with_the_project_and_restored_on_a_new_mach
     spec = importlib.util.spec_from_file_location("mutation_script", ROOT / "scripts" / "mutation.py")
     mutation = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mutation)
-    for name, path in [("ROOT", tmp_path), ("RESULTS", tmp_path / "benchmarks" / "mutation-results"),
-                       ("DURATIONS", tmp_path / "mutants" / "durations.json"),
-                       ("STOPPED", tmp_path / "mutants" / "stopped.json")]:
+    for name, path in [("ROOT", tmp_path), ("RESULTS", tmp_path / "benchmarks" / "mutation-results")]:
         monkeypatch.setattr(mutation, name, path)
     meta = tmp_path / "mutants" / "dpnotes" / "svt.py.meta"
     meta.parent.mkdir(parents=True)
@@ -585,8 +583,6 @@ def test_mutation_verdicts_are_saved_with_the_project_and_restored_on_a_new_mach
     back = json.loads(meta.read_text())
     assert back["exit_code_by_key"] == codes and back["hash_by_function_name"] == hashes
     assert not (tmp_path / "mutants" / "dpnotes" / "svt.py").exists()   # made again, so hashes are compared
-    assert json.loads(mutation.DURATIONS.read_text()) == {"svt": 125}
-    assert json.loads(mutation.STOPPED.read_text()) == {"svt": 125}
     assert mutation.statuses("svt")["dpnotes.svt.x_f__mutmut_3"] == "not checked"
 
     # the date moves only when a mutant was checked, not when mutmut rewrites the file
@@ -643,3 +639,60 @@ def test_under_mutmut_a_test_that_runs_far_past_its_recorded_time_is_stopped(mon
     with pytest.raises(StopIteration):
         next(quick)
     assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+
+
+def test_a_resumed_mutation_run_adds_its_time_to_the_stopped_one(tmp_path, monkeypatch):
+    """The saved results are the one record of a run: a run stopped at its budget records its wall time
+    and that it stopped; --resume checks only the unchecked mutants and adds its time to the stopped
+    run's; a fresh run (or a resume of a run that was not stopped) starts the count again."""
+    import importlib.util
+    import subprocess as sp
+
+    spec = importlib.util.spec_from_file_location("mutation_script", ROOT / "scripts" / "mutation.py")
+    mutation = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mutation)
+    for name, path in [("ROOT", tmp_path), ("RESULTS", tmp_path / "benchmarks" / "mutation-results")]:
+        monkeypatch.setattr(mutation, name, path)
+    (tmp_path / "pyproject.toml").write_text('[tool.mutmut]\nalso_copy = []\n')
+    meta = tmp_path / "mutants" / "dpnotes" / "svt.py.meta"
+    meta.parent.mkdir(parents=True)
+    meta.write_text(json.dumps({"exit_code_by_key": {"dpnotes.svt.x_f__mutmut_1": 1, "dpnotes.svt.x_f__mutmut_2": None},
+                                "hash_by_function_name": {"x_f": "ab12"}, "type_check_error_by_key": {},
+                                "durations_by_key": {}, "estimated_durations_by_key": {}}))
+    calls, clock = [], [1000.0]
+
+    class FakeMutmut:                      # a mutmut run that takes `took` seconds, or hits the budget
+        pid = 0
+
+        def __init__(self, cmd, **kwargs):
+            calls.append(cmd[4:])          # after "mutmut run --max-children 2": the mutants asked for
+            self.stopped = False
+
+        def wait(self, timeout=None):
+            if self.stopped:               # the wait after the budget's kill
+                return -15
+            if timeout is not None and took > timeout:
+                clock[0] += timeout
+                self.stopped = True
+                raise sp.TimeoutExpired("mutmut", timeout)
+            clock[0] += took
+            return 0
+
+    monkeypatch.setattr(mutation.subprocess, "Popen", FakeMutmut)
+    monkeypatch.setattr(mutation.os, "killpg", lambda pid, sig: None)
+    monkeypatch.setattr(mutation.time, "perf_counter", lambda: clock[0])
+    monkeypatch.setattr(mutation, "refresh_mutants", lambda m: None)
+    saved = lambda: json.loads((tmp_path / "benchmarks" / "mutation-results" / "svt.json").read_text())  # noqa: E731
+
+    took = 500.0
+    mutation.run(["svt"], 2, budget=300.0)
+    assert calls[-1] == ["dpnotes.svt.*"] and saved()["wall_seconds"] == 300 and saved()["stopped_at_budget"]
+    took = 120.0
+    mutation.run(["svt"], 2, budget=300.0, resume=True)
+    assert calls[-1] == ["dpnotes.svt.x_f__mutmut_2"]                     # only what the stopped run left
+    assert saved()["wall_seconds"] == 420 and not saved()["stopped_at_budget"]
+    mutation.run(["svt"], 2, budget=300.0, resume=True)                  # the last run was not stopped
+    assert saved()["wall_seconds"] == 120
+    mutation.run(["svt"], 2, budget=300.0)
+    assert calls[-1] == ["dpnotes.svt.*"] and saved()["wall_seconds"] == 120
+    assert not (tmp_path / "mutants" / "durations.json").exists() and not (tmp_path / "mutants" / "stopped.json").exists()

@@ -409,6 +409,11 @@ def test_inf_minus_inf_is_refused_whatever_the_blas_kernel_does_with_an_overflow
     xa = np.array([[1e200, 1e200, 1.0], [2.0, -3.0, 1.0], [1e200, 1e200, 1.0]]).view(Fused)
     with pytest.raises(ValueError, match=r"got nan \(an overflow to \+inf and -inf in one sum\)$"):
         sgd._scores(xa, np.array([1e200, -1e200, 0.0]))
+    # the huge entries negative and every other one small: the bound that decides whether any row may
+    # overflow takes the largest magnitude, not the largest value (2.0 here)
+    negative = np.array([[-1e200, -1e200, 1.0], [2.0, -3.0, 1.0]]).view(Fused)
+    with pytest.raises(ValueError, match=r"got nan \(an overflow to \+inf and -inf in one sum\)$"):
+        sgd._scores(negative, np.array([1e200, -1e200, 0.0]))
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         z = sgd._scores(xa, np.array([1e200, 1e200, 0.5]))           # one sign: +inf on every kernel, kept

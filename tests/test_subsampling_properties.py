@@ -51,8 +51,8 @@ DELTA = log_uniform(1e-12, 0.1, (1e-5,))
 RELATION = st.sampled_from(sub.RELATIONS)
 EPS = st.floats(-3.0, 20.0)
 
-# a PLD example costs about a second (two accountant calls); 80 per property keeps these five within
-# about 3 of make verify's 20 minutes on two cores (120 took 4 on the slower of the two machines measured)
+# a PLD example costs about a second (two accountant calls): 120 per property took about 6 CPU minutes
+# of make verify's thorough pass on a 2-core AMD EPYC, and make verify ran over its 20 minutes there
 pld = settings(max_examples=size(fast=4, thorough=80))
 cheap = settings(max_examples=size(fast=40, thorough=1000))
 

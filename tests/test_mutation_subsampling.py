@@ -288,3 +288,48 @@ def test_replace_one_profile_is_never_negative_where_both_tails_agree_to_round_o
     d = sub.subsampled_gaussian_profile(1e-12, 1e4, eps, relation="replace_one")
     assert np.all(d >= 0.0)
     assert np.all(d <= 1e-12)
+
+
+# ---------------------------------------------------------------- replace-one: small sigma and huge epsilon
+def _replace_one_profile_mp(eps, q, sigma):
+    """A(Y > y*) - e^eps B(Y > y*) at 60 digits, A = (1-q)N(0) + qN(1), B = (1-q)N(0) + qN(-1) (variance
+    sigma^2), y* where the loss log(a/b) (increasing in y) equals eps, found by bisection."""
+    with mp.workdps(60):
+        q, s, eps = mp.mpf(q), mp.mpf(sigma), mp.mpf(eps)
+
+        def log_dens(y, m):
+            return mp.log((1 - q) * mp.exp(-y**2 / (2 * s**2)) + q * mp.exp(-(y - m) ** 2 / (2 * s**2)))
+
+        lo, hi = mp.mpf(-1), mp.mpf(1)
+        while log_dens(lo, 1) - log_dens(lo, -1) > eps:
+            lo *= 2
+        while log_dens(hi, 1) - log_dens(hi, -1) < eps:
+            hi *= 2
+        for _ in range(250):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if log_dens(mid, 1) - log_dens(mid, -1) < eps else (lo, mid)
+        y = (lo + hi) / 2
+        a = (1 - q) * mp.ncdf(-y / s) + q * mp.ncdf((1 - y) / s)
+        b = (1 - q) * mp.ncdf(-y / s) + q * mp.ncdf((-1 - y) / s)
+        return float(a - mp.exp(eps) * b)
+
+
+@pytest.mark.parametrize("q, sigma, eps", [
+    (0.3, 0.02, 0.5),          # c = exp(-1/(2 sigma^2)) underflows (sigma < 0.026): the profile was nan
+    (0.3, 0.02, 40.0),
+    (0.3, 0.02, -3.0),
+    (0.3, 0.01, 5000.0),       # sinh(eps/2) overflows (|eps| > 1420): nan; the answer is about 0.148
+    (0.7, 0.05, -1600.0),
+    (1.0, 0.5, 1500.0),        # q = 1 with sinh overflowing: 0 * inf was nan
+    (0.3, 0.7, 2.0),           # the ordinary case, unchanged
+])
+def test_replace_one_profile_at_small_sigma_and_huge_epsilon(q, sigma, eps):
+    """A real bug, found while checking _replace_profile's survivors: the replace-one profile (and
+    subsampled_gaussian_delta with one step) was nan for sigma below 0.026 at every epsilon and for |epsilon|
+    above 1420, both documented inputs (sigma > 0, epsilon real). Checked against the profile at 60 digits
+    to 1e-9 relative (the double profile subtracts two tails)."""
+    exact = _replace_one_profile_mp(eps, q, sigma)
+    got = sub.subsampled_gaussian_profile(q, sigma, eps, relation="replace_one")
+    assert got == pytest.approx(exact, rel=1e-9, abs=1e-300)
+    assert sub.subsampled_gaussian_delta(q, sigma, 1, eps, relation="replace_one") == pytest.approx(
+        exact, rel=1e-9, abs=1e-300)

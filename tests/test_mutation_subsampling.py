@@ -152,7 +152,7 @@ def test_delta_at_q1_is_the_gaussian_mechanism_to_the_last_digits(sigma, steps, 
     """q = 1 is computed exactly: the Gaussian mechanism with mu = sqrt(T) / sigma (2 sqrt(T) / sigma under
     replace-one), to 1e-12 relative of the closed form at 50 digits (measured 4e-15). Kills
     subsampled_gaussian_delta mutmut_20 (q = 1 sent to the FFT accountant: 1e-6 relative off), _25 (replace-one
-    accounted with sensitivity 1) and _31 (the dual form 1 - e^eps + e^eps delta(-eps) used for 0 <= eps < 1,
+    accounted with sensitivity 1), _38 (the dual form's sign at a negative epsilon) and _31 (the dual form 1 - e^eps + e^eps delta(-eps) used for 0 <= eps < 1,
     which loses the digits of a small delta to cancellation)."""
     mu = (2.0 if relation == "replace_one" else 1.0) * math.sqrt(steps) / sigma
     exact = _gaussian_delta_mp(eps, mu)
@@ -333,3 +333,37 @@ def test_replace_one_profile_at_small_sigma_and_huge_epsilon(q, sigma, eps):
     assert got == pytest.approx(exact, rel=1e-9, abs=1e-300)
     assert sub.subsampled_gaussian_delta(q, sigma, 1, eps, relation="replace_one") == pytest.approx(
         exact, rel=1e-9, abs=1e-300)
+
+
+# ---------------------------------------------------------------- two steps at a negative epsilon
+def _two_steps_direct(q, sigma, eps, relation):
+    """delta_2(eps) = E_{y ~ A}[delta_1(eps - L(y))] for each direction's pair (A, B) (the composed hockey-stick
+    divergence conditioned on the first output), by composite Gauss-Legendre in y; the worse direction."""
+    x, w0 = np.polynomial.legendre.leggauss(48)
+    edges = np.linspace(-1 - 12 * sigma, 1 + 12 * sigma, 801)
+    mid, half = (edges[1:] + edges[:-1]) / 2, (edges[1:] - edges[:-1]) / 2
+    y = (mid[:, None] + half[:, None] * x[None, :]).ravel()
+    w = (half[:, None] * w0[None, :]).ravel()
+    p = stats.norm.pdf(y, 0, sigma)
+    present = (1 - q) * p + q * stats.norm.pdf(y, 1, sigma)
+    if relation == "replace_one":
+        other = (1 - q) * p + q * stats.norm.pdf(y, -1, sigma)
+        one = sub.subsampled_gaussian_profile(q, sigma, eps - np.log(present / other), relation="replace_one")
+        return float(np.sum(w * present * one))
+    remove = float(np.sum(w * present * sub.subsampled_gaussian_profile(q, sigma, eps - np.log(present / p),
+                                                                       "remove")))
+    add = float(np.sum(w * p * sub.subsampled_gaussian_profile(q, sigma, eps - np.log(p / present), "add")))
+    return max(remove, add)
+
+
+@pytest.mark.parametrize("q, sigma, eps, relation", [(0.3, 0.8, -0.4, "replace_one"), (0.05, 0.6, -1.3, "add_remove"),
+                                                     (0.2, 1.7, -0.15, "add_remove")])
+def test_two_steps_at_a_negative_epsilon_against_direct_integration(q, sigma, eps, relation):
+    """A negative epsilon is computed by duality from -epsilon: delta(eps) = 1 - e^eps + e^eps delta(-eps). Checked
+    against the two-step divergence integrated directly over the first output (the one-step profile is exact at
+    every real epsilon), to the accountant's 1e-4 relative and from above. Kills subsampled_gaussian_delta
+    mutmut_60 to _76 (the duality's signs, arguments and relation)."""
+    direct = _two_steps_direct(q, sigma, eps, relation)
+    ours = sub.subsampled_gaussian_delta(q, sigma, 2, eps, relation=relation)
+    assert direct * (1 - 1e-9) <= ours <= direct * (1 + 1e-4)
+    assert ours > -math.expm1(eps)             # above 1 - e^eps: the pairs are not identical

@@ -4,6 +4,9 @@ Each value is checked against the mathematics, never against the code's own outp
 mpmath at 50 digits for the replace-one amplification, the Gaussian mechanism
 (mu = 1 / sigma) for one shuffled batch, and a direct maximization over a much finer
 threshold grid of the exact max-test probabilities for several batches and epochs.
+The second pass (the full run of 2026-11-26) adds: the Gaussian mechanism's closed form at q = 1,
+the profiles at 60 digits and at the ends of the loss, two steps integrated directly over the first
+output, the Renyi conversion in closed form (q = 1), and the fallback's halving with the FFT made to fail.
 """
 
 import math

@@ -400,3 +400,73 @@ def test_add_remove_profile_is_never_negative_where_both_tails_agree_to_round_of
     d = sub.subsampled_gaussian_profile(q, sigma, eps, direction)
     assert np.all(d >= 0.0)
     assert np.all(d <= q)
+
+
+# ---------------------------------------------------------------- the composed law's epsilon, on laws known exactly
+class _FlatGuide:
+    """A stand-in for sub._Guide: the law itself (the composition only uses it to place its window)."""
+
+    def __init__(self, idx, w, h):
+        keep = w > 0
+        self.loss, self.logw = idx[keep] * h, np.log(w[keep])
+
+
+def _binomial_delta(eps, steps, p1, l0, l1, leak=0.0):
+    """delta(eps) = sum_k P(K = k) (1 - e^{eps - L_k})_+ + P(some step leaks) for T steps of a loss l0 or l1
+    (l1 with probability p1) that leaks (loss +inf) with probability ``leak``: K ~ Binomial(T, p1)."""
+    k = np.arange(steps + 1)
+    pk = stats.binom.pmf(k, steps, p1) * (1 - leak) ** steps
+    lk = k * l1 + (steps - k) * l0
+    return float(np.sum(pk * np.maximum(-np.expm1(eps - lk), 0.0))) - math.expm1(steps * math.log1p(-leak))
+
+
+def test_composed_epsilon_with_a_leak_is_exact(raises_exactly):
+    """Six steps of a loss -0.2 or 0.3 (probability 0.4) on the mesh 0.05, leaking with probability 0.004: the
+    composed delta is piecewise of the form a - b e^eps between the losses, which the grid interpolation is exact
+    for, so epsilon at delta(eps) is eps (1e-12 relative; measured 2.3e-14). The leak, 1 - 0.996^6 = 0.0238, is
+    added to delta, and a delta below it is refused. Kills _Composed.epsilon mutmut_2 (the leak subtracted),
+    _19 and _20 (the refusal missed: IndexError) and _21 (its message)."""
+    h, steps, leak = 0.05, 6, 0.004
+    idx, w = np.array([-4, 6]), np.array([0.6, 0.4]) * (1 - leak)
+    comp = sub._Composed(idx, w, leak, steps, h, 0.0, _FlatGuide(idx, w, h))
+    for eps in (0.07, 0.33, 0.61, 1.17):
+        delta = _binomial_delta(eps, steps, 0.4, -0.2, 0.3, leak)
+        assert comp.epsilon(delta) == pytest.approx(eps, rel=1e-12)
+    with raises_exactly("delta must be larger than the accountant's truncation error 0.0238, got 0.01"):
+        comp.epsilon(0.01)
+
+
+def test_composed_epsilon_at_the_bottom_of_the_window():
+    """Six steps of a loss 0 or 0.3 (probability 0.4): the window starts at loss 0 exactly. A delta at or above
+    delta(0) is epsilon 0; one between delta(h) and delta(0) has its epsilon in (0, h), exactly. Kills
+    _Composed.epsilon mutmut_3 (the first cell skipped: 0 instead of 0.0253), _4 (delta == delta(0) exactly: no
+    index above delta, IndexError), _5 and _6 (a window starting at 0 sent to a retilt)."""
+    h, steps = 0.05, 6
+    idx, w = np.array([0, 6]), np.array([0.6, 0.4])
+    comp = sub._Composed(idx, w, 0.0, steps, h, 0.0, _FlatGuide(idx, w, h))
+    d0, dh = _binomial_delta(0.0, steps, 0.4, 0.0, 0.3), _binomial_delta(h, steps, 0.4, 0.0, 0.3)
+    assert comp.epsilon(d0 * 1.01) == 0.0
+    assert comp.epsilon(float(comp.d[0] + comp.extra)) == 0.0      # delta(0) as the grid holds it
+    eps = 0.0253
+    assert 0 < eps < h and dh < _binomial_delta(eps, steps, 0.4, 0.0, 0.3) < d0
+    assert comp.epsilon(_binomial_delta(eps, steps, 0.4, 0.0, 0.3)) == pytest.approx(eps, rel=1e-12)
+
+
+def test_composed_epsilon_below_the_accurate_window_asks_for_a_lower_tilt():
+    """200 steps of a loss 0 or 0.3 (probability 0.4) tilted by lam = 1: the window is accurate only from e_min
+    (11.5) up and starts at 9.2. An answer below the window's start (5) or between it and e_min (10.5) cannot be
+    read off: the composition asks to be retilted at the lowest loss known to lie above the answer (the
+    window's start, e_min), and reads an answer inside (15) exactly (1e-8: the untilting's round-off). Kills
+    _Composed.epsilon mutmut_10 (the retilt aimed one cell above the window's start) and _42 (at None: _solve's
+    next tilt then fails with a TypeError)."""
+    h, steps = 0.05, 200
+    idx, w = np.array([0, 6]), np.array([0.6, 0.4])
+    comp = sub._Composed(idx, w, 0.0, steps, h, 1.0, _FlatGuide(idx, w, h))
+    assert comp.loss[0] < 10.5 < comp.e_min < 15.0
+    with pytest.raises(sub._Retilt) as below:
+        comp.epsilon(_binomial_delta(5.0, steps, 0.4, 0.0, 0.3))
+    assert below.value.loss == comp.loss[0]
+    with pytest.raises(sub._Retilt) as between:
+        comp.epsilon(_binomial_delta(10.5, steps, 0.4, 0.0, 0.3))
+    assert between.value.loss == comp.e_min
+    assert comp.epsilon(_binomial_delta(15.0, steps, 0.4, 0.0, 0.3)) == pytest.approx(15.0, rel=1e-8)

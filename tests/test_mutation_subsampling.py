@@ -470,3 +470,31 @@ def test_composed_epsilon_below_the_accurate_window_asks_for_a_lower_tilt():
         comp.epsilon(_binomial_delta(10.5, steps, 0.4, 0.0, 0.3))
     assert between.value.loss == comp.e_min
     assert comp.epsilon(_binomial_delta(15.0, steps, 0.4, 0.0, 0.3)) == pytest.approx(15.0, rel=1e-8)
+
+
+# ---------------------------------------------------------------- Renyi orders and the exact epsilon = 0
+@pytest.mark.parametrize("bad, shown", [(math.inf, "inf"), (math.nan, "nan")])
+def test_rdp_epsilon_names_a_bad_order(raises_exactly, bad, shown):
+    """An infinite or nan order is let through check_array to the range check of subsampled_gaussian_rdp, whose
+    message names it. Kills subsampled_gaussian_rdp_epsilon mutmut_20, _21, _25, _26 (check_array's own
+    message instead)."""
+    with raises_exactly(f"orders must be > 1, got {shown}"):
+        sub.subsampled_gaussian_rdp_epsilon(0.1, 1.3, 10, 1e-5, orders=[2.0, bad])
+
+
+def test_replace_one_epsilon_is_not_zero_where_only_add_remove_would_be():
+    """q = 0.01, sigma = 2, two steps: the coupling bound 1 - (1 - TV_1)^2 decides epsilon = 0 exactly, with TV_1
+    the one-step total variation of the relation accounted: q (2 Phi(1/(2 sigma)) - 1) under add/remove, smaller
+    than the replace-one two-step delta(0) (integrated directly). A delta between them has a positive replace-one
+    epsilon, an upper bound on the direct two-step delta. Kills subsampled_gaussian_epsilon mutmut_57 (the
+    add/remove TV used for replace-one: 0 returned)."""
+    q, sigma = 0.01, 2.0
+    with mp.workdps(50):
+        tv_add_remove = float(q * (2 * mp.ncdf(1 / (2 * mp.mpf(sigma))) - 1))
+    bound_add_remove = -math.expm1(2 * math.log1p(-tv_add_remove))
+    at_zero = _two_steps_direct(q, sigma, 0.0, "replace_one")
+    assert bound_add_remove < at_zero
+    delta = (bound_add_remove + at_zero) / 2
+    eps = sub.subsampled_gaussian_epsilon(q, sigma, 2, delta, relation="replace_one")
+    assert eps > 0
+    assert _two_steps_direct(q, sigma, eps, "replace_one") <= delta

@@ -641,8 +641,20 @@ class _Pair:
                 y = s2 * (c - math.log(q)) + 0.5
             return np.where(l <= self.inf_loss, -np.inf, y)
         # replace-one: q c u^2 + (1-q)(1 - e^l) u - q c e^l = 0, u = e^{y/s^2}, c = e^{-1/(2 s^2)};
-        # its positive root is u = e^{l/2} exp(asinh((1-q) sinh(l/2) / (q c)))
-        return s2 * (l / 2 + np.arcsinh((1 - q) * np.sinh(l / 2) / (q * math.exp(-0.5 / s2))))
+        # its positive root is u = e^{l/2} exp(asinh(x)), x = (1-q) sinh(l/2) / (q c). x leaves the doubles
+        # where sinh(l/2) overflows (|l| > 1420) or c underflows (s < 0.026): there asinh(x) is taken from
+        # log|x| (asinh(x) = sign(x) (log 2|x| + O(x^-2)); it gave nan, the profile too)
+        with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+            x = (1 - q) * np.sinh(l / 2) / (q * math.exp(-0.5 / s2))
+            far = ~np.isfinite(x)
+            if np.any(far):
+                a = np.abs(l) / 2          # log|x| = log(1-q) - log q + 1/(2 s^2) + log sinh(a)
+                log_x = ((math.log1p(-q) if q < 1 else -np.inf) - math.log(q) + 0.5 / s2 + a
+                         + np.log1p(-np.exp(-2 * a)) - math.log(2.0))
+                x_far = np.sign(l) * np.where(log_x > 20.0, math.log(2.0) + log_x,
+                                              np.arcsinh(np.exp(np.minimum(log_x, 20.0))))
+                return s2 * (l / 2 + np.where(far, x_far, np.arcsinh(np.where(far, 0.0, x))))
+        return s2 * (l / 2 + np.arcsinh(x))
 
     def _mass(self, y, upper: bool, which: str):
         """A- or B-mass of {Y > y} (upper) or {Y < y}."""

@@ -626,6 +626,8 @@ def rdp_to_dp(alpha, rdp, delta, method="improved") -> float:
     r = np.atleast_1d(_float_array("rdp", rdp))
     if a.shape != r.shape or a.ndim != 1:
         raise ValueError(f"alpha and rdp must be 1-D arrays of the same length, got shapes {a.shape} and {r.shape}")
+    if a.size == 0:                       # the minimum over no order: numpy's error named no parameter
+        raise ValueError(f"alpha must not be empty (at least one order), got shape {a.shape}")
     if not np.all(np.isfinite(a)) or np.any(a <= 1):
         raise ValueError(f"alpha must be > 1, got {float(a[~(np.isfinite(a) & (a > 1))][0])!r}")
     if not np.all(np.isfinite(r)) or np.any(r < 0):

@@ -467,7 +467,7 @@ def subsampled_gaussian_rdp_epsilon(sampling_probability, noise_multiplier, step
     steps = check_integer("steps", steps, low=1)
     delta = _delta(delta)
     orders = DEFAULT_ORDERS if orders is None else np.atleast_1d(
-        check_array("orders", orders, allow_inf=True, allow_nan=True, allow_empty=True))
+        check_array("orders", orders, allow_inf=True, allow_nan=True))
     rho = np.atleast_1d(subsampled_gaussian_rdp(sampling_probability, noise_multiplier, orders))
     return rdp_to_dp(orders, steps * rho, delta)
 

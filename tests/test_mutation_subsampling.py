@@ -17,6 +17,7 @@ import pytest
 from scipy import stats
 
 from dpnotes import subsampling as sub
+from dpnotes.composition import rdp_to_dp
 from dpnotes.loss import gaussian_epsilon
 
 
@@ -480,6 +481,16 @@ def test_rdp_epsilon_names_a_bad_order(raises_exactly, bad, shown):
     message instead)."""
     with raises_exactly(f"orders must be > 1, got {shown}"):
         sub.subsampled_gaussian_rdp_epsilon(0.1, 1.3, 10, 1e-5, orders=[2.0, bad])
+
+
+def test_no_orders_is_refused_by_name(raises_exactly):
+    """An empty list of orders has no minimum: numpy's "zero-size array to reduction operation minimum which has
+    no identity" named no parameter (the helper's finding in the survivors of the mutation run); the sibling in
+    composition.rdp_to_dp too."""
+    with raises_exactly("orders must not be empty, got shape (0,)"):
+        sub.subsampled_gaussian_rdp_epsilon(0.1, 1.3, 10, 1e-5, orders=[])
+    with raises_exactly("alpha must not be empty (at least one order), got shape (0,)"):
+        rdp_to_dp([], [], 1e-5)
 
 
 def test_replace_one_epsilon_is_not_zero_where_only_add_remove_would_be():

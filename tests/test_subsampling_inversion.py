@@ -118,7 +118,7 @@ def test_sound_and_within_1e_4_over_the_box(q, sigma, steps, delta, relation):
 
 # The delta side where epsilon is huge (q = 0.999, sigma = 0.4, T = 1e5 and 1e6): a relative 1e-4 of
 # epsilon moves delta by a factor 1.2 to 2.4 there, so the delta side must be read on a much finer
-# mesh than the epsilon side; its promise there is an upper bound within ROUND_TRIP_CORNER (2 %) of
+# mesh than the epsilon side; its promise there is an upper bound within ROUND_TRIP_CORNER (7 %) of
 # the true delta (test_subsampling_properties.py). The inversion takes about a second per value: the
 # fast profile reads the stored truths (benchmarks/truth_subsampling.py --corners), thorough recomputes them.
 @pytest.mark.parametrize("point", CORNERS, ids=lambda p: f"{p['q']:g}-{p['sigma']:g}-{p['steps']}-{p['relation']}")
@@ -138,7 +138,8 @@ def test_the_delta_side_at_a_huge_epsilon_against_the_inversion(point):
                                                                                                           rel=1e-9)
     # the epsilon side there: sound and within 1e-4 (the stored epsilon is the book's)
     assert true <= delta * (1 + 1e-7) < true_lower
-    # the delta side: sound, and within 2 % of the truth
+    # the delta side: sound, and within ROUND_TRIP_CORNER of the truth
     ours = sub.subsampled_gaussian_delta(q, sigma, steps, eps, relation=relation)
     assert true * (1 - 1e-7) <= ours <= true * (1 + ROUND_TRIP_CORNER)
     assert ours == pytest.approx(point["our_delta_at_our_epsilon"], rel=1e-6)     # what the page shows
+

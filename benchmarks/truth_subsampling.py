@@ -48,13 +48,17 @@ POINTS = [
     (5e-5, 0.7, 1_000_000, 1e-5, "add_remove", (-9.0, 14.0), [], "training"),
 ]
 
-# the delta side's corners (the strict xfail of tests/test_subsampling_properties.py): q, sigma, T,
+# the delta side's corners (tests/test_subsampling_inversion.py and the accounting page read them): q, sigma, T,
 # delta, relation, y range of the quadrature (two ranges a unit wider agree to 1e-8)
 DELTA_CORNERS = [
     (0.999, 0.4, 100_000, 0.1, "replace_one", (-5.0, 6.0)),
     (0.999, 0.4, 1_000_000, 1e-12, "add_remove", (-5.0, 6.0)),
     # found by make verify on 2026-11-27 (ranges a unit wider agree to 1e-5 here)
     (0.999, 1.0, 1_000_000, 0.1, "add_remove", (-7.0, 8.0)),
+    # found by make verify on 2026-11-27 (8.1 times the true delta then; a range a unit wider agrees
+    # to 6e-8), and its neighbour at sigma = 0.7 (2.5 % then; agrees to 1e-9)
+    (0.999, 1.0, 1_000_000, 1e-8, "replace_one", (-7.0, 8.0)),
+    (0.999, 0.7, 1_000_000, 1e-5, "add_remove", (-6.0, 7.0)),
 ]
 
 

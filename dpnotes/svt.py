@@ -492,7 +492,9 @@ def is_accurate(answers, threshold, alpha, outputs) -> np.ndarray:
     alpha = check_positive("alpha", alpha)
     o = np.asarray(outputs)
     k = answers.size
-    if o.size and (not np.issubdtype(o.dtype, np.integer) or o.min() < 0 or o.max() > k):
+    if o.size == 0:               # no runs (an empty list is read as floats): no verdicts
+        return np.zeros(o.shape, dtype=bool)
+    if not np.issubdtype(o.dtype, np.integer) or o.min() < 0 or o.max() > k:
         raise ValueError(f"outputs must be integers in [0, {k}], got {o.tolist()}")
     # prefix counts of answers that are too large to be reported below
     too_big = np.concatenate([[0], np.cumsum(answers > threshold + alpha)])

@@ -3,13 +3,14 @@
 The walker finds every public callable of every module (``__all__``, modules found with
 ``pkgutil``) and calls it once per (numeric parameter, bad value), the other arguments held
 at a valid baseline from ``REGISTRY``. Bad values: ``nan``, ``inf``, ``-inf``, ``None``, a
-string, a list where a scalar is expected and a bool; for an array parameter, the same as a
+string, an empty list, a list where a scalar is expected and a bool; for an array parameter, the same as a
 whole plus the baseline with one entry replaced by ``nan``, ``inf`` or a string. Each call
 must raise a :class:`ValueError` whose message names the parameter (the package's promise,
 ``dpnotes/__init__.py``), unless the behaviour is documented:
 
 * ``None`` for a parameter whose default is ``None`` (it selects the default);
 * a list for a parameter documented as vectorized (``VECTORIZED``);
+* an empty list for an array (or vectorized) parameter, answered by an empty array;
 * the few values listed in ``DOCUMENTED`` with the docstring that allows them.
 
 Which parameters are numeric comes from the baseline: an int or float baseline is a numeric
@@ -438,6 +439,10 @@ DOCUMENTED = {
     ("attacks.census_block_solutions", "decimals", "None"): "docstring: 'None means they are exact'",
     ("discrete.discrete_laplace_mechanism", "size", "list"): "docstring: 'size : int or tuple' (an output shape)",
     ("discrete.discrete_gaussian_mechanism", "size", "list"): "docstring: 'size : int or tuple' (an output shape)",
+    ("discrete.discrete_laplace_mechanism", "size", "empty"): "size=() or [] is numpy's shape of a scalar draw",
+    ("discrete.discrete_gaussian_mechanism", "size", "empty"): "size=() or [] is numpy's shape of a scalar draw",
+    ("local.shuffled_rr_count", "x", "empty"): "no users: the counts of nothing, [0, 0] (docstring: 'shape (n,)')",
+    ("census.reconstruction_study", "attack_seeds", "empty"): "docstring: 'A subset of seeds' (none attacked)",
     ("attacks.publish_block", "decimals", "None"): "docstring: 'None keeps them exact'",
     ("audit.one_run_guesses", "scores", "entry inf"): "docstring: '+-inf allowed, nan not (it has no rank)'",
     ("census.budget_split", "rho", "inf"): "docstring: 'math.inf for a release without noise'",
@@ -450,6 +455,11 @@ DOCUMENTED = {
 # Parameters whose messages name something else on purpose: (function, parameter) -> the name used.
 NAMED_AS = {
     ("functional.as_points", "x"): "grid",       # as_points names its caller's parameter, given as `name`
+}
+# The same for one bad value: an empty array is refused through the parameter it contradicts.
+NAMED_AS_FOR = {
+    ("mechanisms.gaussian_mechanism", "value", "empty"): "cov",        # 'cov must be a (0, 0) matrix'
+    ("audit.one_run_guesses", "scores", "empty"): "n_positive",        # 'n_positive must be ... in [0, 0]'
 }
 
 
@@ -491,7 +501,8 @@ def _replace_first(x, value):
 
 def bad_values(baseline):
     """(label, value) pairs to try for a parameter with this baseline; empty if it is not numeric."""
-    common = [("nan", math.nan), ("inf", math.inf), ("-inf", -math.inf), ("None", None), ("str", "a")]
+    common = [("nan", math.nan), ("inf", math.inf), ("-inf", -math.inf), ("None", None), ("str", "a"),
+              ("empty", [])]
     if _is_number(baseline):
         return common + [("list", [baseline]), ("bool", True)]
     if _is_numeric_array(baseline):
@@ -499,6 +510,10 @@ def bad_values(baseline):
                          ("entry inf", _replace_first(baseline, math.inf)),
                          ("entry str", _replace_first(baseline, "a"))]
     return []
+
+
+def _is_empty_array(x) -> bool:
+    return isinstance(x, np.ndarray) and x.size == 0
 
 
 def _materialize(kwargs):
@@ -558,7 +573,7 @@ def outcome(name, param, label, value) -> str | None:
     try:
         result = call(fn, kwargs)
     except ValueError as exc:
-        named = NAMED_AS.get((name, param), param)
+        named = NAMED_AS_FOR.get((name, param, label), NAMED_AS.get((name, param), param))
         if not _names(str(exc), named):
             return f"ValueError not naming {named}: {exc}"
         # the bad values are plain Python ones: a numpy repr in the message is a value the function
@@ -574,6 +589,11 @@ def outcome(name, param, label, value) -> str | None:
     if label == "None" and default is None:
         return None
     if label == "list" and (name, param) in VECTORIZED:
+        return None
+    # an empty array where arrays are taken: one answer per entry, none (numpy's vectorization);
+    # a scalar parameter that takes no list must refuse it by name, as above
+    if label == "empty" and _is_empty_array(result) and (_is_numeric_array(REGISTRY[name][param])
+                                                         or (name, param) in VECTORIZED):
         return None
     if (name, param, label) in DOCUMENTED:
         return None
@@ -609,7 +629,7 @@ def test_registry_tables_name_real_parameters():
     for name, kwargs in REGISTRY.items():
         params = inspect.signature(CALLABLES[name]).parameters
         assert set(kwargs) <= set(params), f"{name}: {set(kwargs) - set(params)} are not parameters"
-    for table in (NOT_NUMERIC, VECTORIZED, NAMED_AS, {k[:2] for k in DOCUMENTED}):
+    for table in (NOT_NUMERIC, VECTORIZED, NAMED_AS, {k[:2] for k in DOCUMENTED}, {k[:2] for k in NAMED_AS_FOR}):
         for name, param in table:
             assert name in REGISTRY and param in REGISTRY[name], (name, param)
 
@@ -654,7 +674,14 @@ def test_the_walker_can_fail():
             raise ValueError(f"epsilon must be > 0, got {np.min(arr)!r}")
         return epsilon
 
+    def largest(values):          # checks its entries, but not that there is one
+        arr = np.asarray(values, dtype=float)
+        if not np.all(np.isfinite(arr)):
+            raise ValueError("values must be finite")
+        return arr[np.argmax(arr)]
+
     CALLABLES["_test.sloppy"], REGISTRY["_test.sloppy"] = sloppy, dict(epsilon=1.0, delta=0.5)
+    CALLABLES["_test.largest"], REGISTRY["_test.largest"] = largest, dict(values=[1.0, 2.0])
     CALLABLES["_test.misnamed"], REGISTRY["_test.misnamed"] = misnamed, dict(epsilon=1.0)
     CALLABLES["_test.numpy_repr"], REGISTRY["_test.numpy_repr"] = numpy_repr, dict(epsilon=1.0)
     try:
@@ -664,7 +691,10 @@ def test_the_walker_can_fail():
         assert found[("epsilon", "None")].startswith("TypeError")
         assert failures("_test.misnamed")[("epsilon", "nan")].startswith("ValueError not naming epsilon")
         assert failures("_test.numpy_repr")[("epsilon", "nan")].startswith("ValueError printing numpy's repr")
+        assert failures("_test.largest")[("values", "empty")] == (
+            "ValueError not naming values: attempt to get argmax of an empty sequence")
+        assert ("epsilon", "empty") in failures("_test.misnamed")      # a scalar must refuse [] too
     finally:
-        for key in ("_test.sloppy", "_test.misnamed", "_test.numpy_repr"):
+        for key in ("_test.sloppy", "_test.misnamed", "_test.numpy_repr", "_test.largest"):
             CALLABLES.pop(key)
             REGISTRY.pop(key)

@@ -297,6 +297,16 @@ def test_is_accurate_hand_cases():
     assert svt.is_accurate([1.0, 3.0], 0.0, 1.0, [1]).tolist() == [True]
 
 
+def test_is_accurate_of_no_runs_is_no_verdicts():
+    # an empty list is read by numpy as floats; it used to reach the indexing and raise IndexError
+    for none in ([], np.array([], dtype=np.int64), np.zeros((0,), dtype=float)):
+        out = svt.is_accurate([-5.0, 0.0, 5.0], 0.0, 1.0, none)
+        assert out.dtype == bool and out.shape == (0,)
+    # the answers are still checked when there is no run
+    with pytest.raises(ValueError, match="answers"):
+        svt.is_accurate([], 0.0, 1.0, [])
+
+
 def test_failure_probability_simulation_agrees_with_exact():
     k, eps = 50, 0.7
     alpha = 0.3 * svt.accuracy_alpha(k, eps, 0.05)

@@ -9,6 +9,9 @@ no stored outputs, the assertions in the cells *are* the tests.
 A failing cell's report also names the line of the ``.md`` file where that
 code cell starts, so a contributor can jump to it.
 
+The notebooks of one pytest worker run in one kernel, put back to a fresh kernel's state before
+each (``DPNOTES_KERNEL_PER_NOTEBOOK=1``: a kernel per notebook).
+
 A notebook whose cells all pass is *staged* with the outputs nbval received
 (``tests/nbcache.py``), so that the site build of ``make test`` reuses this
 execution instead of running every notebook a second time.
@@ -79,10 +82,60 @@ def _make_file_class():
 
         def setup(self):
             t0 = time.perf_counter()
-            super().setup()
+            kernel = _SHARED.get("kernel")
+            if os.environ.get("DPNOTES_KERNEL_PER_NOTEBOOK"):
+                super().setup()
+                self.executed["seconds"] += time.perf_counter() - t0
+                return
+            if kernel is not None and kernel.is_alive():
+                self.kernel = kernel
+                self.setup_sanitize_files()
+            else:
+                super().setup()
+                _SHARED["kernel"] = self.kernel
+            # every notebook starts from the fresh kernel's state, the first one included (which
+            # records that state): the reset the book's build uses between notebooks
+            _run_fresh_cell(self.kernel, str(Path(self.path).parent))
             self.executed["seconds"] += time.perf_counter() - t0
 
+        def teardown(self):
+            # the kernel stays for the next notebook on this worker, unless this one timed out or
+            # left it dead: then the next notebook starts a kernel of its own
+            if (os.environ.get("DPNOTES_KERNEL_PER_NOTEBOOK") or self.timed_out
+                    or not (self.kernel is not None and self.kernel.is_alive())):
+                _SHARED.pop("kernel", None)
+                super().teardown()
+
     return MystNotebookFile
+
+
+# One kernel per pytest worker, reused from notebook to notebook: starting a kernel and importing
+# numpy, scipy, matplotlib and sympy cost about two seconds of each chapter (29 of them), which
+# make book already saves the same way (tests/nbcache.py). Before each notebook the kernel runs
+# nbcache's reset (the user namespace, figures, rcParams, numpy's print and error settings, the
+# random states, mpmath's precision, warning filters, sys.path, the environment and the working
+# directory put back as a fresh kernel has them); tests/test_harness.py checks that reset.
+# DPNOTES_KERNEL_PER_NOTEBOOK=1 gives each notebook a kernel of its own instead: the strict check
+# that no page leans on state the reset does not cover (a module-level cache of dpnotes, say).
+_SHARED: dict = {}
+FRESH_TIMEOUT = 120
+
+
+def _run_fresh_cell(kernel, cwd: str) -> None:
+    msg_id = kernel.execute_cell_input(nbcache._FRESH_CELL.format(cwd=cwd), allow_stdin=False)
+    while True:
+        reply = kernel.get_message(stream="shell", timeout=FRESH_TIMEOUT)
+        if reply["parent_header"].get("msg_id") == msg_id:
+            break
+    kernel.await_idle(msg_id, FRESH_TIMEOUT)
+    if reply["content"]["status"] != "ok":
+        raise RuntimeError(f"the reset before a notebook failed: {reply['content'].get('evalue')}")
+
+
+def pytest_sessionfinish(session, exitstatus):
+    kernel = _SHARED.pop("kernel", None)
+    if kernel is not None and kernel.is_alive():
+        kernel.stop()
 
 
 MystNotebookFile = _make_file_class()

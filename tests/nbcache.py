@@ -201,8 +201,8 @@ class _Kernel:
 
     Starting a kernel and importing numpy, scipy.stats, matplotlib and sympy cost about two
     seconds of a chapter's five; a kernel per worker instead of per notebook saves a third
-    of the cold build. ``make test`` still runs every chapter in a kernel of its own (nbval),
-    so a page that needed another page's state would fail there."""
+    of the cold build. ``make test`` reuses nbval's kernel the same way (``conftest.py``), with
+    this reset; ``DPNOTES_KERNEL_PER_NOTEBOOK=1`` gives every chapter a kernel of its own there."""
 
     def __init__(self, timeout: int):
         self.timeout, self.km, self.kc = timeout, None, None

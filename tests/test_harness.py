@@ -36,11 +36,11 @@ FRONT = textwrap.dedent("""\
     """)
 
 
-def run_pytest(path: Path) -> subprocess.CompletedProcess:
+def run_pytest(path: Path, *more: Path) -> subprocess.CompletedProcess:
     # the root conftest.py is loaded as a plugin, since the notebook lies outside the repository
     return subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "conftest", "--nbval-lax", "--nbval-current-env",
-         "-p", "no:cacheprovider", "--rootdir", str(path.parent), str(path)],
+         "-p", "no:cacheprovider", "--rootdir", str(path.parent), str(path), *map(str, more)],
         capture_output=True, text=True, cwd=ROOT, timeout=300,
     )
 
@@ -313,6 +313,51 @@ def test_a_reused_kernel_starts_each_notebook_as_a_fresh_one_would(tmp_path, mon
         assert "shown once per place" in str(nb.cells[-1].outputs)
     assert [c.execution_count for c in runs[2][0].cells if c.cell_type == "code"] == [1, 2]
     assert kernel.km is not None and not kernel.km.has_kernel
+
+
+def test_nbval_reuses_one_kernel_and_resets_it_between_notebooks(tmp_path):
+    """make test runs the chapters through nbval in one kernel per worker (conftest.py): the second
+    notebook sees the same kernel process but none of the first one's names, settings or working
+    directory, even after a notebook that failed. (A kernel that dies is not restarted: nbval waits
+    for its reply as it did with a kernel per notebook.)"""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    pid = tmp_path / "pid.txt"
+    first = tmp_path / "a" / "first.md"
+    first.write_text(FRONT + textwrap.dedent(f"""
+        ```{{code-cell}} ipython3
+        import os
+        import numpy as np
+        leaked = 1
+        np.set_printoptions(precision=2)
+        os.chdir("..")
+        open({str(pid)!r}, "w").write(str(os.getpid()))
+        ```
+        """))
+    second = tmp_path / "b" / "second.md"
+    second.write_text(FRONT + textwrap.dedent(f"""
+        ```{{code-cell}} ipython3
+        import os
+        import numpy as np
+        assert "leaked" not in globals()
+        assert np.get_printoptions()["precision"] == 8
+        assert os.path.basename(os.getcwd()) == "b"
+        assert open({str(pid)!r}).read() == str(os.getpid()), "a new kernel was started"
+        ```
+        """))
+    fails = tmp_path / "b" / "third.md"
+    fails.write_text(FRONT + "\n```{code-cell} ipython3\nleaked_too = 2\nassert False, 'a failing page'\n```\n")
+    after = tmp_path / "b" / "fourth.md"
+    after.write_text(FRONT + textwrap.dedent(f"""
+        ```{{code-cell}} ipython3
+        import os
+        assert "leaked_too" not in globals()
+        assert open({str(pid)!r}).read() == str(os.getpid())
+        ```
+        """))
+    result = run_pytest(first, second, fails, after)
+    out = result.stdout + result.stderr
+    assert "1 failed, 3 passed" in out and "a failing page" in out, out
 
 
 def test_the_book_build_waits_for_late_outputs_instead_of_dropping_them():

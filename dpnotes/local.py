@@ -229,6 +229,7 @@ def krr_randomize(x, epsilon, k, rng, size=None) -> np.ndarray:
     (5, 2)
     """
     p, _ = krr_probabilities(epsilon, k)
+    k = check_integer("k", k, low=2)       # the int (3.0 is accepted as 3): it sets the output's dtype
     values = _categories("x", x, k)
     rng = check_rng("rng", rng)
     shape = _shape(values, _size(size))
@@ -271,6 +272,7 @@ def krr_estimate(reports, epsilon, k) -> np.ndarray:
     [5.0, 0.0, 0.0]
     """
     _, q, gap = _krr(epsilon, k)
+    k = check_integer("k", k, low=2)
     r = _categories("reports", reports, k)
     if r.ndim == 0 or r.shape[-1] == 0:
         raise ValueError(f"reports must have a last axis with n >= 1 reports, got shape {r.shape}")
@@ -588,6 +590,7 @@ def hr_randomize(x, epsilon, k, rng, size=None) -> np.ndarray:
     ((2, 3), True)
     """
     K, p = hr_parameters(epsilon, k)
+    k = check_integer("k", k, low=2)
     values = _categories("x", x, k)
     rng = check_rng("rng", rng)
     shape = _shape(values, _size(size))
@@ -651,6 +654,7 @@ def hr_estimate(reports, epsilon, k) -> np.ndarray:
     [0.0, 4.0]
     """
     K, tanh_half, _ = _hr(epsilon, k)
+    k = check_integer("k", k, low=2)       # the int: it slices the transform
     r = _categories("reports", reports, K)
     if r.ndim == 0 or r.shape[-1] == 0:
         raise ValueError(f"reports must have a last axis with n >= 1 reports, got shape {r.shape}")

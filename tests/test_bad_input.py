@@ -22,6 +22,7 @@ entries are arbitrary record values). A new public function fails
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import inspect
 import math
@@ -656,6 +657,62 @@ def test_bad_input(name):
     found = failures(name)
     assert not found, f"{name}: bad input not refused with a ValueError naming the parameter:\n" + "\n".join(
         f"  {p} = <{label}>: {v}" for (p, label), v in sorted(found.items()))
+
+
+def _same(a, b) -> bool:
+    """The same answer: equal values and dtypes, field by field (objects without a value, such as a
+    frozen scipy distribution or a score function, only by type)."""
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return (isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.dtype == b.dtype
+                and a.shape == b.shape and np.array_equal(a, b, equal_nan=a.dtype.kind in "fc"))
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, (tuple, list)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if dataclasses.is_dataclass(a):
+        return all(_same(getattr(a, f.name), getattr(b, f.name)) for f in dataclasses.fields(a))
+    if isinstance(a, (float, np.floating)):
+        return a == b or (math.isnan(a) and math.isnan(b))
+    if isinstance(a, (int, str, bool, np.integer, np.bool_, Fraction)) or a is None:
+        return a == b
+    return True
+
+
+def other_spellings(baseline):
+    """The same number spelled otherwise: a numpy scalar, and a whole float for an int."""
+    if isinstance(baseline, bool) or not _is_number(baseline):
+        return []
+    if isinstance(baseline, int):
+        return [("numpy int64", np.int64(baseline)), ("whole float", float(baseline))]
+    if isinstance(baseline, float):
+        return [("numpy float64", np.float64(baseline))]
+    return []
+
+
+@pytest.mark.parametrize("name", sorted(REGISTRY))
+def test_a_number_spelled_otherwise_gives_the_same_answer(name):
+    """np.int64(3), 3.0 and 3 are one number: each gives the baseline's answer, dtype included (or,
+    for the whole float, a refusal naming the parameter). Found: local's k-ary randomized response
+    returned float categories for k = 3.0, and Hadamard response's estimate raised TypeError."""
+    fn = CALLABLES[name]
+    expected = call(fn, REGISTRY[name])
+    found = {}
+    for param, baseline in numeric_parameters(name):
+        for label, value in other_spellings(baseline):
+            try:
+                got = call(fn, dict(REGISTRY[name], **{param: value}))
+            except ValueError as exc:
+                if label != "whole float" or not _names(str(exc), param):
+                    found[(param, label)] = f"ValueError: {exc}"
+                continue
+            except Exception as exc:  # noqa: BLE001 - the finding
+                found[(param, label)] = f"{type(exc).__name__}: {exc}"
+                continue
+            if not _same(got, expected):
+                found[(param, label)] = f"returned {got!r:.80} instead of {expected!r:.80}"
+    assert not found, f"{name}:\n" + "\n".join(f"  {p} as {label}: {v}" for (p, label), v in sorted(found.items()))
 
 
 def test_the_walker_can_fail():

@@ -148,6 +148,85 @@ def _sqdist(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return cdist(x, y, "sqeuclidean")
 
 
+#: Bandwidths in this range keep the plain formulas: ``2 h^2`` is a normal float there, and a squared
+#: coordinate difference that under- or overflows moves the kernel's exponent by less than 1e-100 or
+#: leaves it ``inf`` (where the kernel is 0). Outside it :func:`_exponent` divides the differences by
+#: ``h`` first and a normalising constant ``(2 pi h^2)^(-d/2)`` is applied as ``exp(a) 2^k``
+#: (:func:`_inv_norm_parts`, :func:`_exp2`), so that it over- or underflows only in the result.
+_PLAIN_H = (1e-100, 1e100)
+_HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
+
+
+def _plain(h: float) -> bool:
+    return _PLAIN_H[0] <= h <= _PLAIN_H[1]
+
+
+def _exponent(x: np.ndarray, y: np.ndarray, h: float) -> np.ndarray:
+    """The kernel's exponent ``||x - y||^2 / (2 h^2)`` between the rows of ``x`` and ``y``, shape
+    ``(len(x), len(y))``, ``inf`` where it overflows (the kernel is then 0).
+
+    Outside ``_PLAIN_H`` the squared distance over ``2 h^2`` fails: ``2 h^2`` underflows to 0 below
+    ``h = 1.5e-154`` (0 / 0 = nan on the diagonal, where the kernel is 1) and overflows above
+    ``9e153`` (every exponent 0, the kernel 1 at any distance); there each coordinate difference is
+    divided by ``h`` before it is squared (a difference that overflows is formed from the halved
+    points).
+    """
+    with np.errstate(over="ignore", under="ignore"):
+        if _plain(h):
+            return _sqdist(x, y) / (2.0 * h * h)
+        t = x[:, None, :] - y[None, :, :]
+        wide = np.isinf(t)
+        t /= h
+        if wide.any():
+            t[wide] = ((x[:, None, :] / 2.0 - y[None, :, :] / 2.0)[wide] / h) * 2.0
+        return (t * t).sum(axis=2) / 2.0
+
+
+def _log_norm(h: float, d: int) -> float:
+    """``log (2 pi h^2)^(d/2)``, the logarithm of the Gaussian density's normalising constant."""
+    return d * (_HALF_LOG_2PI + math.log(h))
+
+
+def _inv_norm_parts(h: float, d: int) -> tuple[float, int]:
+    """``(a, k)`` with ``(2 pi h^2)^(-d/2) = exp(a) 2^k``: for ``h = m 2^e`` (``m`` in [1/2, 1)),
+    ``a = -d log(sqrt(2 pi) m)`` and ``k = -d e``, so that the power of two, which carries the
+    constant's over- or underflow, is applied exactly (:func:`_exp2`)."""
+    m, e = math.frexp(h)
+    return -d * (_HALF_LOG_2PI + math.log(m)), -d * e
+
+
+#: ln 2 in two parts (fdlibm): q * _LN2_HI is exact for integers |q| < 2^20
+_LN2_HI = 6.93147180369123816490e-01
+_LN2_LO = 1.90821492927058770002e-10
+
+
+def _exp2(z, k):
+    """``exp(z) 2^k`` for a float or array ``z`` (``-inf`` gives 0) and an integer ``k``: brought
+    into the float range at the end (``inf`` or 0 beyond it), never lost to an intermediate
+    ``exp(z)`` that over- or underflows. ``z = q ln2 + r`` with ``|r| <= ln2 / 2``, then
+    ``ldexp(exp(r), q + k)``; the relative error is that of ``z`` itself plus a few ulps (a
+    subnormal result is rounded twice)."""
+    z = np.asarray(z, dtype=float)
+    fin = np.isfinite(z)
+    q = np.where(fin, np.rint(np.clip(np.where(fin, z, 0.0), -1e5, 1e5) / _LN2_HI), 0.0)
+    r = (np.where(fin, z, 0.0) - q * _LN2_HI) - q * _LN2_LO
+    power = np.clip(q + float(k), -3000.0, 3000.0).astype(np.int64)   # beyond +-2^1100: inf or 0 anyway
+    with np.errstate(over="ignore", under="ignore"):
+        out = np.where(fin, np.ldexp(np.exp(r), power), np.exp(z))
+    return out if out.ndim else float(out)
+
+
+def _log_sum_exp_neg(u: np.ndarray) -> np.ndarray:
+    """``log sum_j exp(-u_ij)`` for each row of ``u >= 0``, ``-inf`` for a row of ``inf``; no term
+    underflows (the largest is factored out)."""
+    low = u.min(axis=1)
+    out = np.full(u.shape[0], -np.inf)
+    fin = np.isfinite(low)
+    with np.errstate(under="ignore"):
+        out[fin] = np.log(np.exp(low[fin, None] - u[fin]).sum(axis=1)) - low[fin]
+    return out
+
+
 def gaussian_kernel(x, y, bandwidth, *, normalized: bool = False) -> np.ndarray:
     r"""Gram matrix of the Gaussian kernel between two sets of points.
 
@@ -159,13 +238,20 @@ def gaussian_kernel(x, y, bandwidth, *, normalized: bool = False) -> np.ndarray:
     x, y : array_like, shape (m,) or (m, d), and (k,) or (k, d)
         Points.
     bandwidth : float
-        :math:`h > 0`.
+        :math:`h > 0`. Every positive float is supported: as :math:`h \to 0` the kernel is 1
+        where :math:`x = y` and 0 elsewhere, as :math:`h \to \infty` it is 1.
     normalized : bool
-        Multiply by :math:`(2\pi h^2)^{-d/2}`.
+        Multiply by :math:`(2\pi h^2)^{-d/2}` (then ``inf`` where the density exceeds the float
+        range, e.g. at :math:`x = y` for :math:`h = 5\cdot10^{-324}`).
 
     Returns
     -------
     numpy.ndarray, shape (m, k)
+
+    Raises
+    ------
+    ValueError
+        If ``x`` or ``y`` is malformed or ``bandwidth`` is not a finite float ``> 0``.
 
     Examples
     --------
@@ -175,9 +261,17 @@ def gaussian_kernel(x, y, bandwidth, *, normalized: bool = False) -> np.ndarray:
     h = check_positive("bandwidth", bandwidth)
     x = as_points("x", x)
     y = as_points("y", y, d=x.shape[1])
-    k = np.exp(-_sqdist(x, y) / (2.0 * h * h))
+    u = _exponent(x, y, h)
+    with np.errstate(under="ignore"):
+        k = np.exp(-u)
     if normalized:
-        k *= (2.0 * math.pi * h * h) ** (-x.shape[1] / 2.0)
+        d = x.shape[1]
+        log_c = -_log_norm(h, d)
+        if _plain(h) and -700.0 < log_c < 36.0:
+            k *= (2.0 * math.pi * h * h) ** (-d / 2.0)
+        else:   # the constant over- or underflows, or would lift a term that underflowed above 2e-308
+            a, e = _inv_norm_parts(h, d)
+            k = _exp2(a - u, e)
     return k
 
 
@@ -234,7 +328,8 @@ def rkhs_norm(coef, centers, bandwidth) -> float:
     centers : array_like, shape (k,) or (k, d)
         The centres :math:`z_j`.
     bandwidth : float
-        :math:`h > 0` of the kernel.
+        :math:`h > 0` of the kernel, every positive float (as :math:`h \to 0` the norm tends to
+        the Euclidean norm of the coefficients summed per distinct centre).
 
     Returns
     -------
@@ -256,8 +351,28 @@ def rkhs_norm(coef, centers, bandwidth) -> float:
     z = as_points("centers", centers)
     if a.ndim != 1 or a.size != z.shape[0]:
         raise ValueError(f"coef must have one entry per centre ({z.shape[0]}), got shape {a.shape}")
-    q = float(a @ gaussian_kernel(z, z, bandwidth) @ a)
-    return math.sqrt(max(q, 0.0))
+    h = check_positive("bandwidth", bandwidth)
+    top = float(np.abs(a).max())
+    if top == 0.0:
+        return 0.0
+    # a^T K a = top^2 ((sum b)^2 + b^T (K - 1 1^T) b), b = a / top, with K - 1 = expm1(-u): the
+    # plain a^T K a cancels where the kernel is near 1 (it gave 0 for 1e-8 with centres 1e-8 apart
+    # at h = 1) and over- or underflowed with the coefficients
+    b = a / top
+    s = float(b.sum())
+    with np.errstate(over="ignore", under="ignore"):
+        span = float((z.max(axis=0) - z.min(axis=0)).max())    # the largest coordinate difference
+        tau = span / h
+    if 0.0 < tau < 1e-100:
+        # every pair within 1e-100 h: K - 1 = -u to the last bit, u = tau^2 w with
+        # w = |z_i - z_j|^2 / (2 span^2) <= d / 2, and q = tau^2 ((s / tau)^2 - b^T w b) is formed
+        # relative to tau^2, as u itself underflows (centres 3 apart at h = 1e300 gave 0 for 3e-300)
+        r = s / tau
+        if abs(r) > 1e100:                                      # b^T w b is below 1e-200 r^2
+            return top * abs(s)
+        return top * tau * math.sqrt(max(r * r - float(b @ _exponent(z, z, span) @ b), 0.0))
+    q = s * s + float(b @ np.expm1(-_exponent(z, z, h)) @ b)
+    return top * math.sqrt(max(q, 0.0))
 
 
 def gp_cholesky(points, bandwidth, *, jitter: float = 1e-10, max_jitter: float = 1e-4):

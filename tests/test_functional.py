@@ -1,7 +1,9 @@
 """Unit tests of dpnotes.functional (GP noise, RKHS norms, private KDE)."""
 
 import math
+import sys
 
+import mpmath as mp
 import numpy as np
 import pytest
 from scipy import integrate, linalg, optimize, stats
@@ -769,3 +771,100 @@ def test_kde_in_several_blocks_matches_the_direct_sum():
     direct = np.exp(-np.subtract.outer(g, x) ** 2 / (2 * h * h)).sum(axis=1) / (x.size * math.sqrt(2 * math.pi) * h)
     assert 2_000_000 // x.size < g.size
     assert np.allclose(got, direct, rtol=1e-12, atol=0)
+
+
+# ---------------------------------------------------------------- extreme bandwidths
+# References at 50 digits (mpmath, each test under mp.workdps(50)) from the defining formulas, with the
+# floats given exactly (mp.mpf of a float is that float); a value beyond the float range is checked to
+# be beyond it first.
+_MAX = mp.mpf(sys.float_info.max)
+
+
+def _mp_kernel(x, y, h):
+    return mp.exp(-(mp.mpf(x) - mp.mpf(y)) ** 2 / (2 * mp.mpf(h) ** 2))
+
+
+def _mp_phi(t, h):                         # the N(0, h^2) density at t
+    return mp.exp(-mp.mpf(t) ** 2 / (2 * mp.mpf(h) ** 2)) / (mp.sqrt(2 * mp.pi) * mp.mpf(h))
+
+
+@mp.workdps(50)
+def test_gaussian_kernel_at_bandwidths_whose_square_under_or_overflows():
+    """h^2 underflowed to 0 below 1.5e-154 (0 / 0 = nan on the diagonal, where the kernel is 1) and
+    overflowed above 9e153; the kernel is exp(-(x - y)^2 / (2 h^2)) at every h."""
+    x, y = [0.0, 1e-300, 3.0], [0.0, 2.5e-300]
+    got = fn.gaussian_kernel(x, y, 1e-300)
+    want = [[float(_mp_kernel(a, b, 1e-300)) for b in y] for a in x]   # 1, e^-3.125; e^-0.5, e^-1.125; 0, 0
+    assert want[0][1] < want[1][0] and want[2] == [0.0, 0.0]
+    assert np.allclose(got, want, rtol=1e-14, atol=0)
+    # two dimensions, 5e-200 apart at h = 1e-200: e^-12.5 (cdist's squared distance underflows there)
+    k2 = fn.gaussian_kernel([[0.0, 0.0], [3e-200, 4e-200]], [[0.0, 0.0]], 1e-200)[:, 0]
+    assert k2[0] == 1.0 and math.isclose(k2[1], math.exp(-12.5), rel_tol=1e-14)
+    # the smallest bandwidth: 1 on the diagonal, 0 off it; a huge one: 1 nearby, e^-1/2 and e^-2 at h and 2h
+    assert fn.gaussian_kernel([0.0, 1.0], [0.0, 1.0], 5e-324).tolist() == [[1.0, 0.0], [0.0, 1.0]]
+    far = fn.gaussian_kernel([0.0], [3.0, 1e300, -2e300], 1e300)[0]
+    assert far[0] == 1.0 and np.allclose(far[1:], [math.exp(-0.5), math.exp(-2.0)], rtol=1e-14, atol=0)
+
+
+@mp.workdps(50)
+def test_normalised_kernel_at_extreme_bandwidths_is_the_normal_density():
+    """(2 pi h^2)^(-1/2) raised 0.0 to a negative power below h = 1.5e-154 and was 0 above 1e154."""
+    ts = [0.0, 1e-300, 40e-300]                         # the last: e^-800 times 4e299, about 1.5e-48
+    got = fn.gaussian_kernel(ts, [0.0], 1e-300, normalized=True)[:, 0]
+    want = [float(_mp_phi(t, 1e-300)) for t in ts]
+    assert np.allclose(got, want, rtol=1e-13, atol=0) and 1e-49 < got[2] < 1e-47
+    got = fn.gaussian_kernel([0.0, 1e300], [0.0], 1e300, normalized=True)[:, 0]
+    assert np.allclose(got, [float(_mp_phi(0.0, 1e300)), float(_mp_phi(1e300, 1e300))], rtol=1e-14, atol=0)
+    assert _mp_phi(0.0, 5e-324) > _MAX                  # 8.1e322: beyond the float range
+    assert fn.gaussian_kernel([0.0, 1.0], [0.0], 5e-324, normalized=True)[:, 0].tolist() == [math.inf, 0.0]
+
+
+@mp.workdps(50)
+def test_rkhs_norm_at_extreme_bandwidths_and_close_centres():
+    """K = I at h = 1e-300 (the norm was nan); near 1 1^T the plain a^T K a cancelled: centres 1e-8
+    apart at h = 1 gave 0 for 1e-8, and 3 apart at h = 1e300 0 for 3e-300."""
+    assert fn.rkhs_norm([1.0, -2.0], [0.0, 3.0], 1e-300) == pytest.approx(math.sqrt(5), rel=1e-15)
+    assert fn.rkhs_norm([1.0, -2.0], [0.0, 3.0], 5e-324) == pytest.approx(math.sqrt(5), rel=1e-15)
+    # sqrt(2 - 2 exp(-r^2 / (2 h^2))) for a = (1, -1)
+    for r, h in [(1e-8, 1.0), (3.0, 1e300), (5e-300, 1e-300)]:
+        want = mp.sqrt(-2 * mp.expm1(-mp.mpf(r) ** 2 / (2 * mp.mpf(h) ** 2)))   # 2 - 2 e^-u, u = 4.5e-600
+        assert math.isclose(fn.rkhs_norm([1.0, -1.0], [0.0, r], h), float(want), rel_tol=1e-14), (r, h)
+    # a = (1, -2) at h = 1e300: the kernel is 1 to the last bit, the norm |1 - 2| = 1
+    assert fn.rkhs_norm([1.0, -2.0], [0.0, 3.0], 1e300) == 1.0
+    # coefficients near the float range: 1e300 sqrt(2 - 2 e^-4.5)
+    assert fn.rkhs_norm([1e300, -1e300], [0.0, 3.0], 1.0) == pytest.approx(
+        float(mp.mpf(1e300) * mp.sqrt(2 - 2 * mp.exp(-4.5))), rel=1e-14)
+
+
+@mp.workdps(50)
+def test_gp_functions_at_bandwidth_1e_300_use_the_identity_gram_matrix():
+    """At h = 1e-300 the Gram matrix of distinct points is I (it was nan: scipy's Cholesky refused
+    "array must not contain infs or NaNs"); the noise is sqrt(1 + tau) z, coupled by seed."""
+    tau = 1e-10
+    lower, t = fn.gp_cholesky([0.0, 1.0, 2e-300], 1e-300)
+    gram = np.array([[1, 0, math.exp(-2)], [0, 1, 0], [math.exp(-2), 0, 1]])
+    assert t == tau and np.allclose(lower @ lower.T, gram + tau * np.eye(3), rtol=0, atol=1e-15)
+    z = np.random.default_rng(5).standard_normal((3, 2))
+    draw = fn.sample_gp([0.0, 0.5, 1.0], 1e-300, np.random.default_rng(5), size=2)
+    assert np.allclose(draw, math.sqrt(1 + tau) * z.T, rtol=1e-15, atol=0)
+    out = fn.gp_mechanism([0.0, 1.0], [0.0, 0.5], 0.1, 1.0, 1e-3, 1e-300, np.random.default_rng(6))
+    sigma = 0.1 * math.sqrt(2 * math.log(2 / 1e-3))
+    z = np.random.default_rng(6).standard_normal(2)
+    assert np.allclose(out, [0.0, 1.0] + sigma * math.sqrt(1 + tau) * z, rtol=1e-14, atol=0)
+    mean, cov = fn.gp_conditional([0.0], [2.0], [0.0, 5.0], 1e-300)
+    assert np.allclose(mean, [2 / (1 + tau), 0.0], rtol=1e-15, atol=0)
+    assert np.allclose(cov, [[tau / (1 + tau), 0.0], [0.0, 1.0]], rtol=1e-6, atol=0)
+    # gp_extend at a new point unrelated to the old ones: mean 0, variance 1 (+ jitter 1e-10)
+    g = fn.gp_extend([0.0, 1.0], [0.5, -0.5], [0.5], 1e-300, np.random.default_rng(8))
+    assert g.tolist() == pytest.approx([math.sqrt(1 + tau) * np.random.default_rng(8).standard_normal()], rel=1e-15)
+
+
+@mp.workdps(50)
+def test_kernel_logistic_regression_at_bandwidth_1e_300_fits_each_point_alone():
+    """With K = I the stationarity condition 2 lam n alpha_i = y_i expit(-y_i alpha_i) decouples:
+    alpha = y t with 2 lam n t = expit(-t) (Newton did not converge on the nan Gram matrix and asked
+    for more max_iter)."""
+    lam, n = 0.1, 3
+    t = mp.findroot(lambda s: 2 * lam * n * s - 1 / (1 + mp.exp(s)), 0.5)
+    alpha = fn.kernel_logistic_regression([-1.0, 1.0, 4.0], [-1, 1, 1], 1e-300, lam)
+    assert np.allclose(alpha, [-float(t), float(t), float(t)], rtol=1e-12, atol=0)

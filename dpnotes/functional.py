@@ -487,10 +487,17 @@ def kde(data, grid, bandwidth) -> np.ndarray:
     data : array_like, shape (n,) or (n, d)
     grid : array_like, shape (m,) or (m, d)
     bandwidth : float
+        :math:`h > 0`, every positive float: as :math:`h \to 0` the estimate tends to 0 away from
+        the data and to :math:`\infty` on a data point (``inf`` where it exceeds the float range).
 
     Returns
     -------
     numpy.ndarray, shape (m,)
+
+    Raises
+    ------
+    ValueError
+        If ``data`` or ``grid`` is malformed or ``bandwidth`` is not a finite float ``> 0``.
 
     Examples
     --------
@@ -501,12 +508,24 @@ def kde(data, grid, bandwidth) -> np.ndarray:
     x = as_points("data", data)
     g = as_points("grid", grid, d=x.shape[1])
     n, d = x.shape
+    log_norm = math.log(n) + _log_norm(h, d)
+    # the plain sum, unless the constant (2 pi h^2)^(-d/2) overflows, underflows or would lift a
+    # term that underflowed above 2e-308: then in logarithms (at h = 1e-300 the plain sum gave
+    # nan, 0 / 0, and at h = 1e300 it gave 0 for 4e-301)
+    plain = _plain(h) and _log_norm(h, d) > -36.0 and log_norm < 700.0
     out = np.empty(g.shape[0])
-    step = max(1, _CHUNK // n)
+    step = max(1, _CHUNK // (n * d))
     for start in range(0, g.shape[0], step):
-        block = g[start : start + step]
-        out[start : start + step] = np.exp(-_sqdist(block, x) / (2.0 * h * h)).sum(axis=1)
-    return out / (n * (2.0 * math.pi * h * h) ** (d / 2.0))
+        u = _exponent(g[start : start + step], x, h)
+        if plain:
+            with np.errstate(under="ignore"):
+                out[start : start + step] = np.exp(-u).sum(axis=1)
+        else:
+            out[start : start + step] = _log_sum_exp_neg(u)
+    if plain:
+        return out / (n * (2.0 * math.pi * h * h) ** (d / 2.0))
+    a, e = _inv_norm_parts(h, d)
+    return _exp2(out - math.log(n) + a, e)
 
 
 def kde_difference_rkhs_norm(x, x_prime, n, bandwidth) -> np.ndarray:
@@ -524,7 +543,8 @@ def kde_difference_rkhs_norm(x, x_prime, n, bandwidth) -> np.ndarray:
     n : int
         Size of the data set, ``>= 1``.
     bandwidth : float
-        :math:`h > 0`.
+        :math:`h > 0`, every positive float (``inf`` where the norm exceeds the float range, as
+        for distinct records at :math:`h = 5\cdot10^{-324}`).
 
     Returns
     -------
@@ -549,15 +569,18 @@ def kde_difference_rkhs_norm(x, x_prime, n, bandwidth) -> np.ndarray:
     if a.shape != b.shape:
         raise ValueError(f"x_prime must have the shape of x {a.shape}, got shape {b.shape}")
     d = a.shape[1]
-    c = 1.0 / (n * (2.0 * math.pi * h * h) ** (d / 2.0))
     # c sqrt(2 - 2 exp(-u)), u = r^2 / (2 h^2), written as c (r / h) sqrt(g(u)) with
     # g(u) = -expm1(-u) / u (g(0) = 1): the subtraction lost every digit for records 1e-8 apart,
     # and r^2 underflows to 0 below r = 1e-162; r itself is scaled by the largest coordinate
-    # difference so that it does not underflow either
-    diff = np.abs(a - b)
-    top = diff.max(axis=1)
-    r = top * np.sqrt(((diff / np.where(top > 0, top, 1.0)[:, None]) ** 2).sum(axis=1))
+    # difference so that it does not underflow either (nor overflow: a difference beyond the
+    # float range, e.g. from -1e308 to 1e308, is r = inf)
     with np.errstate(over="ignore", under="ignore"):
+        diff = np.abs(a - b)
+        top = diff.max(axis=1)
+        finite = np.isfinite(top)
+        r = np.full(top.shape, np.inf)
+        r[finite] = top[finite] * np.sqrt(((diff[finite] / np.where(top[finite] > 0, top[finite], 1.0)[:, None]) ** 2)
+                                          .sum(axis=1))
         u = (r / h) ** 2 / 2.0                      # inf for records beyond 1e154 h apart: then sqrt(2)
     out = np.sqrt(-2.0 * np.expm1(-u))
     small = u < 1.0
@@ -565,7 +588,14 @@ def kde_difference_rkhs_norm(x, x_prime, n, bandwidth) -> np.ndarray:
     nonzero = u[small] > 0
     g[nonzero] = -np.expm1(-u[small][nonzero]) / u[small][nonzero]
     out[small] = (r[small] / h) * np.sqrt(g)
-    return c * out
+    # times c = 1 / (n (2 pi h^2)^(d/2)): plain where the constant is a normal float, else in
+    # logarithms (below h = 1.5e-154 the plain constant divided by 0, above 1e154 it was 0)
+    log_norm = math.log(n) + _log_norm(h, d)
+    if _plain(h) and abs(log_norm) < 700.0:
+        return 1.0 / (n * (2.0 * math.pi * h * h) ** (d / 2.0)) * out
+    a, e = _inv_norm_parts(h, d)
+    with np.errstate(divide="ignore"):
+        return _exp2(np.log(out) - math.log(n) + a, e)      # 0 for equal records (log 0 = -inf)
 
 
 def rkhs_sensitivity(n, bandwidth, d: int = 1) -> float:
@@ -582,7 +612,9 @@ def rkhs_sensitivity(n, bandwidth, d: int = 1) -> float:
     n : int
         Size of the data set, ``>= 1``.
     bandwidth : float
-        :math:`h > 0`.
+        :math:`h > 0`, every positive float: :math:`\Delta` is ``inf`` where it exceeds the float
+        range (:math:`h` below about :math:`(\sqrt2/(1.8\cdot10^{308} n))^{1/d}/\sqrt{2\pi}`, e.g.
+        :math:`h = 5\cdot10^{-324}`) and 0 where it falls below it.
     d : int
         Dimension of the data, ``>= 1``.
 
@@ -594,7 +626,7 @@ def rkhs_sensitivity(n, bandwidth, d: int = 1) -> float:
     Raises
     ------
     ValueError
-        If ``n`` or ``d`` is not an integer ``>= 1`` or ``bandwidth <= 0``.
+        If ``n`` or ``d`` is not an integer ``>= 1`` or ``bandwidth`` is not a finite float ``> 0``.
 
     Examples
     --------
@@ -604,7 +636,11 @@ def rkhs_sensitivity(n, bandwidth, d: int = 1) -> float:
     n = check_integer("n", n, low=1)
     h = check_positive("bandwidth", bandwidth)
     d = check_integer("d", d, low=1)
-    return math.sqrt(2.0) / (n * (2.0 * math.pi * h * h) ** (d / 2.0))
+    log_norm = math.log(n) + _log_norm(h, d)
+    if _plain(h) and abs(log_norm) < 700.0:
+        return math.sqrt(2.0) / (n * (2.0 * math.pi * h * h) ** (d / 2.0))
+    a, e = _inv_norm_parts(h, d)                    # the plain form divided by 0 below h = 1.5e-154
+    return _exp2(0.5 * math.log(2.0) - math.log(n) + a, e)
 
 
 def gp_mechanism(values, points, sensitivity, epsilon, delta, bandwidth, rng, *, method: str = "hrw",
@@ -966,7 +1002,8 @@ def lscv(data, bandwidth) -> float:
     data : array_like, shape (n,) or (n, d)
         At least 2 points.
     bandwidth : float
-        :math:`h > 0`.
+        :math:`h > 0`, every positive float (``+-inf`` where the score exceeds the float range,
+        as it does for :math:`h = 5\cdot10^{-324}`: it grows as :math:`h^{-d}` when :math:`h \to 0`).
 
     Returns
     -------
@@ -988,11 +1025,28 @@ def lscv(data, bandwidth) -> float:
     n, d = x.shape
     if n < 2:
         raise ValueError(f"data must have at least 2 points, got {n}")
-    d2 = _sqdist(x, x)
-    both = np.exp(-d2 / (4.0 * h * h)).sum() / (4.0 * math.pi * h * h) ** (d / 2.0) / n**2
-    k = np.exp(-d2 / (2.0 * h * h))
-    loo = (k.sum() - n) / (2.0 * math.pi * h * h) ** (d / 2.0) / (n - 1)
-    return float(both - 2.0 * loo / n)
+    log_norm = _log_norm(h, d)              # log (2 pi h^2)^(d/2); that of (4 pi h^2)^(d/2) adds d/2 log 2
+    if _plain(h) and abs(log_norm) < 600.0 and abs(log_norm + d / 2.0 * math.log(2.0)) < 600.0:
+        d2 = _sqdist(x, x)
+        with np.errstate(under="ignore"):
+            both = np.exp(-d2 / (4.0 * h * h)).sum() / (4.0 * math.pi * h * h) ** (d / 2.0) / n**2
+            k = np.exp(-d2 / (2.0 * h * h))
+        loo = (k.sum() - n) / (2.0 * math.pi * h * h) ** (d / 2.0) / (n - 1)
+        return float(both - 2.0 * loo / n)
+    # LSCV = (2 pi h^2)^(-d/2) B with B = 2^(-d/2) sum_ij e^(-u_ij / 2) / n^2 - 2 sum_(i != j) e^(-u_ij) / (n (n-1)),
+    # u = |x_i - x_j|^2 / (2 h^2): the constant overflows below h = 1e-154 (the plain form gave
+    # nan, 0 / 0, at h = 1e-300) and is applied as exp(a) 2^k; a term of B that underflows is below
+    # 1e-300 of its diagonal part n 2^(-d/2) / n^2
+    u = _exponent(x, x, h)
+    with np.errstate(under="ignore"):
+        both = np.exp(-u / 2.0).sum()
+        k = np.exp(-u)
+    np.fill_diagonal(k, 0.0)
+    b = both * 2.0 ** (-d / 2.0) / n**2 - 2.0 * k.sum() / (n * (n - 1))
+    if b == 0.0:
+        return 0.0
+    a, e = _inv_norm_parts(h, d)
+    return math.copysign(_exp2(math.log(abs(b)) + a, e), b)
 
 
 def lscv_sensitivity(n, bandwidth, d: int = 1, *, sharp: bool = False) -> float:
@@ -1019,7 +1073,8 @@ def lscv_sensitivity(n, bandwidth, d: int = 1, *, sharp: bool = False) -> float:
     n : int
         Size of the data set, ``>= 2``.
     bandwidth : float
-        :math:`h > 0`.
+        :math:`h > 0`, every positive float (``inf`` where the bound exceeds the float range, e.g.
+        at :math:`h = 5\cdot10^{-324}`; 0 where it falls below it).
     d : int
         Dimension of the data, ``>= 1``.
     sharp : bool
@@ -1045,11 +1100,16 @@ def lscv_sensitivity(n, bandwidth, d: int = 1, *, sharp: bool = False) -> float:
     n = check_integer("n", n, low=2)
     h = check_positive("bandwidth", bandwidth)
     d = check_integer("d", d, low=1)
-    a = 2.0 / n**2 * (4.0 * math.pi * h * h) ** (-d / 2.0)
-    b = 4.0 / (n * (n - 1)) * (2.0 * math.pi * h * h) ** (-d / 2.0)
-    if sharp:
-        return (n - 1) * (b - a + a * a / (4.0 * b))
-    return (n - 1) * (a + b)
+    # a = 2r b with r = 2^(-d/2) (n-1) / (4n), so (n-1)(a + b) = (4/n)(1 + 2r) c and
+    # (n-1)(b - a + a^2 / (4b)) = (4/n)(1 - r)^2 c, c = (2 pi h^2)^(-d/2): a^2 underflowed to a
+    # subnormal (3.5e-314 at n = 26, h = 1e38, d = 4: 3e-12 off), and c raised 0.0 to a negative
+    # power below h = 1.5e-154; beyond 1e-100 <= h <= 1e100 c is applied as exp(a') 2^k
+    r = 2.0 ** (-d / 2.0) * (n - 1) / (4.0 * n)
+    k = 4.0 / n * ((1.0 - r) ** 2 if sharp else 1.0 + 2.0 * r)
+    if _plain(h) and abs(_log_norm(h, d)) < 600.0:
+        return k * (2.0 * math.pi * h * h) ** (-d / 2.0)
+    a, e = _inv_norm_parts(h, d)
+    return _exp2(math.log(k) + a, e)
 
 
 def sobolev_kde_sensitivity(n, bandwidth) -> float:
@@ -1071,7 +1131,9 @@ def sobolev_kde_sensitivity(n, bandwidth) -> float:
     n : int
         Size of the data set, ``>= 1``.
     bandwidth : float
-        :math:`h > 0` of the KDE.
+        :math:`h > 0` of the KDE, every positive float (:math:`\Delta` grows as :math:`h^{-3/2}`
+        when :math:`h \to 0` and is ``inf`` where it exceeds the float range, below about
+        :math:`h = 2.3\cdot10^{-206}/n^{2/3}`).
 
     Returns
     -------
@@ -1081,7 +1143,7 @@ def sobolev_kde_sensitivity(n, bandwidth) -> float:
     Raises
     ------
     ValueError
-        If ``n < 1`` or ``bandwidth <= 0``.
+        If ``n < 1`` or ``bandwidth`` is not a finite float ``> 0``.
 
     Examples
     --------
@@ -1092,8 +1154,22 @@ def sobolev_kde_sensitivity(n, bandwidth) -> float:
     n = check_integer("n", n, low=1)
     h = check_positive("bandwidth", bandwidth)
     s2 = 2.0 * h * h
-    phi0 = 1.0 / math.sqrt(2.0 * math.pi * s2)
-    return math.sqrt(2.0 * phi0 * (1.0 + 1.0 / s2 + 2.0 / s2 * math.exp(-(s2 + 3.0) / 2.0))) / n
+    if _plain(h):
+        phi0 = 1.0 / math.sqrt(2.0 * math.pi * s2)
+        return math.sqrt(2.0 * phi0 * (1.0 + 1.0 / s2 + 2.0 / s2 * math.exp(-(s2 + 3.0) / 2.0))) / n
+    # beyond, s^2 = 2 h^2 under- or overflows (1 / s^2 divided by 0 at h = 1e-300; at h = 1e300
+    # phi_s(0) was 0 and Delta 0 for 2.4e-152). With q = 1 + 2 e^(-(s^2+3)/2) and h = m 4^j
+    # (m in [1/2, 2)), Delta = sqrt(2 / sqrt(4 pi)) h^(-1/2) sqrt(1 + q / s^2) / n is
+    # exp(c - log(m) / 2 + log(q + s^2) / 2 - log(2) / 2 - log(m)) 2^(-3j) for h < 1 and
+    # exp(c - log(m) / 2 + log1p(q / s^2) / 2) 2^(-j) for h > 1, c = log(2 / sqrt(4 pi)) / 2 - log n
+    mant, e = math.frexp(h)
+    j, odd = divmod(e, 2)
+    m = mant * 2.0 if odd else mant
+    q = 1.0 + 2.0 * math.exp(-(s2 + 3.0) / 2.0)
+    c = 0.5 * math.log(2.0 / math.sqrt(4.0 * math.pi)) - math.log(n) - 0.5 * math.log(m)
+    if h < 1.0:
+        return _exp2(c + 0.5 * math.log(q + s2) - 0.5 * math.log(2.0) - math.log(m), -3 * j)
+    return _exp2(c + 0.5 * math.log1p(q / s2), -j)
 
 
 def erm_sensitivity(n, lam, *, lipschitz: float = 1.0, kappa: float = 1.0) -> float:

@@ -820,6 +820,95 @@ def test_normalised_kernel_at_extreme_bandwidths_is_the_normal_density():
 
 
 @mp.workdps(50)
+def test_kde_at_extreme_bandwidths():
+    """At h = 1e-300 the KDE is 0 away from the data and (2 pi h^2)^(-1/2) / n on it; the plain sum
+    gave nan (0 / 0) and at h = 1e300 it gave 0 (or nan) for 4e-301."""
+    data, grid = [0.0, 1.0], [0.0, 0.5, 3e-299]        # 3e-299 is 30 h from 0: e^-450 times 2e299
+    got = fn.kde(data, grid, 1e-300)
+    want = [float(sum(_mp_phi(g - x, 1e-300) for x in data) / 2) for g in grid]
+    assert want[1] == 0.0 and 1e100 < want[2] < 1e110
+    assert np.allclose(got, want, rtol=1e-13, atol=0)
+    got = fn.kde(data, [0.0, 1e300], 1e300)
+    want = [float(sum(_mp_phi(g - x, 1e300) for x in data) / 2) for g in [0.0, 1e300]]
+    assert np.allclose(got, want, rtol=1e-14, atol=0) and got[0] > got[1]
+    assert fn.kde(data, grid, 5e-324).tolist() == [math.inf, 0.0, 0.0]
+    # two dimensions at h = 1e-120: 1 / (2 pi h^2) on the point, times e^-12.5 at 5 h
+    got = fn.kde([[0.0, 0.0]], [[0.0, 0.0], [3e-120, 4e-120]], 1e-120)
+    c = 1 / (2 * mp.pi * mp.mpf(1e-120) ** 2)
+    assert np.allclose(got, [float(c), float(c * mp.exp(-12.5))], rtol=1e-13, atol=0)
+
+
+@mp.workdps(50)
+def test_sensitivities_of_the_kde_at_extreme_bandwidths():
+    """sqrt(2) / (n (2 pi h^2)^(d/2)): ZeroDivisionError below h = 1.5e-154, 0 above 1e154."""
+    def mp_delta(n, h, d):
+        return mp.sqrt(2) / (n * (2 * mp.pi * mp.mpf(h) ** 2) ** (mp.mpf(d) / 2))
+
+    for n, h, d in [(10, 1e-300, 1), (10, 1e300, 1), (3, 1e-120, 2), (7, 1e120, 2), (2, 1e-102, 3)]:
+        assert math.isclose(fn.rkhs_sensitivity(n, h, d), float(mp_delta(n, h, d)), rel_tol=1e-14)
+    assert mp_delta(10, 5e-324, 1) > _MAX and fn.rkhs_sensitivity(10, 5e-324) == math.inf
+    assert mp_delta(10, 1e300, 2) < mp.mpf(2) ** -1075 and fn.rkhs_sensitivity(10, 1e300, d=2) == 0.0
+    # the exact norm of a replaced record: 0 for the same record, sqrt(2) c far apart, and
+    # c sqrt(2 - 2 e^-2) for records 2 h apart
+    h, n = 1e-300, 10
+    got = fn.kde_difference_rkhs_norm([0.0, 1.0, 2e-300], [0.0, 0.0, 0.0], n, h)
+    c = 1 / (n * mp.sqrt(2 * mp.pi) * mp.mpf(h))
+    want = [0.0, float(mp.sqrt(2) * c), float(c * mp.sqrt(2 - 2 * mp.exp(-2)))]
+    assert got[0] == 0.0 and np.allclose(got, want, rtol=1e-14, atol=0)
+    assert fn.kde_difference_rkhs_norm([0.0, 1.0], [0.0, 0.0], n, 5e-324).tolist() == [0.0, math.inf]
+    # records 3 apart at h = 1e300: c (3 / h), about 1.7e-601: 0 in floats; at h = 1e150 it is representable
+    got = fn.kde_difference_rkhs_norm([0.0], [3.0], 1, 1e150)[0]
+    assert math.isclose(got, float(3 / (mp.sqrt(2 * mp.pi) * mp.mpf(1e150) ** 2)), rel_tol=1e-14)
+    # records beyond the float range apart (-1e308 to 1e308): the supremum sqrt(2) c, not an overflow
+    assert fn.kde_difference_rkhs_norm(-1e308, 1e308, 3, 2.0)[0] == pytest.approx(float(mp_delta(3, 2.0, 1)),
+                                                                                   rel=1e-15)
+
+
+@mp.workdps(50)
+def test_lscv_and_its_sensitivity_at_extreme_bandwidths():
+    """lscv gave nan (0 / 0) at h = 1e-300 and 0 at h = 1e300; lscv_sensitivity raised "0.0 cannot be
+    raised to a negative power" below h = 1.5e-154."""
+    def mp_lscv(x, h):
+        h, n = mp.mpf(h), len(x)
+        both = sum(_mp_phi(a - b, mp.sqrt(2) * h) for a in x for b in x) / n**2
+        loo = sum(_mp_phi(a - b, h) for i, a in enumerate(x) for j, b in enumerate(x) if i != j) / (n - 1)
+        return both - 2 * loo / n
+
+    for x, h in [([0.0, 1.0, 3.0], 1e-300), ([0.0, 0.0, 1.0], 1e-300), ([0.0, 1.0, 3.0], 1e300),
+                 ([0.0, 2e-120, 1.0], 1e-120)]:
+        want = mp_lscv(x, h)
+        assert math.isclose(fn.lscv(x, h), float(want), rel_tol=1e-13), (x, h)
+    assert fn.lscv([0.0, 0.0, 1.0], 1e-300) < 0 < fn.lscv([0.0, 1.0, 3.0], 1e-300)   # a tie makes it negative
+    assert mp_lscv([0.0, 1.0, 3.0], 5e-324) > _MAX and fn.lscv([0.0, 1.0, 3.0], 5e-324) == math.inf
+
+    def mp_sens(n, h, d, sharp):
+        h = mp.mpf(h)
+        a = mp.mpf(2) / n**2 * (4 * mp.pi * h * h) ** (-mp.mpf(d) / 2)
+        b = mp.mpf(4) / (n * (n - 1)) * (2 * mp.pi * h * h) ** (-mp.mpf(d) / 2)
+        return (n - 1) * (b - a + a * a / (4 * b)) if sharp else (n - 1) * (a + b)
+
+    for n, h, d, sharp in [(10, 1e-300, 1, False), (10, 1e-300, 1, True), (10, 1e300, 1, False),
+                           (5, 1e-101, 3, True), (5, 1e101, 3, False), (2, 1e-200, 1, True)]:
+        assert math.isclose(fn.lscv_sensitivity(n, h, d, sharp=sharp), float(mp_sens(n, h, d, sharp)),
+                            rel_tol=1e-14), (n, h, d, sharp)
+    assert mp_sens(10, 5e-324, 1, False) > _MAX and fn.lscv_sensitivity(10, 5e-324) == math.inf
+
+
+@mp.workdps(50)
+def test_sobolev_kde_sensitivity_at_extreme_bandwidths():
+    """1 / s^2 divided by 0 at h = 1e-300; at h = 1e300 phi_s(0) was 0 and Delta 0 for 7.5e-152; at
+    h = 1e-120 the plain product overflowed to inf for 6e178."""
+    def mp_sob(n, h):
+        s2 = 2 * mp.mpf(h) ** 2
+        phi0 = 1 / mp.sqrt(2 * mp.pi * s2)
+        return mp.sqrt(2 * phi0 * (1 + 1 / s2 + 2 / s2 * mp.exp(-(s2 + 3) / 2))) / n
+
+    for n, h in [(10, 1e300), (10, 1e-120), (3, 3e-101), (3, 7e101), (1, 1e-205), (4, 2.0**-700)]:
+        assert math.isclose(fn.sobolev_kde_sensitivity(n, h), float(mp_sob(n, h)), rel_tol=1e-14), (n, h)
+    assert mp_sob(10, 1e-300) > _MAX and fn.sobolev_kde_sensitivity(10, 1e-300) == math.inf
+
+
+@mp.workdps(50)
 def test_rkhs_norm_at_extreme_bandwidths_and_close_centres():
     """K = I at h = 1e-300 (the norm was nan); near 1 1^T the plain a^T K a cancelled: centres 1e-8
     apart at h = 1 gave 0 for 1e-8, and 3 apart at h = 1e300 0 for 3e-300."""

@@ -29,6 +29,7 @@ from __future__ import annotations
 import math
 import numbers
 import reprlib
+import sys
 
 import numpy as np
 from scipy import linalg
@@ -643,6 +644,27 @@ def rkhs_sensitivity(n, bandwidth, d: int = 1) -> float:
     return _exp2(0.5 * math.log(2.0) - math.log(n) + a, e)
 
 
+def _check_release_bandwidth(h: float, n: int, d: int) -> float:
+    """``h`` if the RKHS sensitivity :func:`rkhs_sensitivity` ``(n, h, d)`` is a normal float, else
+    a ValueError naming the bandwidth and that range of it.
+
+    Beyond it the release cannot be computed: above ``1.8e308`` the sensitivity is ``inf`` (and
+    :func:`dpnotes.mechanisms.gaussian_sigma` refuses it), below ``2.2e-308`` it is 0 or a subnormal
+    float, a noise scale without precision (at ``h = 1e300`` the old code released with a
+    sensitivity of 0 and stopped at "sensitivity must be > 0"). ``log Delta = log(sqrt(2) / n)
+    - d log(sqrt(2 pi) h)``; the bounds are rounded inward to four digits.
+    """
+    def bound(limit):
+        return math.exp((0.5 * math.log(2.0) - math.log(n) - math.log(limit)) / d - _HALF_LOG_2PI)
+
+    lo = float(f"{bound(sys.float_info.max) * (1.0 + 1e-3):.3e}")
+    hi = float(f"{bound(sys.float_info.min) * (1.0 - 1e-3):.3e}")
+    if not lo <= h <= hi:
+        raise ValueError(f"bandwidth must be in [{lo:.4g}, {hi:.4g}] for n = {n} and d = {d} (beyond, the RKHS "
+                         f"sensitivity sqrt(2) / (n (2 pi h^2)^(d/2)) leaves the normal float range), got {h!r}")
+    return h
+
+
 def gp_mechanism(values, points, sensitivity, epsilon, delta, bandwidth, rng, *, method: str = "hrw",
                  jitter: float = 1e-10) -> np.ndarray:
     r"""Release the values of a function at ``points`` with Gaussian-process noise.
@@ -719,7 +741,12 @@ def private_kde(data, grid, epsilon, delta, bandwidth, rng, *, method: str = "hr
     epsilon, delta : float
         Privacy parameters, ``epsilon > 0``, ``0 < delta < 1``.
     bandwidth : float
-        :math:`h > 0`, used by both the KDE and the noise kernel.
+        :math:`h > 0`, used by both the KDE and the noise kernel, in the range
+        :math:`[h_-, h_+]` where the sensitivity :math:`\Delta = \sqrt2/(n (2\pi h^2)^{d/2})` is a
+        normal float: :math:`h_-` and :math:`h_+` solve :math:`\Delta = 1.8\cdot10^{308}` and
+        :math:`\Delta = 2.2\cdot10^{-308}`, rounded inward to four digits (for :math:`n = 2`,
+        :math:`d = 1`: :math:`[1.571\cdot10^{-309}, 1.267\cdot10^{307}]`). Beyond, :math:`\Delta`
+        is ``inf`` or has lost its precision (0 or subnormal), and so would the noise.
     rng : numpy.random.Generator
     method : str
         Calibration passed to :func:`dpnotes.mechanisms.gaussian_sigma`.
@@ -730,6 +757,12 @@ def private_kde(data, grid, epsilon, delta, bandwidth, rng, *, method: str = "hr
     -------
     numpy.ndarray, shape (m,)
         The released values on the grid.
+
+    Raises
+    ------
+    ValueError
+        If a parameter is out of range or malformed, among them a ``bandwidth`` outside
+        :math:`[h_-, h_+]` (the message states the range for the given ``n`` and ``d``).
 
     Examples
     --------
@@ -744,6 +777,7 @@ def private_kde(data, grid, epsilon, delta, bandwidth, rng, *, method: str = "hr
     x = as_points("data", data)
     g = as_points("grid", grid, d=x.shape[1])
     n, d = x.shape
+    h = _check_release_bandwidth(h, n, d)
     return gp_mechanism(kde(x, g, h), g, rkhs_sensitivity(n, h, d), epsilon, delta, h, rng, method=method,
                         jitter=jitter)
 
@@ -950,7 +984,8 @@ def kde_ise_normal(n, bandwidth, grid, rng, *, reps: int = 10, epsilon=None, del
     reps : int
         Number of samples, ``>= 1``.
     epsilon, delta : float, optional
-        Privacy parameters of the release; both ``None`` for the KDE only.
+        Privacy parameters of the release; both ``None`` for the KDE only. With them,
+        ``bandwidth`` must be in the range of :func:`private_kde` (for ``d = 1``).
     method : str
         Calibration passed to :func:`dpnotes.mechanisms.gaussian_sigma`.
 
@@ -964,7 +999,8 @@ def kde_ise_normal(n, bandwidth, grid, rng, *, reps: int = 10, epsilon=None, del
     Raises
     ------
     ValueError
-        If a parameter is out of range or ``grid`` is not increasing.
+        If a parameter is out of range or ``grid`` is not increasing, among them, for the release,
+        a ``bandwidth`` outside the range of :func:`private_kde`.
 
     Examples
     --------
@@ -984,7 +1020,7 @@ def kde_ise_normal(n, bandwidth, grid, rng, *, reps: int = 10, epsilon=None, del
     ise = np.trapezoid((est - truth) ** 2, g, axis=1)
     if epsilon is None and delta is None:
         return ise, None
-    sigma = gaussian_sigma(epsilon, delta, rkhs_sensitivity(n, h, 1), method=method)
+    sigma = gaussian_sigma(epsilon, delta, rkhs_sensitivity(n, _check_release_bandwidth(h, n, 1), 1), method=method)
     noisy = est + sigma * sample_gp(g[:, None], h, rng, size=reps)
     return ise, np.trapezoid((noisy - truth) ** 2, g, axis=1)
 

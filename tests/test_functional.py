@@ -957,3 +957,30 @@ def test_kernel_logistic_regression_at_bandwidth_1e_300_fits_each_point_alone():
     t = mp.findroot(lambda s: 2 * lam * n * s - 1 / (1 + mp.exp(s)), 0.5)
     alpha = fn.kernel_logistic_regression([-1.0, 1.0, 4.0], [-1, 1, 1], 1e-300, lam)
     assert np.allclose(alpha, [-float(t), float(t), float(t)], rtol=1e-12, atol=0)
+
+
+@mp.workdps(50)
+def test_private_kde_refuses_a_bandwidth_whose_sensitivity_leaves_the_float_range(raises_exactly):
+    """The range is where sqrt(2) / (n (2 pi h^2)^(d/2)) is a normal float: for n = 2, d = 1 the
+    bounds solve it = 1.8e308 (h = 1.5697e-309) and = 2.2e-308 (h = 1.2679e307), rounded inward.
+    The old code divided by zero at h = 5e-324 and refused h = 1e300 as "sensitivity must be > 0"."""
+    lo = mp.sqrt(2) / (2 * mp.sqrt(2 * mp.pi) * _MAX)
+    hi = mp.sqrt(2) / (2 * mp.sqrt(2 * mp.pi) * mp.mpf(sys.float_info.min))
+    assert mp.mpf("1.571e-309") > lo > mp.mpf("1.569e-309") and mp.mpf("1.267e307") < hi < mp.mpf("1.268e307")
+    message = ("bandwidth must be in [1.571e-309, 1.267e+307] for n = 2 and d = 1 (beyond, the RKHS sensitivity "
+               "sqrt(2) / (n (2 pi h^2)^(d/2)) leaves the normal float range), got {}")
+    for h in (5e-324, 1.57e-309, 1.268e307):
+        with raises_exactly(message.format(repr(h))):
+            fn.private_kde([0.1, 0.5], [-1.0, 0.0, 1.0], 1.0, 1e-3, h, np.random.default_rng(0))
+    with raises_exactly(message.format("5e-324").replace("n = 2", "n = 20")
+                        .replace("1.571e-309", "1.571e-310").replace("1.267e+307", "1.267e+306")):
+        fn.kde_ise_normal(20, 5e-324, [-1.0, 0.0, 1.0], np.random.default_rng(0), reps=2, epsilon=1.0, delta=1e-3)
+    # inside: the KDE plus sigma sqrt(1 + tau) z at h = 1e-300 (K = I on the grid) and at h = 1e300
+    # (K = 1 1^T + tau I), sigma = sqrt(2) c(delta) / (eps n sqrt(2 pi) h)
+    for h in (1e-300, 1e300):
+        out = fn.private_kde([0.1, 0.5], [-1.0, 0.0, 1.0], 1.0, 1e-3, h, np.random.default_rng(4))
+        sigma = float(mp.sqrt(2) * mp.sqrt(2 * mp.log(2 / mp.mpf(1e-3))) / (2 * mp.sqrt(2 * mp.pi) * mp.mpf(h)))
+        f = [float(sum(_mp_phi(g - x, h) for x in (0.1, 0.5)) / 2) for g in (-1.0, 0.0, 1.0)]
+        gram = np.eye(3) if h < 1 else np.ones((3, 3))
+        noise = linalg.cholesky(gram + 1e-10 * np.eye(3), lower=True) @ np.random.default_rng(4).standard_normal(3)
+        assert np.allclose(out, np.array(f) + sigma * noise, rtol=1e-9, atol=0)

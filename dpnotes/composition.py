@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import sys
 
 import numpy as np
 from scipy.special import gammaln, logsumexp
@@ -77,8 +78,20 @@ def _concentrated_total(epsilon, k, delta_prime, delta, step_mean) -> tuple[floa
     delta_prime = check_in_range("delta_prime", delta_prime, 0.0, 1.0,
                                  low_inclusive=False, high_inclusive=False)
     delta = check_delta("delta", delta)
-    eps_total = epsilon * math.sqrt(2.0 * k * math.log(1.0 / delta_prime)) + k * step_mean(epsilon)
+    # -log(delta'), not log(1/delta'): 1/delta' overflows to inf for a subnormal delta' (log(1/5e-324)
+    # was inf; -log(5e-324) = 744.44)
+    eps_total = epsilon * math.sqrt(2.0 * k * -math.log(delta_prime)) + k * step_mean(epsilon)
     return eps_total, min(k * delta + delta_prime, 1.0)
+
+
+# e^x - 1 exceeds the largest float beyond this x, and x (e^x - 1) already from about 703
+_LOG_FLOAT_MAX = math.log(sys.float_info.max)
+
+
+def _eps_expm1(e: float) -> float:
+    """``e * (e^e - 1)`` for ``e > 0``, ``inf`` where it exceeds the float range (math.expm1 raised
+    OverflowError there: advanced(1e300, ...))."""
+    return math.inf if e >= _LOG_FLOAT_MAX else e * math.expm1(e)
 
 
 def advanced(epsilon, k, delta_prime, delta=0.0) -> tuple[float, float]:
@@ -103,6 +116,9 @@ def advanced(epsilon, k, delta_prime, delta=0.0) -> tuple[float, float]:
     Returns
     -------
     (epsilon_total, delta_total) : tuple of float
+        ``epsilon_total`` is ``inf`` where the bound exceeds the float range (from about
+        ``epsilon = 703``: the mean term :math:`\varepsilon(e^{\varepsilon}-1)` alone is beyond
+        ``1.8e308``); an infinite bound, true but vacuous.
 
     Examples
     --------
@@ -111,7 +127,7 @@ def advanced(epsilon, k, delta_prime, delta=0.0) -> tuple[float, float]:
     (6.308231, 1e-06)
     """
     # the mean privacy loss of one step, bounded through the KL lemma: eps (e^eps - 1)
-    return _concentrated_total(epsilon, k, delta_prime, delta, lambda e: e * math.expm1(e))
+    return _concentrated_total(epsilon, k, delta_prime, delta, _eps_expm1)
 
 
 def advanced_reduction(epsilon, k, delta_prime, delta=0.0) -> tuple[float, float]:
@@ -422,7 +438,11 @@ def advanced_heterogeneous(epsilons, delta_prime, deltas=None) -> tuple[float, f
     """
     eps, dl = _check_heterogeneous(epsilons, deltas)
     delta_prime = check_in_range("delta_prime", delta_prime, 0.0, 1.0, low_inclusive=False, high_inclusive=False)
-    eps_total = math.sqrt(2.0 * math.log(1.0 / delta_prime) * float(np.sum(eps * eps))) + float(np.sum(eps * np.tanh(eps / 2.0)))
+    # ||eps||_2 in units of the largest eps_i: eps * eps overflowed (an infinite bound at eps = [1e300],
+    # where it is 6.3e300) or underflowed (no square-root term at all at eps = [1e-200])
+    top = float(np.max(eps))
+    norm = top * math.sqrt(float(np.sum((eps / top) ** 2)))
+    eps_total = math.sqrt(2.0 * -math.log(delta_prime)) * norm + float(np.sum(eps * np.tanh(eps / 2.0)))
     delta_total = -math.expm1(math.log1p(-delta_prime) + float(np.sum(np.log1p(-dl))))
     return eps_total, delta_total
 
@@ -584,7 +604,8 @@ def rr_reduction_channel(p, q, epsilon, delta=0.0) -> np.ndarray:
     b_eq = np.concatenate([p, q, np.ones(4)])
     res = linprog(np.zeros(4 * m), A_eq=a_eq, b_eq=b_eq, bounds=(0, None), method="highs")
     if res.status != 0:
-        raise ValueError(f"p and q are not ({epsilon}, {delta})-indistinguishable: no channel from (U, V) exists")
+        raise ValueError(f"p and q are not (epsilon, delta) = ({epsilon!r}, {delta!r})-indistinguishable: no channel "
+                         f"from (U, V) exists (a larger epsilon or delta, or closer p and q, is needed)")
     return res.x.reshape(4, m).clip(0.0)
 
 

@@ -38,6 +38,13 @@ from ._validate import check_in_range, check_integer, check_positive, check_real
 
 _LOG2 = math.log(2.0)
 
+# A Laplace or exponential draw of numpy's Generator is below 44.5 times its scale (the tail of
+# its ziggurat sampler is r - log1p(-U) <= 7.7 + 53 log 2 = 44.44), so at a scale up to 1e306
+# every draw is finite, and so is a finite answer plus it (up to |answer| = 1.3e308), IEEE-rounded.
+# Beyond that scale (epsilon about 1e-306 and below), the mechanisms that only compare noisy
+# values work in units of the noise scale; those that release a noisy value refuse the epsilon.
+_MAX_NOISE_SCALE = 1e306
+
 __all__ = [
     "laplace_noise",
     "LYU_ALGORITHMS",
@@ -223,7 +230,11 @@ def sparse_vector_variant(answers, threshold, epsilon, size, *, rng, algorithm, 
     threshold : float
         :math:`T`.
     epsilon : float
-        The claimed privacy parameter, ``> 0``.
+        The claimed privacy parameter, ``> 0``; for Algorithm 3, ``>= 2c * 1e-306`` (it releases
+        noisy answers of scale :math:`2c/\varepsilon`, which must stay below ``1e306`` for
+        every draw to be a finite float). The other algorithms release only patterns, which
+        compare noisy values: for a noise scale above ``1e306`` they are drawn in units of
+        :math:`1/\varepsilon` (answers and threshold times :math:`\varepsilon`), the same law.
     size : int
         Number of independent runs, ``>= 1``.
     rng : numpy.random.Generator
@@ -252,9 +263,9 @@ def sparse_vector_variant(answers, threshold, epsilon, size, *, rng, algorithm, 
     Raises
     ------
     ValueError
-        If an argument is out of range, or ``method`` is not ``"direct"`` or
-        ``"conditional"``, or is ``"conditional"`` with ``c != 1`` or another algorithm
-        than 1, 2 and 4.
+        If an argument is out of range (``epsilon < 2c * 1e-306`` for Algorithm 3), or ``method``
+        is not ``"direct"`` or ``"conditional"``, or is ``"conditional"`` with ``c != 1`` or
+        another algorithm than 1, 2 and 4.
 
     Examples
     --------
@@ -272,9 +283,20 @@ def sparse_vector_variant(answers, threshold, epsilon, size, *, rng, algorithm, 
     threshold = check_real("threshold", threshold)
     algorithm = check_integer("algorithm", algorithm, low=1, high=6)
     b_rho, b_nu = lyu_noise_scales(algorithm, epsilon, c)
+    epsilon = check_positive("epsilon", epsilon)
     c = check_integer("c", c, low=1)
     size = check_integer("size", size, low=1)
     rng = check_rng("rng", rng)
+    if max(b_rho, b_nu) > _MAX_NOISE_SCALE:
+        if algorithm == 3:
+            raise ValueError(f"epsilon must be >= {2 * c / _MAX_NOISE_SCALE!r} for algorithm 3 with c = {c} (it "
+                             f"releases noisy answers, of scale 2c/epsilon, which must stay below "
+                             f"{_MAX_NOISE_SCALE!r} to be finite floats), got {epsilon!r}")
+        # A pattern only compares f_i + nu_i with T + rho: the same comparisons, multiplied by
+        # epsilon > 0, with scales independent of epsilon (the scale 2/epsilon overflowed to inf at
+        # epsilon = 5e-324 and laplace_noise refused it, naming 'scale')
+        answers, threshold = answers * epsilon, threshold * epsilon
+        b_rho, b_nu = lyu_noise_scales(algorithm, 1.0, c)
     k = answers.size
     if method not in ("direct", "conditional"):
         raise ValueError(f"method must be 'direct' or 'conditional', got {method!r}")
@@ -593,7 +615,10 @@ def noisy_max(answers, epsilon, size, *, rng, noise="laplace", release="index") 
     answers : array_like of float
         The query answers (sensitivity 1), at least one, finite.
     epsilon : float
-        The privacy parameter, ``> 0``; the noise scale is :math:`2/\varepsilon`.
+        The privacy parameter, ``> 0``; the noise scale is :math:`2/\varepsilon`. With
+        ``release="value"``, ``>= 2e-306`` (a scale up to ``1e306``, where every noisy value is
+        a finite float). The index only compares noisy answers: for a scale above ``1e306`` it
+        is drawn in units of the scale (answers times :math:`\varepsilon/2`), the same law.
     size : int
         Number of independent runs, ``>= 1``.
     rng : numpy.random.Generator
@@ -612,8 +637,8 @@ def noisy_max(answers, epsilon, size, *, rng, noise="laplace", release="index") 
     ------
     ValueError
         If ``answers`` is empty or has a non-finite entry, ``epsilon`` is not positive and
-        finite, ``size`` is not an integer ``>= 1``, or ``noise`` or ``release`` is not one of
-        the names above.
+        finite (or below ``2e-306`` with ``release="value"``), ``size`` is not an integer
+        ``>= 1``, or ``noise`` or ``release`` is not one of the names above.
 
     Examples
     --------
@@ -625,6 +650,14 @@ def noisy_max(answers, epsilon, size, *, rng, noise="laplace", release="index") 
     size = check_integer("size", size, low=1)
     rng = check_rng("rng", rng)
     scale = 2.0 / epsilon
+    if scale > _MAX_NOISE_SCALE:
+        if release == "value":
+            raise ValueError(f"epsilon must be >= {2.0 / _MAX_NOISE_SCALE!r} with release='value' (the noise "
+                             f"scale 2/epsilon must stay below {_MAX_NOISE_SCALE!r} for the noisy values to be "
+                             f"finite floats), got {epsilon!r}")
+        # the index only compares noisy answers: compare them in units of the noise scale
+        # (2/epsilon overflowed to inf at epsilon = 5e-324 and laplace_noise refused it, naming 'scale')
+        answers, scale = answers * epsilon / 2.0, 1.0
     # noise is drawn answer by answer, shape (n_answers, size): the maximum over the first
     # axis is then a pass over contiguous rows, several times faster than over short rows
     if noise == "laplace":
@@ -764,7 +797,8 @@ def laplace_with_rare_leak(value, epsilon, size, *, rng, leak_probability) -> np
     value : float
         The true (sensitivity-1) value, finite.
     epsilon : float
-        The privacy parameter of the Laplace noise, ``> 0``.
+        The privacy parameter of the Laplace noise, ``>= 1e-306`` (a noise scale
+        :math:`1/\varepsilon` up to ``1e306``, where every release is a finite float).
     size : int
         Number of independent runs, ``>= 1``.
     rng : numpy.random.Generator
@@ -780,7 +814,7 @@ def laplace_with_rare_leak(value, epsilon, size, *, rng, leak_probability) -> np
     Raises
     ------
     ValueError
-        If a parameter is outside the ranges above.
+        If a parameter is outside the ranges above (``epsilon < 1e-306`` included).
 
     Examples
     --------
@@ -790,6 +824,9 @@ def laplace_with_rare_leak(value, epsilon, size, *, rng, leak_probability) -> np
     """
     value = check_real("value", value)
     epsilon = check_positive("epsilon", epsilon)
+    if 1.0 / epsilon > _MAX_NOISE_SCALE:          # 1/5e-324 overflowed: laplace_noise refused 'scale'
+        raise ValueError(f"epsilon must be >= {1.0 / _MAX_NOISE_SCALE!r} (the noise scale 1/epsilon must stay "
+                         f"below {_MAX_NOISE_SCALE!r} for the releases to be finite floats), got {epsilon!r}")
     size = check_integer("size", size, low=1)
     rng = check_rng("rng", rng)
     leak = check_in_range("leak_probability", leak_probability, 0.0, 1.0)

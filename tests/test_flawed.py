@@ -605,3 +605,82 @@ def test_real_inputs_may_be_fractions_but_not_mixed_with_non_numbers():
 def test_answers_message_states_the_rule_and_the_value(bad, shown):
     with pytest.raises(ValueError, match=rf"^answers must be a non-empty 1-D sequence of finite numbers, got {shown}$"):
         flawed.sparse_vector_variant(bad, 0.0, 1.0, 2, rng=np.random.default_rng(0), algorithm=1)
+
+
+# ----------------------------------------------------------------- extreme magnitudes
+def _noisy_max_index_law(units):
+    """P(argmax_i (u_i + L_i) = i) for independent Laplace(1) L_i, by quadrature (scipy.stats)."""
+    lap = stats.laplace()
+    out = []
+    for i, ui in enumerate(units):
+        others = [uj for j, uj in enumerate(units) if j != i]
+        f = lambda x: lap.pdf(x - ui) * np.prod([lap.cdf(x - uj) for uj in others])   # noqa: E731
+        pts = sorted(set(units))
+        out.append(integrate.quad(f, -60, 60, points=pts, epsabs=1e-13, limit=200)[0])
+    return np.array(out)
+
+
+def _within(counts, probs, n, sigmas=5.0):
+    return np.all(np.abs(counts - n * probs) <= sigmas * np.sqrt(n * probs * (1 - probs)) + 1)
+
+
+@pytest.mark.parametrize("answers, eps, units", [
+    ([0.0, 2e307, -2e307], 1e-307, [0.0, 1.0, -1.0]),       # the noise scale 2e307 is past 1e306
+    ([0.0, 10.0, 3.0], 5e-324, [0.0, 0.0, 0.0]),             # 2/eps = inf: the uniform limit
+])
+def test_noisy_max_index_at_a_noise_scale_beyond_the_floats(answers, eps, units):
+    # the noise scale 2/epsilon overflowed (inf at 5e-324) and laplace_noise refused it as 'scale'
+    n = 60_000
+    idx = flawed.noisy_max(answers, eps, n, rng=np.random.default_rng(4))
+    assert _within(np.bincount(idx, minlength=3), _noisy_max_index_law(units), n)
+    ide = flawed.noisy_max(answers, eps, n, rng=np.random.default_rng(4), noise="exponential")
+    if units == [0.0, 0.0, 0.0]:
+        assert _within(np.bincount(ide, minlength=3), np.full(3, 1 / 3), n)
+
+
+def test_noisy_max_value_refuses_a_noise_scale_beyond_1e306():
+    with pytest.raises(ValueError, match=r"epsilon must be >= 2e-306 with release='value'.*got 5e-324"):
+        flawed.noisy_max([0.0, 1.0], 5e-324, 3, rng=np.random.default_rng(0), release="value")
+    val = flawed.noisy_max([0.0, 1.0], 2e-306, 1000, rng=np.random.default_rng(0), release="value")
+    assert np.all(np.isfinite(val)) and np.median(np.abs(val)) > 1e305
+
+
+def test_laplace_with_rare_leak_at_tiny_epsilon():
+    with pytest.raises(ValueError, match=r"epsilon must be >= 1e-306 .*got 5e-324"):
+        flawed.laplace_with_rare_leak(3.0, 5e-324, 3, rng=np.random.default_rng(0), leak_probability=0.1)
+    for eps in (1e-300, 1e-306):
+        out = flawed.laplace_with_rare_leak(3.0, eps, 20_000, rng=np.random.default_rng(1), leak_probability=0.0)
+        # 3 + Lap(1/eps): every release finite, E|X - 3| = 1/eps
+        assert np.all(np.isfinite(out)) and abs(np.mean(np.abs(out - 3.0) * eps) - 1.0) < 0.05
+
+
+@pytest.mark.parametrize("algorithm", [1, 2, 4])
+def test_sparse_vector_at_epsilon_5e_324_is_the_limit_law(algorithm):
+    # answers * eps -> 0: AboveThreshold on equal answers with the algorithm's scales (in units of
+    # 1/eps); the law of the first top from dpnotes.svt's quadrature. It raised 'scale must be finite'
+    b_rho, b_nu = flawed.lyu_noise_scales(algorithm, 1.0, 1)
+    probs = np.exp(svt.output_log_probabilities([0.0, 0.0], 0.0, 1.0, threshold_scale=b_rho, query_scale=b_nu))
+    n = 40_000
+    out = flawed.sparse_vector_variant([-5.0, 5.0], 0.0, 5e-324, n, rng=np.random.default_rng(2), algorithm=algorithm)
+    bottoms = np.where(out[:, 0] == 1, 0, np.where(out[:, 1] == 1, 1, 2))
+    assert _within(np.bincount(bottoms, minlength=3), probs, n)
+
+
+@pytest.mark.parametrize("algorithm, c", [(1, 2), (2, 1), (4, 1), (5, 1), (6, 1)])
+def test_sparse_vector_beyond_scale_1e306_is_the_same_comparisons_in_units_of_one_over_epsilon(algorithm, c):
+    # exactly the algorithm run at epsilon = 1 on answers and threshold times epsilon (same draws)
+    answers, threshold, eps = np.array([-3e306, 2e306, 0.0, 5e306]), 1e306, 1e-306
+    got = flawed.sparse_vector_variant(answers, threshold, eps, 50, rng=np.random.default_rng(3),
+                                       algorithm=algorithm, c=c)
+    want = flawed.sparse_vector_variant(answers * eps, threshold * eps, 1.0, 50, rng=np.random.default_rng(3),
+                                        algorithm=algorithm, c=c)
+    np.testing.assert_array_equal(got, want)
+    assert len(np.unique(got, axis=0)) > 1
+
+
+def test_sparse_vector_algorithm_3_refuses_a_noise_scale_beyond_1e306():
+    with pytest.raises(ValueError, match=r"epsilon must be >= 4e-306 for algorithm 3 with c = 2.*got 5e-324"):
+        flawed.sparse_vector_variant([0.0], 0.0, 5e-324, 2, rng=np.random.default_rng(0), algorithm=3, c=2)
+    out = flawed.sparse_vector_variant([0.0, 0.0], 0.0, 2e-306, 200, rng=np.random.default_rng(0), algorithm=3)
+    tops = out[np.isfinite(out)]
+    assert tops.size and np.median(np.abs(tops)) > 1e305

@@ -383,14 +383,17 @@ def noisy_max_index_law(answers, epsilon, *, noise="laplace") -> np.ndarray:
 
     :math:`\Pr[i] = \int p(y - f_i) \prod_{j \ne i} F(y - f_j)\,dy` with :math:`p, F` the noise's
     density and distribution function, by :func:`scipy.integrate.quad` between the kinks
-    (relative tolerance ``1e-11``).
+    (relative tolerance ``1e-11``), in units of the noise scale centred on :math:`f_i`:
+    :math:`\int p_1(t) \prod_{j \ne i} F_1(t + (f_i - f_j)\varepsilon/2)\,dt`, so that any finite
+    ``epsilon`` works (``[0, 1]`` for the answers ``[0, 1]`` at ``1e300``, ``[1/2, 1/2]`` at ``5e-324``).
 
     Parameters
     ----------
     answers : array_like
         The query answers :math:`f_i`, a non-empty 1-D sequence of finite numbers.
     epsilon : float
-        The privacy parameter, finite and ``> 0``; the noise's scale is :math:`2/\varepsilon`.
+        The privacy parameter, finite and ``> 0`` (any such float); the noise's scale is
+        :math:`2/\varepsilon`.
     noise : {"laplace", "exponential"}
         The noise added to each answer: Laplace, or exponential (one-sided, ``>= 0``).
 
@@ -415,22 +418,37 @@ def noisy_max_index_law(answers, epsilon, *, noise="laplace") -> np.ndarray:
     answers = flawed._answers(answers)
     epsilon = check_positive("epsilon", epsilon)
     if noise == "laplace":
-        dist = stats.laplace(scale=2.0 / epsilon)
+        dist = stats.laplace()
     elif noise == "exponential":
-        dist = stats.expon(scale=2.0 / epsilon)
+        dist = stats.expon()
     else:
         raise ValueError(f"noise must be 'laplace' or 'exponential', got {noise!r}")
-    pts = np.unique(answers)
+    # In units of the noise scale 2/epsilon, centred on answer i: y = f_i + (2/epsilon) t, and
+    # answer j's factor is F(t + d_ij), d_ij = (f_i - f_j) epsilon / 2 (the law was [0, 0] at
+    # epsilon = 1e300 and 5e-324, scipy's quad lost in a scale of 2e-300 or inf). The integrand is
+    # below the density p(t), zero in floating point beyond |t| = 745: the kinks t = 0 and t = -d_ij
+    # are breakpoints where they lie inside (-750, 750) (beyond, the factor is 0 or 1 to the last bit
+    # wherever p(t) is not 0). Infinite outer pieces, as quad integrates an exponential tail best.
     out = np.empty(answers.size)
     for i in range(answers.size):
-        def integrand(y, i=i):
-            others = np.delete(answers, i)
-            return float(dist.pdf(y - answers[i]) * np.prod(dist.cdf(y - others)))
-        lo = answers[i] if noise == "exponential" else -np.inf
-        edges = [lo, *[t for t in pts if t > lo], np.inf]
+        others = np.delete(answers, i)
+        with np.errstate(over="ignore"):      # an overflowed difference: a factor of exactly 0 or 1
+            d = (answers[i] - others) * epsilon / 2.0
+            d = np.where(np.isfinite(d), d, ((answers[i] / 2.0 - others / 2.0) * epsilon) / 1.0)
+
+        def integrand(t, d=d):
+            return float(dist.pdf(t) * np.prod(dist.cdf(t + d)))
+
+        lo = 0.0 if noise == "exponential" else -np.inf
+        pts = np.unique(np.r_[0.0, -d])          # the density's own kink, and each other answer's
+        edges = [lo, *[t for t in pts.tolist() if max(lo, -_INDEX_T) < t < _INDEX_T], np.inf]
         out[i] = sum(integrate.quad(integrand, a, b, epsabs=0.0, epsrel=1e-11, limit=200)[0]
                      for a, b in zip(edges[:-1], edges[1:]) if b > a)
     return out
+
+
+# the noise density in units of its scale, e^{-|t|}/2 or e^{-t}, is zero in floating point from 745.2
+_INDEX_T = 750.0
 
 
 # --------------------------------------------------------------------------- the rest

@@ -454,3 +454,22 @@ def test_numerical_svt_pair_epsilon_refuses_patterns_below_the_float_range():
     for eps in (1e-300, 5e-324):
         got = benchmark.numerical_svt_pair_epsilon([0.0, 1.0], [1.0, 0.0], epsilon=eps, c=1, threshold=0.5)
         assert 0.0 <= got <= eps + 1e-10
+
+
+@pytest.mark.parametrize("noise", ["laplace", "exponential"])
+def test_index_law_at_extreme_epsilons(noise):
+    # the quadrature ran in units of the answers: the law was [0, 0] at epsilon = 1e300 and 5e-324
+    assert np.allclose(benchmark.noisy_max_index_law([0.0, 1.0], 1e300, noise=noise), [0.0, 1.0], rtol=1e-12, atol=0)
+    for eps in (1e-300, 5e-324):                          # the noise swamps the answers: uniform
+        assert np.allclose(benchmark.noisy_max_index_law([0.0, 1.0], eps, noise=noise), 0.5, rtol=1e-12, atol=0)
+    law = benchmark.noisy_max_index_law([0.0, 1e308, -1e308], 5e-324, noise=noise)
+    assert np.allclose(law, 1 / 3, rtol=1e-12, atol=0)
+
+
+def test_index_law_closed_forms_at_a_noise_scale_of_1e300():
+    # answers 1e300 apart with noise scale 1e300 (epsilon = 2e-300): one scale apart. Exponential:
+    # Pr[lower] = e^{-1}/2; Laplace: Pr[L_0 - L_1 > 1] = (2 + 1) e^{-1} / 4
+    law = benchmark.noisy_max_index_law([1e300, 0.0], 2e-300, noise="exponential")
+    assert law[1] == pytest.approx(0.5 * math.exp(-1), rel=1e-10, abs=0)
+    law = benchmark.noisy_max_index_law([1e300, 0.0], 2e-300)
+    assert law[1] == pytest.approx(3 * math.exp(-1) / 4, rel=1e-10, abs=0) and law.sum() == pytest.approx(1, rel=1e-10)

@@ -684,3 +684,91 @@ def test_sparse_vector_algorithm_3_refuses_a_noise_scale_beyond_1e306():
     out = flawed.sparse_vector_variant([0.0, 0.0], 0.0, 2e-306, 200, rng=np.random.default_rng(0), algorithm=3)
     tops = out[np.isfinite(out)]
     assert tops.size and np.median(np.abs(tops)) > 1e305
+
+
+# ----------------------------------------------------------------- siblings at extreme magnitudes
+def test_lyu_privacy_of_algorithm_4_at_a_tiny_epsilon_is_not_zero():
+    # round(7/4 * eps, 15) made every epsilon below 5e-16 a privacy parameter of 0.0 (a 0-DP claim)
+    assert flawed.lyu_privacy(4, 1e-20) == pytest.approx(1.75e-20, rel=1e-15, abs=0)
+    assert flawed.lyu_privacy(4, 5e-324) == 1e-323                      # 7/4 of the smallest subnormal, rounded
+    assert flawed.lyu_privacy(4, 1e300, c=3) == pytest.approx(4.75e300, rel=1e-15, abs=0)
+    assert flawed.lyu_privacy(4, 0.1) == 0.175
+
+
+def _mp_max_value_log_density(y, answers, eps, noise):
+    with mp.workdps(50):
+        eps, b = mp.mpf(eps), 2 / mp.mpf(eps)
+        if noise == "laplace":
+            pdf = lambda u: mp.exp(-abs(u) / b) / (2 * b)                                # noqa: E731
+            cdf = lambda u: mp.exp(u / b) / 2 if u < 0 else 1 - mp.exp(-u / b) / 2      # noqa: E731
+        else:
+            pdf = lambda u: mp.exp(-u / b) / b if u >= 0 else mp.mpf(0)                 # noqa: E731
+            cdf = lambda u: -mp.expm1(-u / b) if u > 0 else mp.mpf(0)                   # noqa: E731
+        y, f = mp.mpf(y), [mp.mpf(a) for a in answers]
+        total = mp.fsum(pdf(y - fi) * mp.fprod([cdf(y - fj) for j, fj in enumerate(f) if j != i])
+                        for i, fi in enumerate(f))
+        return float(mp.log(total))
+
+
+@pytest.mark.parametrize("y, eps, noise", [(0.0, 5e-324, "laplace"), (0.0, 1e-300, "laplace"),
+                                           (2.0, 5e-324, "exponential"), (2.0, 1e-300, "exponential"),
+                                           (0.0, 1e300, "laplace"), (2.0, 1e300, "exponential")])
+def test_noisy_max_value_log_density_at_extreme_epsilons(y, eps, noise):
+    # scipy's laws of scale 2/epsilon gave -inf: scale inf at 5e-324, and log 0 for -5e299 at 1e300
+    got = flawed.noisy_max_value_log_density([y], [0.0, 1.0], eps, noise=noise)[0]
+    assert got == pytest.approx(_mp_max_value_log_density(y, [0.0, 1.0], eps, noise), rel=1e-13, abs=0)
+
+
+def _mp_no_cutoff_log_probability(answers, threshold, eps, pattern):
+    """Algorithm 6 in units of the noise scale, at 50 digits: int e^{-|s|}/2 prod S or F (s - g_i) ds."""
+    with mp.workdps(50):
+        g = [(mp.mpf(f) - mp.mpf(threshold)) * mp.mpf(eps) / 2 for f in answers]
+        cdf = lambda u: mp.exp(u) / 2 if u < 0 else 1 - mp.exp(-u) / 2                 # noqa: E731
+        sf = lambda u: mp.exp(-u) / 2 if u >= 0 else 1 - mp.exp(u) / 2                  # noqa: E731
+        f = lambda s: mp.exp(-abs(s)) / 2 * mp.fprod(sf(s - gi) if a else cdf(s - gi)
+                                                      for gi, a in zip(g, pattern))
+        kinks = sorted({mp.mpf(0), *g})
+        grid = [kinks[0] - 100 + 10 * j for j in range(int((kinks[-1] - kinks[0] + 200) / 10) + 1)]
+        # mpmath's quad stops at an absolute error of 1e-50: an integrand of size e^-500 is scaled up
+        top = max(f(t) for t in kinks)
+        return float(mp.log(mp.quad(lambda s: f(s) / top, [-mp.inf, *sorted(set(grid) | set(kinks)), mp.inf]))
+                     + mp.log(top))
+
+
+@pytest.mark.parametrize("answers, eps", [([0.0, 1.0], 1000.0), ([0.0, -1.0], 1000.0), ([0.5, -0.3], 0.8),
+                                          ([0.0, 1.0], 5e-324), ([0.0, 1.0], 1e-300)])
+def test_algorithm_6_log_probabilities_at_extreme_epsilons(answers, eps):
+    # at 5e-324 every pattern was -inf (impossible), and quad warned at 1e-300; at eps = 1000 a
+    # pattern of probability e^-495 was -inf
+    pats = [[0, 1], [1, 1], [0, 0], [1, 0]]
+    got = flawed.no_cutoff_pattern_log_probabilities(answers, 0.0, eps, pats, algorithm=6)
+    want = [_mp_no_cutoff_log_probability(answers, 0.0, eps, p) for p in pats]
+    assert got == pytest.approx(want, rel=1e-9, abs=0)
+    if eps < 1e-200:                         # the limit: the orderings of three i.i.d. draws
+        assert np.exp(got) == pytest.approx([1 / 6, 1 / 3, 1 / 3, 1 / 6], rel=1e-9)
+
+
+def test_algorithm_6_refuses_a_log_probability_below_minus_1e4():
+    for kwargs in ({"epsilon": 1e300}, {"threshold": 1e300}):
+        args = dict(answers=[0.0, 1.0], threshold=0.0, epsilon=1.0, patterns=[[0, 0], [1, 1]], algorithm=6) | kwargs
+        name = next(iter(kwargs))
+        with pytest.raises(ValueError, match=rf"{name} = .*log-probability is about -.*below -1e4"):
+            flawed.no_cutoff_pattern_log_probabilities(**args)
+
+
+@pytest.mark.parametrize("eps", [5e-324, 1e-300, 1e300])
+def test_algorithm_5_log_probabilities_closed_form_at_extreme_epsilons(eps):
+    # Pr[pattern] = Pr[rho in (max f over bottoms, min f over tops] - T], rho ~ Lap(2/eps), at 50 digits;
+    # scipy's Laplace of scale inf gave -inf for every pattern at 5e-324
+    def mp_log_mass(lo, hi):
+        with mp.workdps(400):                       # F(0.5/b) - F(-0.5/b) = 1/(4e323) at 5e-324
+            b = 2 / mp.mpf(eps)
+            cdf = lambda u: mp.exp(u / b) / 2 if u < 0 else 1 - mp.exp(-u / b) / 2      # noqa: E731
+            sf = lambda u: mp.exp(-u / b) / 2 if u >= 0 else 1 - mp.exp(u / b) / 2      # noqa: E731
+            lo, hi = mp.mpf(lo), mp.mpf(hi)
+            return float(mp.log(sf(lo) - sf(hi) if lo >= 0 else cdf(hi) - cdf(lo)))
+
+    answers, pats = [0.0, 1.0, 3.0], [[0, 1, 1], [0, 0, 1], [1, 1, 1], [0, 0, 0], [1, 0, 1]]
+    got = flawed.no_cutoff_pattern_log_probabilities(answers, 0.5, eps, pats, algorithm=5)
+    want = [mp_log_mass(-0.5, 0.5), mp_log_mass(0.5, 2.5), mp_log_mass(-mp.inf, -0.5), mp_log_mass(2.5, mp.inf)]
+    assert got[:4] == pytest.approx(want, rel=1e-12, abs=0) and got[4] == -math.inf

@@ -308,8 +308,12 @@ def optimal(epsilon, k, delta, step_delta=0.0) -> float:
     :math:`\delta(\varepsilon') = A_m - e^{\varepsilon'}B_m` with cumulative sums
     :math:`A_m = \sum_{l<m} a_l`, :math:`B_m = \sum_{l<m} a_l e^{-(k-2l)\varepsilon}`.
     One pass of cumulative log-space sums gives :math:`\delta` at every
-    breakpoint, a search finds the bracket of the target ``delta``, and the
-    closed form :math:`\varepsilon' = \log((A_m-\delta)/B_m)` finishes it.
+    breakpoint (by the recurrence :math:`\delta_{m+1} = e^{-2\varepsilon}\delta_m +
+    (1 - e^{-2\varepsilon})A_{m+1}`, a sum of positive terms, so that it keeps its digits at any
+    :math:`\varepsilon`: the difference :math:`A_m - e^{\varepsilon'_m}B_m` cancelled to 0 below
+    :math:`\varepsilon = 10^{-16}`), a search finds the bracket of the target ``delta``, and the
+    closed form :math:`\varepsilon' = \log((A_m-\delta)/B_m)` finishes it, taken as an offset
+    :math:`\log(1 + (\delta_m - \delta)/(A_m - \delta_m))` from the bracket's breakpoint.
     The sums run only over the window of ``l`` where :math:`a_l \ge \delta e^{-60}`
     (found by bisection, since :math:`\log a_l` is concave); the dropped masses,
     on either side of it, change :math:`\delta(\varepsilon')` by less than
@@ -369,19 +373,36 @@ def optimal(epsilon, k, delta, step_delta=0.0) -> float:
     l = np.arange(lo, end)
     log_A = np.logaddexp.accumulate(log_a)                               # log sum_{l<=j} a_l
     log_C = np.logaddexp.accumulate(log_a + 2.0 * epsilon * (l - lo))    # log sum a_l e^{2 (l-lo) eps}
-    # delta at breakpoint m = j + 1, eps'_m = (k - 2m) eps:  A_j (1 - C_j e^{-2 (m-lo) eps} / A_j), where
-    # C_j e^{-2 (m-lo) eps} < A_j (each term of C_j is a term of A_j times e^{-2 (m-l) eps} < 1), so x < 0
-    x = np.minimum(log_C - 2.0 * epsilon * (l + 1.0 - lo) - log_A, 0.0)
-    log_delta_break = log_A + np.log(-np.expm1(x))
+    # At breakpoint m = l + 1 (index j = l - lo), eps'_m = (k - 2m) eps: the mass kept,
+    # A_m - delta_m = sum_{l<m} a_l e^{-2 (m-l) eps} = C_j e^{-2 (m-lo) eps}, and delta_m itself by the
+    # recurrence delta_{m+1} = e^{-2 eps} delta_m + q A_{m+1}, q = 1 - e^{-2 eps}: a sum of positive
+    # terms, sum_{i<=j} e^{-2 eps (j-i)} q A_i. (A_m (1 - C_j e^{-2 (m-lo) eps} / A_m) cancelled to 0 below
+    # eps = 1e-16, where log 0 warned and optimal(1e-20, 10, 1e-30) was 0.0 though delta(0) = 1.2e-20.)
+    log_kept = log_C - 2.0 * epsilon * (l + 1.0 - lo)
+    idx = np.arange(l.size)
+    log_q = math.log(-math.expm1(-2.0 * epsilon))
+    log_delta_break = np.logaddexp.accumulate(log_q + log_A + 2.0 * epsilon * idx) - 2.0 * epsilon * idx
     # delta at breakpoints increases with m: count the breakpoints whose delta is within target
     j = int(np.searchsorted(log_delta_break, log_delta, side="right"))
     j = min(j, end - lo - 1)            # beyond the window's last breakpoint: finish with its last piece
-    log_B = log_C[j] - (k - 2.0 * lo) * epsilon     # B = sum_{l<=j} a_l e^{-(k-2l) eps}
-    ratio = log_delta - log_A[j]
-    if ratio >= 0.0:                    # delta >= A: every eps' >= 0 works
+    if log_delta >= log_A[j]:           # delta >= A: every eps' >= 0 works
         return 0.0
+    # On the piece left of breakpoint m = lo + j + 1, delta(eps') = A - e^{eps'} B; from its left end
+    # eps'_m, where delta is delta_m: eps' = eps'_m + log1p((delta_m - delta) / (A - delta_m)), the
+    # offset from the breakpoint formed without the cancellation of log((A - delta) / B) near 1
+    d = float(log_delta_break[j])
+    eps_m = (k - 2.0 * (lo + j + 1)) * epsilon
+    if d == log_delta:
+        offset = 0.0
+    elif d > log_delta:
+        offset = float(np.logaddexp(0.0, d + math.log(-math.expm1(log_delta - d)) - log_kept[j]))
+    else:
+        log_x = log_delta + math.log(-math.expm1(d - log_delta)) - log_kept[j]
+        if log_x >= 0.0:                # delta within rounding of A: eps' = 0 (clamped below)
+            return 0.0
+        offset = math.log1p(-math.exp(log_x))
     # in [0, k eps]: the exact answer is, and rounding may not push it out (it did by one ulp at k = 1)
-    return float(min(max(log_A[j] + math.log(-math.expm1(ratio)) - log_B, 0.0), k * epsilon))
+    return float(min(max(eps_m + offset, 0.0), k * epsilon))
 
 
 def _check_heterogeneous(epsilons, deltas) -> tuple[np.ndarray, np.ndarray]:

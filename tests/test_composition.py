@@ -621,3 +621,31 @@ def test_rr_reduction_channel_at_extreme_epsilon():
     for eps in (1e-300, 5e-324):
         with pytest.raises(ValueError, match=r"not \(epsilon, delta\) = \((1e-300|5e-324), 0\.0\)-indistinguishable"):
             comp.rr_reduction_channel(p, q, eps)
+
+
+def _mp_optimal(eps, k, delta, dps=400):
+    """The smallest eps' with delta_k(eps') <= delta, by bisection on the exact profile of k-fold
+    randomized response (400 digits: p = 1/2 + eps/4 must be resolved at eps = 1e-300)."""
+    import mpmath
+
+    with mpmath.workdps(dps):
+        eps, delta = mpmath.mpf(eps), mpmath.mpf(delta)
+        p = mpmath.e**eps / (1 + mpmath.e**eps)
+
+        def profile(ep):
+            return mpmath.fsum(mpmath.binomial(k, l) * p ** (k - l) * (1 - p) ** l * -mpmath.expm1(ep - (k - 2 * l) * eps)
+                               for l in range(k + 1) if (k - 2 * l) * eps > ep)
+
+        lo, hi = mpmath.mpf(0), k * eps
+        for _ in range(120):
+            mid = (lo + hi) / 2
+            lo, hi = (lo, mid) if profile(mid) <= delta else (mid, hi)
+        return float(hi)
+
+
+@pytest.mark.parametrize("eps, k, delta", [(1e-20, 10, 1e-30), (1e-20, 10, 1e-21), (1e-12, 10, 1e-20),
+                                           (1e-300, 10, 1e-310), (1e-300, 7, 1e-301), (1e-100, 40, 1e-101)])
+def test_optimal_at_a_tiny_epsilon_is_the_exact_root(eps, k, delta):
+    # A_m (1 - C e^{-2 (m-lo) eps} / A_m) cancelled to 0 below eps = 1e-16: log 0 warned and the bound
+    # was 0.0 although delta(0) = 1.2e-20 > 1e-30 (a (0, 1e-30)-DP claim, unsound)
+    assert comp.optimal(eps, k, delta) == pytest.approx(_mp_optimal(eps, k, delta), rel=1e-12, abs=0)

@@ -676,7 +676,7 @@ def rdp_to_dp(alpha, rdp, delta, method="improved") -> float:
         raise ValueError(f"rdp must be >= 0, got {float(r[~(np.isfinite(r) & (r >= 0))][0])!r}")
     delta = check_in_range("delta", delta, 0.0, 1.0, low_inclusive=False, high_inclusive=False)
     if method == "classic":
-        eps = r + math.log(1.0 / delta) / (a - 1.0)
+        eps = r + -math.log(delta) / (a - 1.0)       # not log(1/delta): 1/5e-324 overflows (eps was inf)
     elif method == "improved":
         eps = r + np.log1p(-1.0 / a) - (math.log(delta) + np.log(a)) / (a - 1.0)
     else:
@@ -715,4 +715,5 @@ def zcdp_to_dp(rho, delta) -> float:
     """
     rho = check_positive("rho", rho)
     delta = check_in_range("delta", delta, 0.0, 1.0, low_inclusive=False, high_inclusive=False)
-    return float(rho + 2.0 * math.sqrt(rho * math.log(1.0 / delta)))
+    # -log(delta), not log(1/delta): 1/5e-324 overflows to inf (the bound was inf; it is 39.08 at rho = 0.5)
+    return float(rho + 2.0 * math.sqrt(rho * -math.log(delta)))

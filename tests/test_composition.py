@@ -649,3 +649,16 @@ def test_optimal_at_a_tiny_epsilon_is_the_exact_root(eps, k, delta):
     # A_m (1 - C e^{-2 (m-lo) eps} / A_m) cancelled to 0 below eps = 1e-16: log 0 warned and the bound
     # was 0.0 although delta(0) = 1.2e-20 > 1e-30 (a (0, 1e-30)-DP claim, unsound)
     assert comp.optimal(eps, k, delta) == pytest.approx(_mp_optimal(eps, k, delta), rel=1e-12, abs=0)
+
+
+@pytest.mark.parametrize("delta", [5e-324, 1e-300])
+def test_conversions_at_a_subnormal_delta(delta):
+    # log(1/delta) overflowed to inf at 5e-324: zcdp_to_dp and rdp_to_dp(method="classic") returned inf
+    import mpmath
+
+    with mpmath.workdps(50):
+        log_inv = -mpmath.log(mpmath.mpf(delta))
+        zcdp = float(mpmath.mpf(0.5) + 2 * mpmath.sqrt(mpmath.mpf(0.5) * log_inv))
+        classic = float(min(mpmath.mpf(0.5) + log_inv / 1, mpmath.mpf(2.0) + log_inv / 7))
+    assert comp.zcdp_to_dp(0.5, delta) == pytest.approx(zcdp, rel=1e-14, abs=0)
+    assert comp.rdp_to_dp([2.0, 8.0], [0.5, 2.0], delta, method="classic") == pytest.approx(classic, rel=1e-14, abs=0)

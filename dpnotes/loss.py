@@ -245,7 +245,7 @@ def tail_bound_from_dp(epsilon, delta, epsilon_prime):
     delta : float
         In ``[0, 1)``.
     epsilon_prime : float or array_like
-        Each ``> epsilon``.
+        Each finite and ``> epsilon``.
 
     Returns
     -------
@@ -265,9 +265,19 @@ def tail_bound_from_dp(epsilon, delta, epsilon_prime):
     """
     epsilon = check_in_range("epsilon", epsilon, 0.0)
     delta = check_delta("delta", delta)
-    ep, scalar = _array("epsilon_prime", epsilon_prime, epsilon, low_inclusive=False)
+    ep, scalar = _array("epsilon_prime", epsilon_prime, -math.inf)
+    least = float(np.min(ep))
+    if not least > epsilon:
+        # a condition on the pair: named as such (with epsilon = 1e300 the message named only epsilon_prime,
+        # as "> 100000000000000005250476...", 301 digits)
+        raise ValueError(f"epsilon_prime must be > epsilon = {_number(epsilon)}, got {_number(least)}")
     bound = np.minimum(delta / -np.expm1(epsilon - ep), 1.0)
     return _out(bound, scalar)
+
+
+def _number(x: float) -> str:
+    """A float for a message: 2 for 2.0, and repr's 1e+300 rather than 301 digits."""
+    return str(int(x)) if x.is_integer() and abs(x) < 1e16 else repr(x)
 
 
 # ---------------------------------------------------------------- randomized response

@@ -252,7 +252,7 @@ def test_gaussian_test_power_matches_neyman_pearson_threshold():
         (lambda: loss.hockey_stick([0.5, 0.5], [0.5, 0.5], [0.0, np.nan]), "epsilon"),
         (lambda: loss.hockey_stick_from_loss([1.0], [0.5, 0.5], 1.0), "loss must be a vector"),
         (lambda: loss.loss_tail([1.0, 2.0], [0.5, 0.5], "x"), "epsilon"),
-        (lambda: loss.tail_bound_from_dp(1.0, 0.1, 0.5), "epsilon_prime must be > 1"),
+        (lambda: loss.tail_bound_from_dp(1.0, 0.1, 0.5), "epsilon_prime must be > epsilon = 1"),
         (lambda: loss.tail_bound_from_dp(1.0, 1.0, 2.0), "delta must be in"),
         (lambda: loss.rr_delta(1.0, -1.0), "epsilon_rr must be >= 0"),
         (lambda: loss.laplace_delta(1.0, 0.0), "mu must be > 0"),
@@ -297,7 +297,9 @@ def test_bad_inputs(call, match):
         (lambda: loss.loss_tail([1.0, 0.0], [0.5, 0.5], np.nan), "epsilon must be a real number, got nan"),
         (lambda: loss.rr_delta(-1.0, 1.0), "epsilon must be >= 0, got -1"),
         (lambda: loss.tail_bound_from_dp(-0.5, 0.1, 1.0), "epsilon must be >= 0, got -0.5"),
-        (lambda: loss.tail_bound_from_dp(0.5, 0.1, 0.5), "epsilon_prime must be > 0.5, got 0.5"),
+        (lambda: loss.tail_bound_from_dp(0.5, 0.1, 0.5), "epsilon_prime must be > epsilon = 0.5, got 0.5"),
+        (lambda: loss.tail_bound_from_dp(1e300, 1e-6, 1.5), "epsilon_prime must be > epsilon = 1e+300, got 1.5"),
+        (lambda: loss.tail_bound_from_dp(2.0, 0.1, [3.0, 1.0]), "epsilon_prime must be > epsilon = 2, got 1"),
     ],
 )
 def test_bad_inputs_exact_messages(call, message, raises_exactly):
@@ -399,3 +401,4 @@ def test_gaussian_epsilon_is_accurate_when_it_is_tiny():
     delta. Reference: the profile at 50 digits."""
     e = loss.gaussian_epsilon(1e-12, 1e-7)
     assert float(mp_gaussian_delta(e, 1e-7)) == pytest.approx(1e-12, rel=1e-11, abs=0)
+

@@ -80,6 +80,28 @@ def _delta(delta) -> float:
 
 
 # ---------------------------------------------------------------- amplification theorems
+_EXP_SAFE = 709.0        # math.exp and math.expm1 overflow just above 709.78
+
+
+def _log1p_q_expm1_scalar(epsilon: float, q: float) -> float:
+    """log(1 + q (e^epsilon - 1)) for epsilon >= 0 and q in [0, 1], without overflow.
+
+    Below ``_EXP_SAFE`` the direct form (log1p, expm1: accurate when the result is tiny). Above it
+    e^epsilon overflows (epsilon = 1e300 raised OverflowError): with m = q e^709 (finite) and
+    r = epsilon - 709 (exact up to 1418) the value is log1p(m e^r - q) while m e^r is finite (no
+    cancellation: m e^r >= q e^709), else log((1 - q) + m e^r) as a logaddexp, which is then above
+    709 (epsilon + log q + O(e^-epsilon / q)).
+    """
+    if epsilon < _EXP_SAFE:
+        return math.log1p(q * math.expm1(epsilon))
+    m, r = q * math.exp(_EXP_SAFE), epsilon - _EXP_SAFE
+    if m == 0.0:                                     # q = 0: nothing is ever sampled
+        return 0.0
+    if r < _EXP_SAFE and math.isfinite(t := m * math.exp(r)):
+        return math.log1p(t - q)
+    return float(np.logaddexp(math.log1p(-q) if q < 1 else -math.inf, math.log(m) + r))
+
+
 def amplify_poisson(epsilon, sampling_probability, delta=0.0) -> tuple[float, float]:
     r"""Amplification by Poisson subsampling under add/remove: :math:`(\log(1 + q(e^{\varepsilon}-1)),\ q\delta)`.
 
@@ -112,7 +134,7 @@ def amplify_poisson(epsilon, sampling_probability, delta=0.0) -> tuple[float, fl
     epsilon = check_in_range("epsilon", epsilon, 0.0)
     q = _q(sampling_probability)
     delta = check_delta("delta", delta)
-    return float(math.log1p(q * math.expm1(epsilon))), q * delta
+    return _log1p_q_expm1_scalar(epsilon, q), q * delta
 
 
 def amplify_poisson_replace_one(epsilon, sampling_probability) -> float:
@@ -164,7 +186,7 @@ def amplify_poisson_replace_one(epsilon, sampling_probability) -> float:
     x = q * math.expm1(-epsilon)                     # log(1 - q + q e^-eps): log1p loses digits near x = -1
     down = math.log1p(x) if x > -0.5 else float(np.logaddexp(math.log1p(-q) if q < 1 else -np.inf,
                                                              math.log(q) - epsilon))
-    return float(math.log1p(q * math.expm1(epsilon)) - down)
+    return float(_log1p_q_expm1_scalar(epsilon, q) - down)
 
 
 def amplify_without_replacement(epsilon, sample_size, population_size, delta=0.0) -> tuple[float, float]:
@@ -181,7 +203,7 @@ def amplify_without_replacement(epsilon, sample_size, population_size, delta=0.0
     Parameters
     ----------
     epsilon : float
-        The base mechanism's epsilon, ``>= 0`` (``inf`` allowed).
+        The base mechanism's epsilon, ``>= 0`` and finite (``1e300`` gives ``1e300 + log(m/n)``).
     sample_size : int
         The sample size :math:`m`, ``>= 1``.
     population_size : int
@@ -197,7 +219,7 @@ def amplify_without_replacement(epsilon, sample_size, population_size, delta=0.0
     Raises
     ------
     ValueError
-        If ``epsilon`` is negative or nan, either size is not a positive integer,
+        If ``epsilon`` is negative, infinite or nan, either size is not a positive integer,
         ``sample_size > population_size``, or ``delta`` is outside ``[0, 1)``.
 
     Examples
@@ -213,7 +235,7 @@ def amplify_without_replacement(epsilon, sample_size, population_size, delta=0.0
         raise ValueError(f"sample_size must be <= population_size ({n}), got {m}")
     delta = check_delta("delta", delta)
     g = m / n
-    return float(math.log1p(g * math.expm1(epsilon))), g * delta
+    return _log1p_q_expm1_scalar(epsilon, g), g * delta
 
 
 # ---------------------------------------------------------------- one step: exact privacy profile

@@ -540,3 +540,32 @@ def test_delta_far_below_the_fft_window_is_a_bound_not_a_crash(relation):
         rho = 2 * sub.subsampled_gaussian_rdp(1e-6, 100.0, sub.DEFAULT_ORDERS)
         assert d_one <= np.min(np.exp(-(sub.DEFAULT_ORDERS - 1) * (1.0 - rho))) * (1 + 1e-12)
         assert d_one < 1e-100
+
+
+# ---------------------------------------------------------------- extreme magnitudes: the right values
+def _mp_amplified(eps, q):
+    with mp.workdps(50):
+        return mp.log(1 + mp.mpf(q) * mp.expm1(mp.mpf(eps)))
+
+
+@pytest.mark.parametrize("eps, q", [(709.5, 0.25), (750.0, 0.25), (1000.0, 1e-310), (720.0, 5e-324), (1419.0, 0.3),
+                                    (1e300, 0.25), (1e300, 5e-324), (1e308, 1.0)])
+def test_amplification_at_a_huge_epsilon(eps, q):
+    """log(1 + q (e^eps - 1)) = eps + log q + log1p((1 - q) e^-eps / q) once e^eps overflows (eps > 709.78):
+    math.expm1 raised OverflowError there. Reference: 50-digit mpmath."""
+    want = float(_mp_amplified(eps, q))
+    assert sub.amplify_poisson(eps, q, 1e-6) == (pytest.approx(want, rel=1e-15), q * 1e-6)
+    m, n = (1, 4) if q == 0.25 else (40, 40)
+    if q in (0.25, 1.0):
+        assert sub.amplify_without_replacement(eps, m, n)[0] == pytest.approx(want, rel=1e-15)
+    with mp.workdps(50):       # replace-one: the same numerator over log(1 + q (e^-eps - 1))
+        down = mp.log(1 + mp.mpf(q) * mp.expm1(-mp.mpf(eps)))
+        rep = float(_mp_amplified(eps, q) - down)
+    assert sub.amplify_poisson_replace_one(eps, q) == pytest.approx(rep, rel=1e-15)
+
+
+def test_amplification_limits_at_a_huge_epsilon():
+    assert sub.amplify_poisson(1e300, 0.25) == (1e300, 0.0)                     # 1e300 + log(1/4) rounds to 1e300
+    assert sub.amplify_poisson_replace_one(1e300, 1.0) == 2e300                 # q = 1: log(e^eps / e^-eps)
+    assert sub.amplify_poisson_replace_one(1e308, 1.0) == math.inf              # 2e308 exceeds the doubles
+    assert sub.amplify_without_replacement(1e300, 10, 40, 1e-6) == (1e300, 2.5e-7)

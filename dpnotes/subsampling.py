@@ -239,37 +239,114 @@ def amplify_without_replacement(epsilon, sample_size, population_size, delta=0.0
 
 
 # ---------------------------------------------------------------- one step: exact privacy profile
+_SIGMA_SQUARED_SAFE = 1e150   # between 1/this and this, sigma**2 is a normal double (it overflows above 1.3e154)
+
+
+def _log1m_q_exp(e: np.ndarray, q: float) -> np.ndarray:
+    """log(1 - (1-q) e^e), for e below -log(1-q) (where the argument is positive).
+
+    log1p(-(1-q) e^e) as before wherever 1 - (1-q) e^e >= 2^-24. Below, that form keeps only the digits
+    of q that survive 1 - (1 - q): at q = 1e-300 and e = 0 it took log1p(-1) = -inf instead of
+    log q (the profile at epsilon = 0 came out q, five times the true 0.197 q, at sigma = 2; "add" gave
+    nan). There 1 - (1-q) e^e = q - (1-q) expm1(e), a sum of two terms >= 0 for e <= 0. For q = 1 it is
+    0 (the old product 0 * e^e was nan for e = 1e300).
+    """
+    if q == 1.0:
+        return np.zeros_like(e)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        arg = -(1.0 - q) * np.exp(e)
+        c = np.log1p(arg)
+        near = arg < -1.0 + 2.0**-24
+        if np.any(near):
+            c[near] = np.log(np.maximum(q - (1.0 - q) * np.expm1(e[near]), 0.0))
+    return c
+
+
+def _hockey(la: np.ndarray, lb: np.ndarray) -> np.ndarray:
+    """e^la - e^lb, floored at 0, from the logs of the two masses: e^la (1 - e^(lb - la)) with expm1.
+
+    0 where la = -inf: the first mass, hence the difference, is 0 in doubles (at epsilon = 1e300 both logs were
+    -inf and their difference nan)."""
+    with np.errstate(invalid="ignore"):
+        return np.where(la > -np.inf, np.exp(la) * -np.expm1(np.minimum(lb - la, 0.0)), 0.0)
+
+
 def _profile(eps: np.ndarray, q: float, sigma: float, direction: str) -> np.ndarray:
     """Hockey-stick divergence H_{e^eps} of one step, vectorized over real ``eps`` (no validation).
 
     The likelihood ratio is monotone in the output y, so {loss > eps} is a half-line
     {y > y*} ("remove") or {y < y*} ("add"); both masses are normal tails, taken as
     logarithms and subtracted with expm1 (as in dpnotes.loss.gaussian_delta).
+
+    y* = sigma^2 X + 1/2 and the tails are read at (1 - y*)/sigma, -y*/sigma: where sigma^2 overflows
+    (sigma > ``_SIGMA_SQUARED_SAFE``; sigma = 1e300 raised OverflowError) they are taken as
+    1/sigma - z and -z with z = y*/sigma = sigma X + 1/(2 sigma), the same numbers divided through.
     """
     eps = np.asarray(eps, dtype=float)
     out = np.empty_like(eps)
     log_q = math.log(q)
-    if direction == "remove":                  # loss >= log(1-q): below it every output counts
-        low = eps <= (math.log1p(-q) if q < 1 else -np.inf)
-        out[low] = -np.expm1(eps[low])
-        e = eps[~low]
-        c = np.log1p(-(1.0 - q) * np.exp(-e))  # log(e^eps - 1 + q) - eps
-        y = sigma**2 * (e + c - log_q) + 0.5
-        la = log_q + log_ndtr((1.0 - y) / sigma)
-        lb = e + c + log_ndtr(-y / sigma)
-        out[~low] = np.exp(la) * -np.expm1(np.minimum(lb - la, 0.0))
-    elif direction == "add":                   # loss <= -log(1-q): above it nothing counts
-        high = eps >= (-math.log1p(-q) if q < 1 else np.inf)
-        out[high] = 0.0
-        e = eps[~high]
-        c = np.log1p(-(1.0 - q) * np.exp(e))   # log(e^-eps - 1 + q) + eps
-        y = sigma**2 * (c - e - log_q) + 0.5
-        la = c + log_ndtr(y / sigma)
-        lb = e + log_q + log_ndtr((y - 1.0) / sigma)
-        out[~high] = np.exp(la) * -np.expm1(np.minimum(lb - la, 0.0))
-    else:
-        raise ValueError(f"direction must be one of 'remove', 'add', got {direction!r}")
+    huge = sigma > _SIGMA_SQUARED_SAFE
+    with np.errstate(over="ignore"):           # y* overflows to inf where the tails are 0 (eps = 1e300)
+        if direction == "remove":                  # loss >= log(1-q): below it every output counts
+            low = eps <= (math.log1p(-q) if q < 1 else -np.inf)
+            out[low] = -np.expm1(eps[low])
+            e = eps[~low]
+            c = _log1m_q_exp(-e, q)                # log(e^eps - 1 + q) - eps
+            if huge:
+                z = sigma * (e + c - log_q) + 0.5 / sigma
+                upper, lower = 1.0 / sigma - z, -z
+            else:
+                y = sigma**2 * (e + c - log_q) + 0.5
+                upper, lower = (1.0 - y) / sigma, -y / sigma
+            la = log_q + log_ndtr(upper)
+            lb = e + c + log_ndtr(lower)
+            out[~low] = _hockey(la, lb)
+        elif direction == "add":                   # loss <= -log(1-q): above it nothing counts
+            high = eps >= (-math.log1p(-q) if q < 1 else np.inf)
+            out[high] = 0.0
+            e = eps[~high]
+            c = _log1m_q_exp(e, q)                 # log(e^-eps - 1 + q) + eps
+            if huge:
+                z = sigma * (c - e - log_q) + 0.5 / sigma
+                upper, lower = z, z - 1.0 / sigma
+            else:
+                y = sigma**2 * (c - e - log_q) + 0.5
+                upper, lower = y / sigma, (y - 1.0) / sigma
+            la = c + log_ndtr(upper)
+            lb = e + log_q + log_ndtr(lower)
+            out[~high] = _hockey(la, lb)
+        else:
+            raise ValueError(f"direction must be one of 'remove', 'add', got {direction!r}")
     return out
+
+
+def _replace_tail_points(eps: np.ndarray, q: float, sigma: float):
+    """(-y*/sigma, (1 - y*)/sigma, (-1 - y*)/sigma) for the replace-one half-line {y > y*} at loss ``eps``.
+
+    y* from :meth:`_Pair.inverse` where sigma^2 is a normal double. Outside (sigma below 1e-150 or above
+    1e150) that inverse divided by sigma^2 = 0 (ZeroDivisionError at sigma = 1e-300) or squared an
+    overflowing sigma (OverflowError at 1e300); there the same root is written y* = y0 + sigma^2 r, with
+    y0 = sign(eps)/2 where x = (1-q) sinh(eps/2) e^{1/(2 sigma^2)} / q leaves the doubles (asinh(x) =
+    sign(x) log 2|x| to e^-40: its 1/(2 sigma^2) times sigma^2 is the 1/2), else y0 = 0 and
+    r = eps/2 + asinh(x); each point is (k - y0)/sigma - sigma r, with no 0 * inf.
+    """
+    if 1.0 / _SIGMA_SQUARED_SAFE <= sigma <= _SIGMA_SQUARED_SAFE:
+        y = _Pair(q, sigma, "replace_one").inverse(eps)
+        return -y / sigma, (1.0 - y) / sigma, (-1.0 - y) / sigma
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        if q == 1.0:                                    # x = 0: the Gaussian pair, y* = sigma^2 eps / 2
+            y0, r = np.zeros_like(eps), eps / 2
+        else:
+            a = np.abs(eps) / 2
+            log_2sinh = np.where(eps != 0, a + np.log1p(-np.exp(-2 * a)), 0.0)   # log(2 sinh a)
+            odds, half = math.log1p(-q) - math.log(q), (0.5 / sigma) / sigma     # half = 1/(2 sigma^2)
+            log_2x = odds + half + log_2sinh                                     # log 2|x| where eps != 0
+            far = (eps != 0) & (log_2x > 20.0)
+            # |x| <= e^20 / 2 here; through its log where e^half alone overflows (sigma < 0.027)
+            x = np.where(far | (eps == 0), 0.0, np.sign(eps) * 0.5 * np.exp(np.minimum(log_2x, 20.0)))
+            y0 = np.where(far, np.sign(eps) * 0.5, 0.0)
+            r = eps / 2 + np.where(far, np.sign(eps) * (odds + log_2sinh), np.arcsinh(x))
+        return -y0 / sigma - sigma * r, (1.0 - y0) / sigma - sigma * r, (-1.0 - y0) / sigma - sigma * r
 
 
 def _replace_profile(eps: np.ndarray, q: float, sigma: float) -> np.ndarray:
@@ -278,13 +355,13 @@ def _replace_profile(eps: np.ndarray, q: float, sigma: float) -> np.ndarray:
     The loss increases with y, so {loss > eps} = {y > y*}; both tails as logarithms, subtracted with expm1.
     """
     eps = np.asarray(eps, dtype=float)
-    y = _Pair(q, sigma, "replace_one").inverse(eps)
+    mid, upper, lower = _replace_tail_points(eps, q, sigma)
     with np.errstate(divide="ignore"):
         l1q = math.log1p(-q) if q < 1 else -np.inf
-        base = log_ndtr(-y / sigma)
-        la = np.logaddexp(l1q + base, math.log(q) + log_ndtr((1.0 - y) / sigma))
-        lb = eps + np.logaddexp(l1q + base, math.log(q) + log_ndtr((-1.0 - y) / sigma))
-    return np.exp(la) * -np.expm1(np.minimum(lb - la, 0.0))
+        base = log_ndtr(mid)
+        la = np.logaddexp(l1q + base, math.log(q) + log_ndtr(upper))
+        lb = eps + np.logaddexp(l1q + base, math.log(q) + log_ndtr(lower))
+    return _hockey(la, lb)
 
 
 def subsampled_gaussian_profile(sampling_probability, noise_multiplier, epsilon, direction="remove", *,

@@ -554,14 +554,14 @@ def test_amplification_at_a_huge_epsilon(eps, q):
     """log(1 + q (e^eps - 1)) = eps + log q + log1p((1 - q) e^-eps / q) once e^eps overflows (eps > 709.78):
     math.expm1 raised OverflowError there. Reference: 50-digit mpmath."""
     want = float(_mp_amplified(eps, q))
-    assert sub.amplify_poisson(eps, q, 1e-6) == (pytest.approx(want, rel=1e-15), q * 1e-6)
+    assert sub.amplify_poisson(eps, q, 1e-6) == (pytest.approx(want, rel=1e-15, abs=0), q * 1e-6)
     m, n = (1, 4) if q == 0.25 else (40, 40)
     if q in (0.25, 1.0):
-        assert sub.amplify_without_replacement(eps, m, n)[0] == pytest.approx(want, rel=1e-15)
+        assert sub.amplify_without_replacement(eps, m, n)[0] == pytest.approx(want, rel=1e-15, abs=0)
     with mp.workdps(50):       # replace-one: the same numerator over log(1 + q (e^-eps - 1))
         down = mp.log(1 + mp.mpf(q) * mp.expm1(-mp.mpf(eps)))
         rep = float(_mp_amplified(eps, q) - down)
-    assert sub.amplify_poisson_replace_one(eps, q) == pytest.approx(rep, rel=1e-15)
+    assert sub.amplify_poisson_replace_one(eps, q) == pytest.approx(rep, rel=1e-15, abs=0)
 
 
 def test_amplification_limits_at_a_huge_epsilon():
@@ -569,3 +569,74 @@ def test_amplification_limits_at_a_huge_epsilon():
     assert sub.amplify_poisson_replace_one(1e300, 1.0) == 2e300                 # q = 1: log(e^eps / e^-eps)
     assert sub.amplify_poisson_replace_one(1e308, 1.0) == math.inf              # 2e308 exceeds the doubles
     assert sub.amplify_without_replacement(1e300, 10, 40, 1e-6) == (1e300, 2.5e-7)
+
+
+CASES = [("add_remove", "remove"), ("add_remove", "add"), ("replace_one", "remove")]
+
+
+@pytest.mark.parametrize("relation, direction", CASES)
+@pytest.mark.parametrize("q", [1e-6, 0.5, 1.0])
+def test_profile_at_an_epsilon_of_plus_and_minus_1e300(relation, direction, q):
+    """delta(eps) -> 0 as eps -> inf (the half-line's tails are e^(-1e600) here) and -> 1 as eps -> -inf. Both
+    tails' logs were -inf at 1e300 and their difference nan; at q = 1, 0 * e^(1e300) was nan at both ends."""
+    f = lambda eps: sub.subsampled_gaussian_profile(q, 2.0, eps, direction, relation=relation)  # noqa: E731
+    assert f(1e300) == 0.0
+    assert f(-1e300) == 1.0
+    assert f(np.array([1e300, -1e300, 1e308])).tolist() == [0.0, 1.0, 0.0]
+
+
+@pytest.mark.parametrize("relation, direction", CASES)
+@pytest.mark.parametrize("q", [1e-6, 0.5, 1.0])
+def test_profile_at_a_noise_of_1e300(relation, direction, q):
+    """sigma**2 overflowed (OverflowError). At sigma = 1e300 the two laws differ by e^(-1e-600) in their
+    likelihood ratio: delta(0.3) is 0 in doubles (a normal tail at 3e299) and delta(-0.3) is 1 - e^-0.3, the
+    value where the laws are equal (the duality delta(-eps) = 1 - e^-eps + e^-eps delta_dual(eps))."""
+    f = lambda eps: sub.subsampled_gaussian_profile(q, 1e300, eps, direction, relation=relation)  # noqa: E731
+    assert f(0.3) == 0.0
+    assert f(-0.3) == pytest.approx(-math.expm1(-0.3), rel=1e-15, abs=0)
+
+
+@pytest.mark.parametrize("sigma", [1e-300, 5e-324, 1e-160])
+def test_profile_at_a_vanishing_noise_is_that_of_the_discrete_laws(sigma):
+    """As sigma -> 0 the outputs are the atoms 0, 1 (and -1): remove is Q = (1-q) d0 + q d1 against P = d0, add the
+    reverse, replace-one (1-q) d0 + q d1 against (1-q) d0 + q d-1, and delta = max over the sets of atoms of
+    A(S) - e^eps B(S). The normal tails sit at 1/(2 sigma) >= 5e159 from the half-line: exact in doubles. Replace-one
+    raised ZeroDivisionError (sigma**2 = 0)."""
+    q = 0.5
+    for eps in (-0.3, 0.0, 0.3):
+        t = math.exp(eps)
+        assert sub.subsampled_gaussian_profile(q, sigma, eps, "remove") == pytest.approx(max(q, 1 - t), rel=1e-15, abs=0)
+        assert sub.subsampled_gaussian_profile(q, sigma, eps, "add") == pytest.approx(max(0.0, 1 - t * (1 - q)),
+                                                                                      rel=1e-15, abs=0)
+        assert sub.subsampled_gaussian_profile(q, sigma, eps, relation="replace_one") == pytest.approx(
+            max(q, 1 - t * (1 - q), 1 - t), rel=1e-15, abs=0)
+        for relation in sub.RELATIONS:          # q = 1: disjoint laws, delta = 1 at every finite epsilon
+            assert sub.subsampled_gaussian_profile(1.0, sigma, eps, relation=relation) == 1.0
+
+
+@pytest.mark.parametrize("q", [1e-300, 5e-320, 1e-12])
+def test_profile_at_epsilon_0_and_a_tiny_sampling_probability(q):
+    """delta(0) is the total variation q (2 Phi(1/(2 sigma)) - 1) in both directions. 1 - (1 - q) kept no digit
+    of q = 1e-300: the profile came out q (five times too large at sigma = 2) and nan for "add"; at q = 1e-12 it
+    kept four. Reference: mpmath's erf at 50 digits."""
+    with mp.workdps(50):
+        want = float(mp.mpf(q) * mp.erf(1 / (2 * mp.sqrt(2) * 2)))
+    rel = 1e-12 if q > 1e-308 else 1e-3     # e^(log q + ...) keeps |log q| ~ 690 ulps; a subnormal a few digits
+    for direction in sub.DIRECTIONS:
+        assert sub.subsampled_gaussian_profile(q, 2.0, 0.0, direction) == pytest.approx(want, rel=rel, abs=0)
+
+
+@pytest.mark.parametrize("relation, direction", CASES)
+@pytest.mark.parametrize("q", [1e-3, 0.3, 0.9, 1.0])
+def test_profile_forms_for_sigma_squared_outside_the_doubles_agree_with_the_usual_one(relation, direction, q,
+                                                                                      monkeypatch):
+    """Where sigma**2 overflows or underflows the half-line is read as y*/sigma (and y* = y0 + sigma^2 r for
+    replace-one) instead of y*: the same numbers divided through. Forced at ordinary sigma, the two forms agree
+    to the conditioning of the difference of the two tails."""
+    eps = np.concatenate([np.linspace(-6.0, 6.0, 121), np.geomspace(1e-9, 1.0, 19)])
+    for sigma in (0.03, 0.4, 2.0, 30.0):
+        usual = sub.subsampled_gaussian_profile(q, sigma, eps, direction, relation=relation)
+        monkeypatch.setattr(sub, "_SIGMA_SQUARED_SAFE", 1e-3)  # every sigma here above it: the other form
+        other = sub.subsampled_gaussian_profile(q, sigma, eps, direction, relation=relation)
+        monkeypatch.undo()
+        assert np.allclose(other, usual, rtol=1e-9, atol=1e-14)

@@ -423,14 +423,44 @@ def subsampled_gaussian_profile(sampling_probability, noise_multiplier, epsilon,
 
 # ---------------------------------------------------------------- Renyi DP (moments accountant)
 def _log_a_integer(alpha: int, q: float, sigma: float) -> float:
-    # A_alpha = sum_k C(alpha, k) (1-q)^(alpha-k) q^k exp((k^2 - k) / (2 sigma^2))   (MTZ 2019, Section 3.2)
-    k = np.arange(alpha + 1, dtype=float)
+    # A_alpha = sum_k C(alpha, k) (1-q)^(alpha-k) q^k exp((k^2 - k) / (2 sigma^2))   (MTZ 2019, Section 3.2).
+    # The weights C(alpha, k) (1-q)^(alpha-k) q^k sum to 1, so A - 1 is the same sum of the terms >= 0 with
+    # expm1 in place of exp (k = 0, 1 add nothing), and log A = log1p(A - 1). The sum of all the terms
+    # resolved log A only to a rounding unit of A ~ 1 (rho of 1e-17 came out 0 or 2e-16: sigma >= 1e8, or
+    # q = 1e-6 at sigma = 100); sigma = 1e300 overflowed sigma**2 and 1e-300 gave 0 / 0 = nan.
+    k = np.arange(2, alpha + 1, dtype=float)
     log_binom = gammaln(alpha + 1.0) - gammaln(k + 1.0) - gammaln(alpha - k + 1.0)
     log_one_minus_q = math.log1p(-q) if q < 1 else -np.inf
-    with np.errstate(invalid="ignore"):
+    half = (0.5 / sigma) / sigma                      # 1/(2 sigma^2): 0 or inf at the extremes, no error
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        x = (k * k - k) * half
+        log_expm1 = np.where(x > 1.0, x + np.log1p(-np.exp(-x)), np.log(np.expm1(x)))   # -inf where x = 0
         terms = log_binom + k * math.log(q) + np.where(alpha - k > 0, (alpha - k) * log_one_minus_q, 0.0) \
-            + (k * k - k) / (2.0 * sigma**2)
-    return float(logsumexp(terms))
+            + log_expm1
+        return float(np.logaddexp(0.0, logsumexp(terms)))
+
+
+def _rdp_fractional(alpha: float, q: float, sigma: float) -> float:
+    """rho(alpha) for a fractional order: MTZ's series where it resolves rho, else one of two limits.
+
+    The lower bound A >= q^alpha E[e^{alpha u}] = q^alpha e^x, x = (alpha^2 - alpha) / (2 sigma^2) (drop 1-q
+    from (1 - q + q e^u)^alpha), and the upper bound A <= 1 - q + q e^x (convexity) differ by |log q| in rho:
+    once that is below half a unit of the last place, rho is known to the last digit and the upper bound is
+    returned (sigma below about 1e-8; inf where x overflows: sigma = 1e-300 gave 0 * inf = nan in the series).
+    Where sigma >= 2^27 and alpha q <= 2^-27 sigma, rho = alpha q^2 / (2 sigma^2) to a relative 2^-54: A - 1 =
+    C(alpha, 2) q^2 (e^{1/sigma^2} - 1) (1 + O(alpha q / sigma^2 + (alpha q / sigma)^2)), the moments of
+    e^u - 1 under P (mean 0). The series resolves log A only to a rounding unit of A ~ 1 there (and
+    sigma = 1e300 overflowed sigma**2).
+    """
+    log_q = math.log(q)
+    half = (0.5 / sigma) / sigma
+    x = (alpha * alpha - alpha) * half
+    lower = (alpha * log_q + x) / (alpha - 1.0)
+    if lower >= 2.0**53 * -log_q:
+        return (x + log_q + math.log1p((1.0 - q) * math.exp(-x) / q)) / (alpha - 1.0)
+    if sigma >= 2.0**27 and alpha * q <= 2.0**-27 * sigma:
+        return 0.5 * alpha * (q / sigma) * (q / sigma)
+    return _log_a_fractional(alpha, q, sigma) / (alpha - 1.0)
 
 
 _LOG_ULP = math.log(2.0**-52)   # log of a double's relative rounding unit
@@ -494,7 +524,12 @@ def subsampled_gaussian_rdp(sampling_probability, noise_multiplier, orders):
     Returns
     -------
     numpy.ndarray or float
-        :math:`\rho` at each order (a float for a scalar order).
+        :math:`\rho` at each order (a float for a scalar order): ``inf`` where it exceeds the doubles
+        (:math:`\sigma` below about :math:`10^{-154}`), ``0`` where it is below the subnormals
+        (:math:`\alpha q^2 / (2\sigma^2)` for a huge :math:`\sigma`). Where :math:`\rho` is tiny, integer
+        orders keep their digits (:math:`A_\alpha - 1` is summed with ``expm1``); fractional orders do from
+        :math:`\sigma \ge 2^{27}\max(1, \alpha q)` on (the second-order expansion), while between about
+        :math:`10^3` and there the series resolves :math:`\log A_\alpha` only to a rounding unit.
 
     Examples
     --------
@@ -514,11 +549,12 @@ def subsampled_gaussian_rdp(sampling_probability, noise_multiplier, orders):
     out = np.empty_like(flat)
     for n, a in enumerate(flat):
         if q == 1.0:
-            out[n] = a / (2.0 * sigma**2)
+            out[n] = a / (2.0 * sigma**2) if 1.0 / _SIGMA_SQUARED_SAFE <= sigma <= _SIGMA_SQUARED_SAFE \
+                else (0.5 * float(a) / sigma) / sigma    # sigma**2 overflows or underflows to 0 (inf: no warning)
         elif float(a).is_integer():
             out[n] = _log_a_integer(int(a), q, sigma) / (a - 1.0)
         else:
-            out[n] = _log_a_fractional(float(a), q, sigma) / (a - 1.0)
+            out[n] = _rdp_fractional(float(a), q, sigma)
     out = np.maximum(out, 0.0)
     return float(out[0]) if arr.ndim == 0 else out.reshape(arr.shape)
 
@@ -567,8 +603,15 @@ def subsampled_gaussian_rdp_epsilon(sampling_probability, noise_multiplier, step
     delta = _delta(delta)
     orders = DEFAULT_ORDERS if orders is None else np.atleast_1d(
         check_array("orders", orders, allow_inf=True, allow_nan=True))
-    rho = np.atleast_1d(subsampled_gaussian_rdp(sampling_probability, noise_multiplier, orders))
-    return rdp_to_dp(orders, steps * rho, delta)
+    with np.errstate(over="ignore"):
+        rho = steps * np.atleast_1d(subsampled_gaussian_rdp(sampling_probability, noise_multiplier, orders))
+    # an order whose T rho is inf (a noise so small that A_alpha overflows: sigma = 1e-300 gave rho = nan, then
+    # "rdp must be >= 0, got nan") gives epsilon = inf and cannot be the minimum; with every one inf the moments
+    # accountant bounds nothing
+    finite = np.isfinite(rho)
+    if not np.any(finite):
+        return math.inf
+    return rdp_to_dp(np.asarray(orders)[finite], rho[finite], delta)
 
 
 # ---------------------------------------------------------------- Gaussian-DP central limit

@@ -640,3 +640,65 @@ def test_profile_forms_for_sigma_squared_outside_the_doubles_agree_with_the_usua
         other = sub.subsampled_gaussian_profile(q, sigma, eps, direction, relation=relation)
         monkeypatch.undo()
         assert np.allclose(other, usual, rtol=1e-9, atol=1e-14)
+
+
+ORDERS = [2.0, 3.5, 64.0, 100.5]
+
+
+@pytest.mark.parametrize("q", [1e-6, 0.1, 1.0])
+def test_rdp_at_the_extreme_noises(q):
+    """0 <= rho(alpha) <= alpha / (2 sigma^2) (subsampling does not hurt): below the smallest subnormal at
+    sigma = 1e300, 0 to the last digit (sigma**2 overflowed: OverflowError). As sigma -> 0, rho >= (alpha log q +
+    (alpha^2 - alpha) / (2 sigma^2)) / (alpha - 1) (drop the 1 - q): inf at 1e-300 (the integer sum took
+    0 / 0 = nan, the fractional series returned 0)."""
+    assert sub.subsampled_gaussian_rdp(q, 1e300, ORDERS).tolist() == [0.0] * 4
+    for sigma in (1e-300, 5e-324):
+        assert sub.subsampled_gaussian_rdp(q, sigma, ORDERS).tolist() == [math.inf] * 4
+
+
+@pytest.mark.parametrize("q, sigma, alpha", [(1e-6, 100.0, 2), (1e-6, 100.0, 7), (0.1, 1e8, 3), (0.1, 1e150, 2),
+                                             (0.5, 1e100, 32), (0.999, 1e4, 5)])
+def test_rdp_integer_order_when_rho_is_tiny(q, sigma, alpha):
+    """log A with A - 1 = sum_{k>=2} C(alpha, k) (1-q)^(alpha-k) q^k (e^((k^2-k)/(2 sigma^2)) - 1): the sum of all
+    the terms of A resolved log A only to a rounding unit of A ~ 1 (rho(2) at q = 1e-6, sigma = 100 is
+    1.00005e-16; it came out 0 or 2.2e-16). Reference: that sum in 50-digit mpmath."""
+    with mp.workdps(50):
+        qm, s = mp.mpf(q), mp.mpf(sigma)
+        a_minus_1 = mp.fsum(mp.binomial(alpha, k) * (1 - qm) ** (alpha - k) * qm ** k * mp.expm1((k * k - k) / (2 * s**2))
+                            for k in range(2, alpha + 1))
+        want = float(mp.log1p(a_minus_1) / (alpha - 1))
+    assert sub.subsampled_gaussian_rdp(q, sigma, float(alpha)) == pytest.approx(want, rel=1e-13, abs=0)
+
+
+@pytest.mark.parametrize("q, sigma, alpha", [(0.1, 1e10, 3.5), (0.5, 2e8, 1.5), (1e-6, 1e20, 1.05)])
+def test_rdp_fractional_order_at_a_large_noise_by_quadrature(q, sigma, alpha):
+    """There rho = alpha q^2 / (2 sigma^2) to a relative alpha q / sigma^2 + (alpha q / sigma)^2 (the moments of
+    e^u - 1 under P); the series resolved log A only to a rounding unit (28 times the value at (0.999, 1e7, 10.25)).
+    Reference: mpmath quadrature at 80 digits of E_P[(1 - q + q e^u)^alpha] - 1."""
+    with mp.workdps(80):
+        qm, sm, am = mp.mpf(q), mp.mpf(sigma), mp.mpf(alpha)
+        f = lambda t: mp.npdf(t) * (((1 - qm) + qm * mp.exp(t / sm - 1 / (2 * sm**2))) ** am - 1)  # noqa: E731
+        want = float(mp.log1p(mp.quad(f, [-mp.inf, -10, 0, 10, mp.inf])) / (am - 1))
+    assert sub.subsampled_gaussian_rdp(q, sigma, alpha) == pytest.approx(want, rel=1e-14, abs=0)
+
+
+def test_rdp_at_a_tiny_noise_is_known_to_the_last_digit():
+    """rho lies between (alpha log q + x) / (alpha - 1) and (x + log q + log1p((1 - q) e^-x / q)) / (alpha - 1),
+    x = (alpha^2 - alpha) / (2 sigma^2): |log q| apart, 1e-198 of rho at sigma = 1e-100: alpha / (2 sigma^2)."""
+    assert sub.subsampled_gaussian_rdp(0.1, 1e-100, 3.5) == pytest.approx(1.75e200, rel=1e-15, abs=0)
+    assert sub.subsampled_gaussian_rdp(0.1, 1e-100, 2.0) == pytest.approx(1e200, rel=1e-15, abs=0)
+    assert sub.subsampled_gaussian_rdp(1.0, 1e160, 2.0) == pytest.approx(1e-320, rel=1e-3, abs=0)   # a subnormal
+
+
+def test_rdp_epsilon_at_the_extreme_noises():
+    """sigma = 1e-300: every T rho is inf (it was nan: 'rdp must be >= 0, got nan'), and the moments accountant
+    bounds nothing: inf. sigma = 1e300: rho = 0, the conversion of 0. Orders whose T rho overflows are left
+    out (their epsilon is inf): at sigma = 3e-154 rho(2) = 1.1e307, rho(64) overflows."""
+    assert sub.subsampled_gaussian_rdp_epsilon(0.1, 1e-300, 4, 1e-5, orders=[3.0, 8.0]) == math.inf
+    assert sub.subsampled_gaussian_rdp_epsilon(0.1, 1e-300, 4, 1e-5) == math.inf
+    assert sub.subsampled_gaussian_rdp_epsilon(0.1, 1e300, 4, 1e-5, orders=[3.0, 8.0]) == rdp_to_dp([3.0, 8.0],
+                                                                                                     [0.0, 0.0], 1e-5)
+    got = sub.subsampled_gaussian_rdp_epsilon(0.1, 3e-154, 1, 1e-5, orders=[2.0, 64.0])
+    assert got == pytest.approx(rdp_to_dp([2.0], [sub.subsampled_gaussian_rdp(0.1, 3e-154, 2.0)], 1e-5), rel=1e-15,
+                                abs=0)
+    assert 1e306 < got < math.inf

@@ -36,6 +36,7 @@ present (Mironov, Talwar & Zhang 2019, Section 3). "remove" is the pair
 from __future__ import annotations
 
 import math
+import sys
 
 import numpy as np
 from scipy.special import gammaln, log_ndtr, logsumexp
@@ -81,6 +82,7 @@ def _delta(delta) -> float:
 
 # ---------------------------------------------------------------- amplification theorems
 _EXP_SAFE = 709.0        # math.exp and math.expm1 overflow just above 709.78
+_LOG_MAX = math.log(sys.float_info.max)
 
 
 def _log1p_q_expm1_scalar(epsilon: float, q: float) -> float:
@@ -636,7 +638,8 @@ def clt_gdp_mu(sampling_probability, noise_multiplier, steps) -> float:
     Returns
     -------
     float
-        The central-limit :math:`\mu` (an approximation, not a bound).
+        The central-limit :math:`\mu` (an approximation, not a bound); ``inf`` where it exceeds the doubles
+        (:math:`\sigma` below about 0.0265 at :math:`q\sqrt T = 1`).
 
     Raises
     ------
@@ -651,7 +654,17 @@ def clt_gdp_mu(sampling_probability, noise_multiplier, steps) -> float:
     q = _q(sampling_probability)
     sigma = _sigma(noise_multiplier)
     steps = check_integer("steps", steps, low=1)
-    return float(q * math.sqrt(steps * math.expm1(1.0 / sigma**2)))
+    if sigma > _SIGMA_SQUARED_SAFE:
+        # 1/sigma^2 underflows (sigma**2 overflowed at 1e300): e^{1/sigma^2} - 1 = 1/sigma^2 to a relative 1e-300
+        return float(q * (math.sqrt(steps) / sigma))
+    u = 1.0 / sigma**2 if sigma >= 1.0 / _SIGMA_SQUARED_SAFE else math.inf   # sigma**2 underflows to 0 below
+    v = steps * math.expm1(u) if u < _EXP_SAFE else math.inf
+    if math.isinf(v):
+        # T (e^u - 1) overflows (sigma = 1e-300 divided by sigma**2 = 0: ZeroDivisionError; below 0.0375
+        # math.expm1 raised OverflowError): mu = q sqrt(T) e^{u/2} sqrt(1 - e^-u), through its log
+        log_mu = math.log(q) + 0.5 * math.log(steps) + 0.5 * u + 0.5 * math.log(-math.expm1(-u))
+        return math.exp(log_mu) if log_mu <= _LOG_MAX else math.inf                   # inf past the doubles
+    return float(q * math.sqrt(v))
 
 
 def clt_gdp_epsilon(sampling_probability, noise_multiplier, steps, delta) -> float:
@@ -671,7 +684,9 @@ def clt_gdp_epsilon(sampling_probability, noise_multiplier, steps, delta) -> flo
     Returns
     -------
     float
-        The :math:`\varepsilon` of :math:`\mu`-GDP at ``delta`` (an approximation, not a bound).
+        The :math:`\varepsilon` of :math:`\mu`-GDP at ``delta`` (an approximation, not a bound): ``inf``
+        where :math:`\mu` or :math:`\varepsilon \approx \mu^2/2` exceeds the doubles, ``0`` where
+        :math:`\mu` is below the subnormals.
 
     Raises
     ------
@@ -687,7 +702,12 @@ def clt_gdp_epsilon(sampling_probability, noise_multiplier, steps, delta) -> flo
     from .loss import gaussian_epsilon
 
     mu = clt_gdp_mu(sampling_probability, noise_multiplier, steps)
-    return gaussian_epsilon(_delta(delta), mu)
+    delta = _delta(delta)
+    if mu == 0.0:              # q sqrt(T) / sigma underflowed (q = 1e-300, sigma = 1e300): 0-GDP, no loss at all
+        return 0.0
+    if math.isinf(mu):         # the noise is so small that mu exceeds the doubles: no epsilon at any delta < 1
+        return math.inf
+    return gaussian_epsilon(delta, mu)
 
 
 # ---------------------------------------------------------------- privacy loss distribution by FFT

@@ -702,3 +702,28 @@ def test_rdp_epsilon_at_the_extreme_noises():
     assert got == pytest.approx(rdp_to_dp([2.0], [sub.subsampled_gaussian_rdp(0.1, 3e-154, 2.0)], 1e-5), rel=1e-15,
                                 abs=0)
     assert 1e306 < got < math.inf
+
+
+@pytest.mark.parametrize("q, sigma, steps", [(0.01, 1e300, 100), (0.5, 1e160, 1), (0.1, 0.03, 100),
+                                             (0.1, 0.0378, 10**10), (1e-300, 0.02, 10**6)])
+def test_clt_mu_at_the_extreme_noises(q, sigma, steps):
+    """mu = q sqrt(T (e^(1/sigma^2) - 1)): q sqrt(T) / sigma once 1/sigma^2 underflows (sigma**2 overflowed at
+    1e300: OverflowError); e^(1/(2 sigma^2)) q sqrt(T (1 - e^(-1/sigma^2))) where T (e^(1/sigma^2) - 1) overflows
+    (math.expm1 raised OverflowError below sigma = 0.0375, and at sigma = 0.0378, T = 1e10 the product overflowed
+    to an infinite mu that is 1.3e156). Reference: 50-digit mpmath."""
+    with mp.workdps(50):
+        s = mp.mpf(sigma)
+        want = float(mp.mpf(q) * mp.sqrt(steps * mp.expm1(1 / s**2)))
+    assert sub.clt_gdp_mu(q, sigma, steps) == pytest.approx(want, rel=1e-13, abs=0)
+
+
+def test_clt_at_the_limits_of_the_noise():
+    """mu exceeds the doubles as sigma -> 0 (1/sigma^2 divided by sigma**2 = 0: ZeroDivisionError): mu = inf and
+    epsilon = inf (no epsilon of inf-GDP at delta < 1). q sqrt(T) / sigma below the subnormals is mu = 0: 0-GDP,
+    epsilon 0 (gaussian_epsilon refuses mu = 0)."""
+    for sigma in (1e-300, 5e-324, 0.001):
+        assert sub.clt_gdp_mu(0.1, sigma, 100) == math.inf
+        assert sub.clt_gdp_epsilon(0.1, sigma, 100, 1e-5) == math.inf
+    assert sub.clt_gdp_mu(1e-300, 1e300, 1) == 0.0
+    assert sub.clt_gdp_epsilon(1e-300, 1e300, 1, 1e-5) == 0.0
+    assert sub.clt_gdp_epsilon(0.02, 1e300, 100, 1e-5) == 0.0           # mu = 2e-301: delta(0) <= 1e-5

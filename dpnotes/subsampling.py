@@ -1347,6 +1347,27 @@ def _validate_pld(sampling_probability, noise_multiplier, steps, relation):
             _relation(relation))
 
 
+# The noise multipliers for which the FFT accountant (0 < q < 1, steps > 1) is run. Below 0.1 the tilted FFT
+# stopped reaching the answer (a private _Unreached escaped at sigma = 0.05; an OverflowError at 0.02;
+# "repeats may not contain negative values" at 1e-300); up to 1e10 its epsilon stays within 2e-4 of the central limit
+# theorem's epsilon, which is exact in the limit of large sigma (at 1e12 one step's masses summed to more
+# than 1; sigma = 1e300 overflowed sigma**2).
+_PLD_NOISE_RANGE = (0.1, 1e10)
+
+
+def _check_pld_domain(sigma: float, steps: int, delta=None) -> None:
+    """Refuse what the FFT accountant cannot compute: sigma outside _PLD_NOISE_RANGE, or a delta whose
+    truncation tail 1e-7 delta / steps is not a normal double (delta = 5e-324: 'math domain error')."""
+    lo, hi = _PLD_NOISE_RANGE
+    if not lo <= sigma <= hi:
+        raise ValueError(f"noise_multiplier must be in [{lo:g}, {hi:g}] for the FFT accountant (0 < "
+                         f"sampling_probability < 1, steps > 1), got {sigma!r}")
+    if delta is not None and 1e-7 * delta / steps < sys.float_info.min:
+        least = 1e7 * sys.float_info.min * steps
+        raise ValueError(f"delta must be in [{least!r}, 1) for the FFT accountant at steps = {steps} (its tails "
+                         f"are cut at 1e-7 * delta / steps, a normal double), got {delta!r}")
+
+
 def _one_step_profiles(q, sigma, relation, eps) -> float:
     """The exact one-step delta at ``eps``, worse direction."""
     eps = np.atleast_1d(float(eps))
@@ -1384,7 +1405,9 @@ def subsampled_gaussian_delta(sampling_probability, noise_multiplier, steps, eps
     sampling_probability : float
         :math:`q` in ``(0, 1]``.
     noise_multiplier : float
-        :math:`\sigma > 0`.
+        :math:`\sigma > 0`; in ``[0.1, 1e10]`` where the composition is
+        computed by FFT (:math:`0 < q < 1` and :math:`T > 1`; :math:`q = 1` and one step are exact at
+        every :math:`\sigma`).
     steps : int
         :math:`T \ge 1`.
     epsilon : float
@@ -1400,7 +1423,9 @@ def subsampled_gaussian_delta(sampling_probability, noise_multiplier, steps, eps
     Raises
     ------
     ValueError
-        If an argument is outside its range.
+        If an argument is outside its range, ``noise_multiplier`` outside ``[0.1, 1e10]`` where the FFT
+        is needed (below, the tilted FFT stops reaching the answer; above, one step's masses lose their
+        digits; ``1e300`` overflowed).
 
     Examples
     --------
@@ -1416,6 +1441,8 @@ def subsampled_gaussian_delta(sampling_probability, noise_multiplier, steps, eps
         from .loss import gaussian_delta
 
         mu = _exact_gaussian(q, sigma, steps, relation)
+        if math.isinf(mu):          # sqrt(T) / sigma beyond the doubles (sigma = 5e-324): the two laws are
+            return 1.0              # disjoint to double precision, delta = 1 at every finite epsilon
         if epsilon >= 0:
             return float(gaussian_delta(epsilon, mu))
         # the Gaussian pair is its own dual: H_t = 1 - t + t H_{1/t}
@@ -1427,6 +1454,7 @@ def subsampled_gaussian_delta(sampling_probability, noise_multiplier, steps, eps
         # delta(eps) = 1 - e^eps + e^eps delta(-eps) (hockey-stick duality H_t(P|Q) = 1 - t + t H_{1/t}(Q|P))
         return float(-math.expm1(epsilon) + math.exp(epsilon) * subsampled_gaussian_delta(
             q, sigma, steps, -epsilon, relation=relation))
+    _check_pld_domain(sigma, steps)
     try:
         return float(_account(q, sigma, steps, relation, epsilon=epsilon))
     except _Unreached:
@@ -1503,11 +1531,15 @@ def subsampled_gaussian_epsilon(sampling_probability, noise_multiplier, steps, d
     sampling_probability : float
         :math:`q` in ``(0, 1]``.
     noise_multiplier : float
-        :math:`\sigma > 0`.
+        :math:`\sigma > 0`; in ``[0.1, 1e10]`` where the composition is
+        computed by FFT: :math:`0 < q < 1`, :math:`T > 1` and :math:`\varepsilon > 0` (:math:`q = 1` and
+        one step are exact at every :math:`\sigma`, and so is :math:`\varepsilon = 0`, decided by the
+        total variation).
     steps : int
         :math:`T \ge 1`.
     delta : float
-        In ``(0, 1)``.
+        In ``(0, 1)``; where the FFT is run, at least ``1e7 * 2.2e-308 * steps`` (about
+        ``2.2e-301 * steps``): its tails are cut at ``1e-7 * delta / steps``, which must be a normal double.
     relation : {"add_remove", "replace_one"}
         The neighbouring relation.
 
@@ -1515,12 +1547,15 @@ def subsampled_gaussian_epsilon(sampling_probability, noise_multiplier, steps, d
     -------
     float
         The smallest :math:`\varepsilon \ge 0` at which the bound on :math:`\delta(\varepsilon)`
-        is ``<= delta``.
+        is ``<= delta``; ``inf`` where it exceeds the doubles (one step, or :math:`q = 1`, at a tiny
+        :math:`\sigma`: :math:`\varepsilon \approx 1/(2\sigma^2)`).
 
     Raises
     ------
     ValueError
-        If an argument is outside its range, or ``relation`` is not one of the two names.
+        If an argument is outside its range, or ``relation`` is not one of the two names; where the
+        FFT is needed, if ``noise_multiplier`` is outside ``[0.1, 1e10]`` or ``delta`` below
+        ``2.2e-301 * steps``.
 
     Examples
     --------
@@ -1540,8 +1575,8 @@ def subsampled_gaussian_epsilon(sampling_probability, noise_multiplier, steps, d
         from .loss import gaussian_delta, gaussian_epsilon
 
         mu = _exact_gaussian(q, sigma, steps, relation)
-        eps = gaussian_epsilon(delta, mu)
-        while eps > 0 and gaussian_delta(eps, mu) > delta:     # the root's last ulps, upwards
+        eps = math.inf if math.isinf(mu) else gaussian_epsilon(delta, mu)     # inf: mu^2 / 2 overflows
+        while 0 < eps < math.inf and gaussian_delta(eps, mu) > delta:     # the root's last ulps, upwards
             eps = math.nextafter(eps, math.inf)
         return float(eps)
     if steps == 1:
@@ -1551,6 +1586,7 @@ def subsampled_gaussian_epsilon(sampling_probability, noise_multiplier, steps, d
     tv1 = _one_step_profiles(q, sigma, relation, 0.0)
     if -math.expm1(steps * math.log1p(-tv1)) <= delta:
         return 0.0
+    _check_pld_domain(sigma, steps, delta)
     return float(_account(q, sigma, steps, relation, delta=delta))
 
 
@@ -1565,7 +1601,12 @@ def _one_step_epsilon(q, sigma, relation, delta) -> float:
         return 0.0
     hi = 1.0
     while f(hi) > 0:
-        hi *= 2.0
+        if hi == sys.float_info.max:
+            # delta(eps) > delta even at the largest double (sigma below about 1e-154, where the root is
+            # near 1 / (2 sigma^2)): the epsilon exceeds the doubles. Doubling on reached inf, where the
+            # profile is nan (a ValueError from brentq at sigma = 1e-300)
+            return math.inf
+        hi = min(2.0 * hi, sys.float_info.max)
     eps = brentq(f, 0.0, hi, xtol=1e-300, rtol=4 * np.finfo(float).eps, maxiter=500)
     while f(eps) > 0:
         eps = math.nextafter(eps, math.inf)

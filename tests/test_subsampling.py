@@ -3,6 +3,7 @@
 
 import itertools
 import math
+import re
 from fractions import Fraction
 
 import mpmath as mp
@@ -727,3 +728,60 @@ def test_clt_at_the_limits_of_the_noise():
     assert sub.clt_gdp_mu(1e-300, 1e300, 1) == 0.0
     assert sub.clt_gdp_epsilon(1e-300, 1e300, 1, 1e-5) == 0.0
     assert sub.clt_gdp_epsilon(0.02, 1e300, 100, 1e-5) == 0.0           # mu = 2e-301: delta(0) <= 1e-5
+
+
+@pytest.mark.parametrize("sigma", [1e300, 1e12, 0.05, 1e-300, 5e-324])
+@pytest.mark.parametrize("relation", sub.RELATIONS)
+def test_fft_accountant_refuses_a_noise_outside_its_range(sigma, relation):
+    """Where the composition needs the FFT (0 < q < 1, T > 1) the noise multiplier must be in [0.1, 1e10]. Below,
+    the tilted FFT stops reaching the answer (at 1e-300: 'repeats may not contain negative values', at 0.05 a
+    private _Unreached escaped); above, one step's masses lose their digits (at 1e12 they summed to 1.09), and
+    at 1e300 sigma**2 overflowed (OverflowError)."""
+    msg = (r"^noise_multiplier must be in \[0\.1, 1e\+10\] for the FFT accountant \(0 < sampling_probability < 1, "
+           rf"steps > 1\), got {re.escape(repr(sigma))}$")
+    with pytest.raises(ValueError, match=msg):
+        sub.subsampled_gaussian_delta(0.1, sigma, 4, 1.0, relation=relation)
+    if sigma < 1:           # at a huge sigma epsilon = 0 is decided exactly by the total variation, no FFT
+        with pytest.raises(ValueError, match=msg):
+            sub.subsampled_gaussian_epsilon(0.1, sigma, 4, 1e-5, relation=relation)
+    else:
+        assert sub.subsampled_gaussian_epsilon(0.1, sigma, 4, 1e-5, relation=relation) == 0.0
+
+
+def test_fft_accountant_at_the_top_of_its_noise_range_is_the_central_limit():
+    """At a large sigma every step's loss is tiny and the composition is Gaussian: the CLT's epsilon is exact in
+    the limit. At sigma = 1e10 (the top of the range) the PLD agrees with it to 2e-5."""
+    q, sigma, steps = 0.01, 1e10, 10_000
+    delta = 1e-7 * sub.clt_gdp_mu(q, sigma, steps)                     # below the total variation 0.4 mu
+    assert sub.subsampled_gaussian_epsilon(q, sigma, steps, delta) == pytest.approx(
+        sub.clt_gdp_epsilon(q, sigma, steps, delta), rel=2e-5, abs=0)
+
+
+def test_fft_accountant_refuses_a_delta_its_truncation_cannot_hold():
+    """The FFT's tails are cut at 1e-7 delta / T, a normal double: delta >= 1e7 * 2.2e-308 * T. At delta = 5e-324
+    it took log(0) ('math domain error'). At 1e-300 it runs, and stays below the Renyi DP bound."""
+    with pytest.raises(ValueError, match=r"^delta must be in \[8\.9002954340288\d*e-301, 1\) for the FFT accountant at "
+                                         r"steps = 4 \(its tails are cut at 1e-7 \* delta / steps, a normal double\), "
+                                         r"got 5e-324$"):
+        sub.subsampled_gaussian_epsilon(0.1, 2.0, 4, 5e-324)
+    assert 20.0 < sub.subsampled_gaussian_epsilon(0.1, 2.0, 4, 1e-300) <= sub.subsampled_gaussian_rdp_epsilon(
+        0.1, 2.0, 4, 1e-300)
+
+
+@pytest.mark.parametrize("relation", sub.RELATIONS)
+def test_exact_paths_at_the_extreme_noises(relation):
+    """q = 1 (the Gaussian mechanism, mu = sqrt(T)/sigma or twice it) and one step are exact at every sigma. As
+    sigma -> 0 the laws are disjoint: delta = 1 and epsilon = inf (~ 1/(2 sigma^2) beyond the doubles); mu = inf
+    was refused by gaussian_delta ('mu must be finite'), gaussian_epsilon failed to converge, and the one-step
+    search doubled its bracket to inf ('The function value at x=inf is NaN'). As sigma -> inf, delta(1) = 0 and
+    epsilon = 0."""
+    for sigma in (1e-300, 5e-324):
+        for eps in (-1.0, 1.0, 1e300):
+            assert sub.subsampled_gaussian_delta(1.0, sigma, 4, eps, relation=relation) == 1.0
+        assert sub.subsampled_gaussian_epsilon(1.0, sigma, 4, 1e-5, relation=relation) == math.inf
+        assert sub.subsampled_gaussian_epsilon(0.1, sigma, 1, 1e-5, relation=relation) == math.inf
+        assert sub.subsampled_gaussian_delta(0.1, sigma, 1, 1.0, relation=relation) == pytest.approx(0.1, rel=1e-15,
+                                                                                                    abs=0)
+    for q, steps in ((1.0, 4), (0.1, 1)):
+        assert sub.subsampled_gaussian_delta(q, 1e300, steps, 1.0, relation=relation) == 0.0
+        assert sub.subsampled_gaussian_epsilon(q, 1e300, steps, 1e-5, relation=relation) == 0.0

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import sys
 
 import numpy as np
 from scipy import integrate, optimize
@@ -185,80 +186,374 @@ def sample_outputs(answers, threshold, epsilon, size, *, rng, threshold_scale=No
 
 
 # --------------------------------------------------------------------------- exact law
+_LOG2 = math.log(2.0)
+_SATURATED = 40.0      # psi(x) = log(2 - e^-x) is log 2 to 2e-18 from x = 40 on
+_NEGLIGIBLE = 55.0     # the integrand is integrated where it is above exp(-55) of its peak
+_FINE = 1e3            # a piece is integrated from one end while (t - kink)/b_q stays below this
+_QUAD_RTOL = 1e-12
+_LOG_MAX = math.log(sys.float_info.max)
+
+
 def _log_cdf(u, b) -> float:
     """log of the Laplace(0, b) CDF at the scalar u.
 
-    Written out with :mod:`math` (not ``scipy.stats.laplace.logcdf``) because
-    :func:`scipy.integrate.quad` calls the integrand one point at a time and the
-    scipy.stats call overhead would dominate; ``tests/test_svt.py`` compares it
-    with ``scipy.stats.laplace.logcdf``.
+    Written out with :mod:`math` (not ``scipy.stats.laplace.logcdf``) because the
+    integrals below evaluate it one point at a time and the scipy.stats call overhead
+    would dominate; ``tests/test_svt.py`` compares it with ``scipy.stats.laplace.logcdf``.
     """
-    u = u / b
-    return u + _LOG_HALF if u < 0 else math.log1p(-0.5 * math.exp(-u))
+    return _log_std_cdf(u / b)
 
 
-def _log_sf(u, b) -> float:
-    return _log_cdf(-u, b)
+def _log_std_cdf(x) -> float:
+    """log of the standard Laplace CDF at x, for every x in [-inf, inf]."""
+    return x + _LOG_HALF if x < 0 else math.log1p(-0.5 * math.exp(-x))
 
 
-def _log_integral(log_f, breakpoints, upper=math.inf) -> float:
-    """log of the integral of exp(log_f) over (-inf, upper), where log_f is concave and
-    smooth between the breakpoints (a product of Laplace densities, CDFs and survival
-    functions). Written by hand: quad needs the kinks, the peak and a log-scale shift."""
-    pts = np.unique(np.asarray(breakpoints, dtype=float))
-    pts = pts[pts < upper]
-    # log-concave integrand: its maximum gives the scale, and a further breakpoint. The
-    # search interval grows until the maximum is inside it (the Laplace density of the
-    # threshold makes the integrand vanish at both ends, so the maximum is finite); a
-    # maximum at a finite upper limit is accepted.
-    ref = np.append(pts, upper) if math.isfinite(upper) else pts
-    width = 1.0 + float(np.ptp(ref))
-    while True:
-        lo, hi = ref[0] - width, min(ref[-1] + width, upper)
-        peak = optimize.minimize_scalar(lambda t: -log_f(t), bounds=(lo, hi),
-                                        method="bounded", options={"xatol": 1e-10})
-        inside_hi = peak.x < hi - 1e-3 * width or hi == upper
-        if (lo + 1e-3 * width < peak.x and inside_hi) or width > 1e8:
-            break
-        width *= 8.0
-    pts = np.unique(np.append(pts, min(peak.x, upper)))
-    pts = pts[pts < upper]
-    edges = [-np.inf, *pts, upper]
-    c = max(log_f(p) for p in edges[1:] if math.isfinite(p))
-    total = 0.0
-    for lo, hi in zip(edges[:-1], edges[1:]):
-        # log-concave integrand with its peak among the edges: on a piece its largest
-        # value is at a finite end; skip pieces below exp(-600) of the peak
-        if max(log_f(x) for x in (lo, hi) if math.isfinite(x)) - c < -600.0:
+def _dpsi(x0, x1) -> float:
+    """psi(x1) - psi(x0) with psi(x) = log(2 - e^-x), for x0, x1 >= 0 (x1 clipped at 0): the
+    change of log F(x) = log(1/2) + psi(x) on the bulk side x >= 0 of the standard Laplace CDF F.
+    Written with e^-x, which never overflows there: x0 and x1 may be huge or infinite."""
+    e0 = math.exp(-x0)
+    e1 = math.exp(-x1) if x1 > 0 else 1.0
+    return math.log1p((e0 - e1) / (2.0 - e0))
+
+
+def _exp(x) -> float:
+    """math.exp, inf past the largest float instead of OverflowError."""
+    return math.exp(x) if x < _LOG_MAX else math.inf
+
+
+def _log_int_exp(sign, log_rate, log_length) -> float:
+    """log of the integral of exp(sign * r * u) over 0 < u < L, given log r (-inf: r = 0) and
+    log L (inf: L = inf, only with sign < 0); neither r nor L need be representable."""
+    if log_rate == -math.inf:
+        return log_length
+    log_rl = log_rate + log_length
+    if log_rl < -40.0:                        # r L below 4e-18: the integrand is 1 to that
+        return log_length
+    rl = _exp(log_rl)
+    if sign < 0:
+        return math.log(-math.expm1(-rl)) - log_rate
+    return rl + math.log(-math.expm1(-rl)) - log_rate
+
+
+def _logsumexp(values) -> float:
+    values = [v for v in values if v > -math.inf]
+    if not values:
+        return -math.inf
+    top = max(values)
+    return top + math.log(math.fsum(math.exp(v - top) for v in values))
+
+
+def _log_part(x0s, cs, ns, drift, log_kappa, end, log_end) -> float:
+    r"""log of :math:`\int_0^{end}\exp\bigl(d\,\kappa z + \sum_j n_j[\psi(x_{0j} + c_j z) - \psi(x_{0j})]\bigr)dz`,
+    one part of a piece of the integrand of :class:`_Law`, in a scaled variable z in which the rate
+    kappa (``log_kappa`` = log kappa, -inf for 0; d = ``drift``, -1: falling, +1: rising) and the
+    rates c_j of the factors' arguments x are at most 1 in size. A factor changes only while its x
+    is below 40 (its window): between windows the integrand is an exponential, integrated in
+    closed form (``end`` may be infinite, or overflow: ``log_end`` is its log), and within them
+    by quad, where the integrand (log-concave) is within exp(-55) of its largest value there."""
+    kappa = drift * math.exp(log_kappa)
+    act, windows, marks = [], [], []
+    for x0, c, n in zip(x0s, cs, ns):
+        if c > 0 and x0 < _SATURATED:                          # rises to saturation
+            w = (0.0, (_SATURATED - x0) / c)
+            marks += [(m - x0) / c for m in (1.0, 4.0) if m > x0]
+        elif c < 0 and x0 + c * end < _SATURATED:              # falls towards its kink
+            w = (max(0.0, (x0 - _SATURATED) / -c), x0 / -c)
+            marks += [(x0 - m) / -c for m in (4.0, 1.0) if m < x0]
+        else:
             continue
-        if hi - lo < 1e-6:          # a sliver between near-equal kinks: trapezoid rule
-            total += 0.5 * (hi - lo) * (math.exp(log_f(lo) - c) + math.exp(log_f(hi) - c))
+        act.append((x0, c, n))
+        windows.append((w[0], min(w[1], end)))
+    if not act:
+        return _log_int_exp(drift, log_kappa, log_end)
+
+    def h(z):
+        if not z:
+            return 0.0
+        val = kappa * z
+        for x0, c, n in act:
+            val += n * _dpsi(x0, x0 + c * z)
+        return val
+
+    def dh(z):
+        val = kappa
+        for x0, c, n in act:
+            x = x0 + c * z
+            e = math.exp(-x) if x > 0 else 1.0
+            val += n * c * e / (2.0 - e)
+        return min(max(val, -1e300), 1e300)
+
+    # the largest value over the windows (h is concave: dh decreases)
+    top = min(end, max(w1 for _, w1 in windows))
+    if dh(0.0) <= 0:
+        zs = 0.0
+    elif dh(top) >= 0:
+        zs = top
+    else:
+        right = min(1.0, top)                                   # bracket the root within a factor 2
+        if dh(right) > 0:
+            while dh(right) > 0:
+                right = min(2.0 * right, top)
+        else:
+            while right / 2.0 > 0 and dh(right / 2.0) <= 0:
+                right /= 2.0
+        left = right / 2.0
+        zs = optimize.brentq(dh, left, right, xtol=1e-300, rtol=1e-10) if dh(left) > 0 else left
+
+    def cut(m, floor, sign, room):
+        """From m in direction sign (room to go): a point where h < floor, or the end of room."""
+        if room <= 0:
+            return m
+        step = room if room < 1.0 else 1.0
+        if h(m + sign * step) < floor:
+            while m + sign * step / 2 != m and h(m + sign * step / 2) < floor:
+                step /= 2
+        else:
+            while step < room and h(m + sign * step) >= floor:
+                step *= 2
+            step = min(step, room)
+        return m + sign * step
+
+    edges = sorted({0.0, end, *(p for w in windows for p in w if 0.0 < p < end)})
+    segments = list(zip(edges[:-1], edges[1:]))
+    windowed = [any(w0 < z1 and z0 < w1 for w0, w1 in windows) for z0, z1 in segments]
+    parts = []
+    for (z0, z1), win in zip(segments, windowed):
+        if not win:             # no factor changes here: an exponential, read at an inner point
+            p = z0 + min(1.0, (z1 - z0) / 2.0)
+            log_length = log_end if (z1 == end and end == math.inf) else math.log(z1 - z0)
+            parts.append(h(p) - kappa * (p - z0) + _log_int_exp(drift, log_kappa, log_length))
+    for (z0, z1), win in zip(segments, windowed):
+        if not win:
             continue
-        val, _ = integrate.quad(lambda t: math.exp(log_f(t) - c), lo, hi,
-                                epsabs=0.0, epsrel=1e-11, limit=200)
-        total += val
-    return c + math.log(total)
+        m = min(max(zs, z0), z1)                       # the largest value on the segment (concave)
+        hm = h(m)
+        if parts and hm + math.log(z1 - z0) < max(parts) - _NEGLIGIBLE:
+            continue                                   # far below the rest of the part
+        a, b = cut(m, hm - _NEGLIGIBLE, -1.0, m - z0), cut(m, hm - _NEGLIGIBLE, 1.0, z1 - m)
+        if not b > a:
+            continue
+        if b - a < 1e-6:                # a sliver between near-equal kinks: the midpoint rule
+            parts.append(h(a + (b - a) / 2) + math.log(b - a))
+            continue
+        inner = []
+        for p in sorted({*marks, m}):
+            if a + 1e-6 < p < b - 1e-6 and (not inner or p > inner[-1] + 1e-6):
+                inner.append(p)
+        val, _ = integrate.quad(lambda z: math.exp(h(z) - hm), a, b, points=inner or None,
+                                epsabs=0.0, epsrel=_QUAD_RTOL, limit=200)
+        parts.append(hm + math.log(val) if val > 0 else -math.inf)
+    return _logsumexp(parts)
+
+
+class _Law:
+    r"""The integrand :math:`f(t) = p(t)\prod_j F(s_j (t - v_j)/b_q)^{n_j}` over t < upper: p is the
+    Laplace(threshold, b_t) density, F the standard Laplace CDF, s = +1 for an answer reported
+    below and -1 for one reported above. f is log-concave and, between its kinks (the threshold,
+    the answers and the upper limit), the exponential of a linear function times the factors
+    on their bulk side, which change only within about 40 b_q of their kink.
+
+    Every piece is integrated in coordinates relative to one of its ends, and the log values of
+    the kinks relative to the largest are summed from piece to piece: nothing is evaluated at the
+    scale of the absolute positions (a threshold at 1e300 keeps the shape of the integrand near
+    it and near answers at 0), the rates 1/b_t and 1/b_q may overflow (scales of 5e-324), and the
+    scales may differ by any factor."""
+
+    def __init__(self, threshold, b_t, b_q, values, signs, upper=math.inf):
+        self.T, self.b_t, self.b_q, self.upper = float(threshold), float(b_t), float(b_q), float(upper)
+        self.log_bt, self.log_bq = math.log(self.b_t), math.log(self.b_q)
+        counts = {}
+        for v, s in zip(values, signs):
+            counts[(float(v), int(s))] = counts.get((float(v), int(s)), 0) + 1
+        self.factors = [(v, s, n) for (v, s), n in sorted(counts.items())]
+        kinks = {self.T, *(v for v, _, _ in self.factors)}
+        if self.upper < math.inf:
+            kinks.add(self.upper)
+        self.kinks = sorted(k for k in kinks if k <= self.upper)
+        pieces = list(zip(self.kinks[:-1], self.kinks[1:]))
+        self.slopes = [self._slope(a, b) for a, b in pieces]
+        steps = [self._step(a, b, *s) for (a, b), s in zip(pieces, self.slopes)]
+        # log f rises, then falls, along the kinks (log-concave): the largest is where it starts to fall
+        self.top = next((i for i, d in enumerate(steps) if d < 0), len(self.kinks) - 1)
+        rel = [0.0] * len(self.kinks)
+        for i in range(self.top, len(self.kinks) - 1):
+            rel[i + 1] = rel[i] + steps[i]
+        for i in range(self.top - 1, -1, -1):
+            rel[i] = rel[i + 1] - steps[i]
+        self.rel = rel                         # log f(kink) - log f(top kink)
+
+    def _slope(self, a, b):
+        """The piece (a, b): its bulk factors, and the slope sigma of its linear part in t as
+        (sigma, sign, log|sigma|); sign 0 when it is flat."""
+        side = 1 if self.T <= a else -1
+        bulk, tails = [], 0
+        for v, s, n in self.factors:
+            if (s > 0 and v <= a) or (s < 0 and v >= b):
+                bulk.append((v, s, n))
+            else:
+                tails += s * n
+        # sigma = tails/b_q - side/b_t = (tails b_t - side b_q)/(b_t b_q): flat exactly when tails b_t = side b_q
+        if tails * self.b_t == side * self.b_q:
+            return bulk, (0.0, 0, -math.inf)
+        num = tails * self.b_t - side * self.b_q
+        if math.isfinite(num) and abs(num) > 1e-290:
+            sign, log_num = (1 if num > 0 else -1), math.log(abs(num))
+        elif tails == 0:                                   # b_q subnormal (or b_t huge)
+            sign, log_num = -side, self.log_bq
+        else:                                              # one term dwarfs the other: by logs
+            log_t = math.log(abs(tails)) + self.log_bt
+            if log_t >= self.log_bq:
+                rest = 1.0 - side * (self.b_q / self.b_t) / tails
+                sign, log_num = (1 if tails > 0 else -1) * (1 if rest > 0 else -1), log_t + math.log(abs(rest))
+            else:
+                rest = 1.0 - tails * (self.b_t / self.b_q) / side
+                sign, log_num = -side * (1 if rest > 0 else -1), self.log_bq + math.log(abs(rest))
+        sigma = tails / self.b_q - side / self.b_t
+        if not math.isfinite(sigma):
+            sigma = sign * math.inf
+        return bulk, (sigma, sign, log_num - self.log_bt - self.log_bq)
+
+    def _step(self, a, b, bulk, slope) -> float:
+        """log f(b) - log f(a) for consecutive kinks a < b."""
+        sigma, sign, log_sigma = slope
+        if sign == 0:
+            val = 0.0
+        elif math.isfinite(sigma):
+            val = sigma * (b - a)
+        else:                                       # 1/b_t or 1/b_q overflows, not the product
+            log_val = log_sigma + math.log(b - a)
+            val = sign * _exp(log_val)
+        for v, s, n in bulk:
+            val += n * _dpsi(s * (a - v) / self.b_q, s * (b - v) / self.b_q)
+        return val
+
+    def _part(self, anchor, direction, length, bulk, slope) -> float:
+        """log of the integral of f(t)/f(anchor) from the kink ``anchor`` over ``length`` in
+        ``direction`` (+1: to the right), in the variable z = (t - anchor)/S, S the smaller of
+        the exponential's scale 1/|sigma| and b_q."""
+        sigma, sign, log_sigma = slope
+        log_s = self.log_bq if sign == 0 else min(-log_sigma, self.log_bq)
+        log_c = log_s - self.log_bq
+        c = math.exp(log_c)
+        x0s = [max(s * (anchor - v) / self.b_q, 0.0) for v, s, _ in bulk]
+        cs = [direction * s * c for _, s, _ in bulk]
+        ns = [n for _, _, n in bulk]
+        log_end = math.log(length) - log_s
+        end = _exp(log_end)
+        log_kappa = -math.inf if sign == 0 else log_sigma + log_s     # <= 0
+        return log_s + _log_part(x0s, cs, ns, direction * sign, log_kappa, end, log_end)
+
+    def log_mass(self) -> float:
+        """log of the integral of f(t)/f(top kink) over t < upper."""
+        kinks, rel, parts = self.kinks, self.rel, []
+        # the rays: the left one falls to the left of the first kink, the right one to the right of the last
+        if rel[0] > -math.inf:
+            parts.append(rel[0] + self._part(kinks[0], -1, math.inf, *self._slope(-math.inf, kinks[0])))
+        if self.upper == math.inf and rel[-1] > -math.inf:
+            parts.append(rel[-1] + self._part(kinks[-1], 1, math.inf, *self._slope(kinks[-1], math.inf)))
+        for i, (bulk, slope) in enumerate(self.slopes):
+            a, b, sign = kinks[i], kinks[i + 1], slope[1]
+            length = b - a
+            if length / self.b_q <= _FINE:      # short: from the end it falls from (the left one if flat)
+                ends = [(i, 1, length)] if sign <= 0 else [(i + 1, -1, length)]
+            else:                               # long: each half from its own end
+                ends = [(i, 1, b / 2 - a / 2), (i + 1, -1, b / 2 - a / 2)]
+            for j, direction, span in ends:
+                if rel[j] > -math.inf:
+                    parts.append(rel[j] + self._part(kinks[j], direction, span, bulk, slope))
+        return _logsumexp(parts)
+
+    def log_value(self, t) -> float:
+        """log f(t), absolute."""
+        val = -_LOG2 - self.log_bt - abs(t - self.T) / self.b_t
+        for v, s, n in self.factors:
+            val += n * _log_std_cdf(s * (t - v) / self.b_q)
+        return val
+
+    def log_integral(self) -> float:
+        return self.log_value(self.kinks[self.top]) + self.log_mass()
+
+
+def _pattern_law(below, above, threshold, b_t, b_q, upper) -> _Law:
+    below, above = list(np.asarray(below, dtype=float)), list(np.asarray(above, dtype=float))
+    return _Law(threshold, b_t, b_q, below + above, [1] * len(below) + [-1] * len(above), upper)
 
 
 def _pattern_log_probability(below, above, threshold, b_t, b_q, upper=math.inf) -> float:
     """log of the integral over t < upper of p(t) prod_below F(t - f) prod_above (1 - F(t - f)),
     with p the Laplace(threshold, b_t) density and F the Laplace(0, b_q) CDF: the
     probability that one noisy threshold sends the answers ``below`` under it and the
-    answers ``above`` over it (each with fresh query noise)."""
-    log_norm = math.log(2.0 * b_t)
-    lows = list(zip(*np.unique(np.asarray(below, dtype=float), return_counts=True)))
-    highs = list(zip(*np.unique(np.asarray(above, dtype=float), return_counts=True)))
+    answers ``above`` over it (each with fresh query noise). At most 0 (a probability; the
+    quadrature's 1e-12 may put it a hair above)."""
+    return min(_pattern_law(below, above, threshold, b_t, b_q, upper).log_integral(), 0.0)
 
-    def log_f(t):
-        val = -abs(t - threshold) / b_t - log_norm          # threshold noise density
-        for v, n in lows:                                   # answers reported below
-            val += n * _log_cdf(t - v, b_q)
-        for v, n in highs:                                  # answers reported above
-            val += n * _log_sf(t - v, b_q)
-        return val
 
-    pts = [threshold] + [v for v, _ in lows] + [v for v, _ in highs]
-    return _log_integral(log_f, pts, upper)
+def _pattern_log_ratio(below, above, below2, above2, threshold, b_t, b_q, upper=math.inf):
+    """log Pr[pattern on (below, above)] - log Pr[pattern on (below2, above2)], the answers of the
+    two index by index within about 1 of each other (neighbouring data sets), as the triple
+    (a, b, rest) of the ratio a/b_t + b/b_q + rest (:func:`_ratio_value`): a and b gather the
+    terms that 1/b_t and 1/b_q can blow up, so that rounds of Sparse add up before dividing.
+
+    Neither log-probability is formed: both may be -2.5e299 (a threshold at 1e300) while their
+    difference is 0.25. Each law is read relative to a kink, the same kink on both (the
+    threshold, the upper limit, or the same answer, moved), whose log-values on the two laws
+    differ by terms computed from the answers' differences (:func:`_log_value_gap`); of these
+    kinks the one nearest the largest value of both laws."""
+    law1 = _pattern_law(below, above, threshold, b_t, b_q, upper)
+    law2 = _pattern_law(below2, above2, threshold, b_t, b_q, upper)
+    v1 = [float(x) for x in (*below, *above)]
+    v2 = [float(x) for x in (*below2, *above2)]
+    signs = [1] * len(below) + [-1] * len(above)
+    rel1, rel2 = dict(zip(law1.kinks, law1.rel)), dict(zip(law2.kinks, law2.rel))
+    pairs = {(law1.T, law1.T), (law1.upper, law1.upper), *zip(v1, v2)}
+    finite = [(rel1[p] + rel2[q], p, q) for p, q in pairs
+              if rel1.get(p, -math.inf) > -math.inf and rel2.get(q, -math.inf) > -math.inf]
+    # else the two largest kinks (with b_q tiny, the largest answer of one law may be another
+    # answer than on the other, and every kink -inf on one of them)
+    _, p, q = max(finite) if finite else (0.0, law1.kinks[law1.top], law2.kinks[law2.top])
+    a, b, rest = _log_value_gap(p, q, law1.T, v1, v2, signs, b_q)
+    return a, b, rest + rel2[q] - rel1[p] + law1.log_mass() - law2.log_mass()
+
+
+def _log_value_gap(p1, p2, threshold, v1, v2, signs, b_q):
+    """log f1(p1) - log f2(p2) for the integrands of a pattern on answers v1 and v2, at points p1
+    and p2 = p1 + shift, as (a, b, rest) with the value a/b_t + b/b_q + rest: every term is formed
+    from differences of nearby numbers (the tails' (shift - (v2 - v1))/b_q, not the difference of
+    two huge numbers), and the terms over b_t and over b_q are kept apart (either may overflow)."""
+    shift = p2 - p1
+    d1, d2 = p1 - threshold, p2 - threshold
+    if (d1 >= 0 and d2 >= 0) or (d1 <= 0 and d2 <= 0):
+        a = shift if (d1 > 0 or d2 > 0) else -shift
+    else:
+        a = -(abs(d1) - abs(d2))
+    b, rest = [], []
+    for x, y, s in zip(v1, v2, signs):
+        x1, x2 = s * (p1 - x) / b_q, s * (p2 - y) / b_q
+        if x1 <= 0 and x2 <= 0:                   # both in the exponential tail: x1 - x2
+            b.append(-s * (shift - (y - x)))
+        elif x1 >= 0 and x2 >= 0:
+            rest.append(-_dpsi(x1, x2))
+        elif x1 < 0:                              # x1 + log(1/2) - log F(x2)
+            b.append(s * (p1 - x))
+            rest.append(_LOG_HALF - _log_std_cdf(x2))
+        else:                                     # log F(x1) - x2 - log(1/2)
+            b.append(-s * (p2 - y))
+            rest.append(_log_std_cdf(x1) - _LOG_HALF)
+    return a, math.fsum(b), math.fsum(rest)
+
+
+def _ratio_value(a, b, rest, b_t, b_q) -> float:
+    """a/b_t + b/b_q + rest, without inf - inf when 1/b_t or 1/b_q overflows: the two quotients
+    are added over the smaller scale (the result overflows to +-inf only when the sum does)."""
+    if a == 0 or b == 0:
+        lin = (a / b_t if a else 0.0) + (b / b_q if b else 0.0)
+    elif b_q <= b_t:
+        lin = (a * (b_q / b_t) + b) / b_q
+    else:
+        lin = (a + b * (b_t / b_q)) / b_t
+    return lin + rest
 
 
 def output_log_probabilities(answers, threshold, epsilon, *, threshold_scale=None, query_scale=None) -> np.ndarray:
@@ -271,10 +566,16 @@ def output_log_probabilities(answers, threshold, epsilon, *, threshold_scale=Non
               \Pr[\bot^{k}] = \int p_{\hat T}(t)\,\prod_{i \le k} F_\nu(t - f_i)\,dt,
 
     with :math:`p_{\hat T}` the Laplace(``T``, ``2/epsilon``) density and :math:`F_\nu`
-    the Laplace(0, ``4/epsilon``) CDF. Each integral is computed with
-    :func:`scipy.integrate.quad` on the pieces between the kinks (``T`` and the
-    answers) and the integrand's maximum, relative tolerance ``1e-11``. This does
-    not use the sampler, so it can check it (and the privacy theorem).
+    the Laplace(0, ``4/epsilon``) CDF. Between its kinks (``T`` and the answers) the
+    integrand is an exponential times the CDFs on their bulk side, which change only
+    within about ``40 * query_scale`` of their kink: each piece is integrated from one
+    of its ends, in closed form where no CDF changes and with :func:`scipy.integrate.quad`
+    (relative tolerance ``1e-12``) where one does, and the pieces' values relative to each
+    other are carried from kink to kink (:class:`_Law`). So every finite threshold and
+    answers, and every pair of scales, from 5e-324 to the largest float, get their law:
+    a threshold at ``1e300`` above answers at 0 gives log-probabilities near ``-1e300/b_q``
+    (a float), a threshold scale of ``5e-324`` the law of a threshold without noise. This
+    does not use the sampler, so it can check it (and the privacy theorem).
 
     Parameters
     ----------
@@ -284,7 +585,9 @@ def output_log_probabilities(answers, threshold, epsilon, *, threshold_scale=Non
     Returns
     -------
     numpy.ndarray
-        ``k + 1`` natural-log probabilities, indexed by the number ``o`` of :math:`\bot`.
+        ``k + 1`` natural-log probabilities (``<= 0``), indexed by the number ``o`` of
+        :math:`\bot`; ``-inf`` for an output whose log-probability is below the
+        most negative float.
 
     Examples
     --------
@@ -312,6 +615,12 @@ def max_log_ratio(answers, answers_prime, threshold, epsilon, *, threshold_scale
     :math:`D` and :math:`D'` is :math:`\varepsilon`-DP on these queries exactly when
     the result is ``<= epsilon``.
 
+    Each log-ratio is computed without forming the two log-probabilities, whose
+    difference would lose it when they are large: with the threshold at ``1e300`` above
+    answers at 0 both are near ``-1e300/b_q``, and their difference is the exact
+    ``|f_i - f'_i|/b_q`` (:func:`_pattern_log_ratio`). It is ``inf`` when the difference
+    overflows (``query_scale = 5e-324`` and an answer moved across a threshold without noise).
+
     Parameters
     ----------
     answers, answers_prime : sequence of float
@@ -322,7 +631,7 @@ def max_log_ratio(answers, answers_prime, threshold, epsilon, *, threshold_scale
     Returns
     -------
     float
-        The largest absolute log-ratio, ``>= 0``.
+        The largest absolute log-ratio, ``>= 0`` (``inf`` past the largest float).
 
     Raises
     ------
@@ -337,10 +646,10 @@ def max_log_ratio(answers, answers_prime, threshold, epsilon, *, threshold_scale
     True
     """
     a, b = _neighbours(answers, answers_prime)
-    kw = dict(threshold_scale=threshold_scale, query_scale=query_scale)
-    la = output_log_probabilities(a, threshold, epsilon, **kw)
-    lb = output_log_probabilities(b, threshold, epsilon, **kw)
-    return float(np.max(np.abs(la - lb)))
+    threshold = check_real("threshold", threshold)
+    b_t, b_q = _scales(epsilon, threshold_scale, query_scale)
+    return max(abs(_ratio_value(*_pattern_log_ratio(a[:o], a[o:o + 1], b[:o], b[o:o + 1], threshold, b_t, b_q),
+                                b_t, b_q)) for o in range(a.size + 1))
 
 
 def search_worst_case(k, epsilon, *, rng, n_starts=4, maxfev=150, spread=None,
@@ -890,20 +1199,34 @@ def _sparse_outputs(k, c) -> np.ndarray:
     return np.array(rows, dtype=np.int64).reshape(-1, c)
 
 
-def _sparse_log_probability(answers, threshold, b_t, b_q, tops, refresh) -> float:
-    k = answers.size
+def _sparse_patterns(k, tops, refresh):
+    """The output of Sparse with these top positions as patterns (indices reported below, indices
+    reported above) of independent integrals: one per AboveThreshold round with ``refresh``, the
+    last of which may meet the stream's end; a single one without."""
     hits = [int(t) for t in tops if t < k]
     asked = hits[-1] + 1 if len(hits) == len(tops) else k     # halted at the c-th top, or the end
     if not refresh:                                           # one threshold for every answer
-        below = np.delete(answers[:asked], hits)
-        return _pattern_log_probability(below, answers[hits], threshold, b_t, b_q)
-    total, first = 0.0, 0                                     # independent AboveThreshold rounds
+        return [([i for i in range(asked) if i not in hits], hits)]
+    rounds, first = [], 0                                     # independent AboveThreshold rounds
     for h in hits:
-        total += _pattern_log_probability(answers[first:h], answers[h:h + 1], threshold, b_t, b_q)
+        rounds.append((list(range(first, h)), [h]))
         first = h + 1
     if first < asked:                                         # the last round met the stream's end
-        total += _pattern_log_probability(answers[first:asked], [], threshold, b_t, b_q)
-    return total
+        rounds.append((list(range(first, asked)), []))
+    return rounds
+
+
+def _sparse_log_probability(answers, threshold, b_t, b_q, tops, refresh) -> float:
+    return math.fsum(_pattern_log_probability(answers[lo], answers[hi], threshold, b_t, b_q)
+                     for lo, hi in _sparse_patterns(answers.size, tops, refresh))
+
+
+def _sparse_log_ratio(a, b, threshold, b_t, b_q, tops, refresh) -> float:
+    """log Pr[output on a] - log Pr[output on b], round by round (:func:`_pattern_log_ratio`): the
+    rounds' terms over b_t and over b_q are added before dividing (each may overflow alone)."""
+    parts = [_pattern_log_ratio(a[lo], a[hi], b[lo], b[hi], threshold, b_t, b_q)
+             for lo, hi in _sparse_patterns(a.size, tops, refresh)]
+    return _ratio_value(*(math.fsum(p[i] for p in parts) for i in range(3)), b_t, b_q)
 
 
 def sparse_output_log_probabilities(answers, threshold, epsilon, c, *, delta=0.0, threshold_scale=None,
@@ -978,10 +1301,13 @@ def sparse_max_log_ratio(answers, answers_prime, threshold, epsilon, c, *, delta
     True
     """
     a, b = _neighbours(answers, answers_prime)
-    kw = dict(delta=delta, threshold_scale=threshold_scale, query_scale=query_scale, refresh=refresh)
-    la = sparse_output_log_probabilities(a, threshold, epsilon, c, **kw)[1]
-    lb = sparse_output_log_probabilities(b, threshold, epsilon, c, **kw)[1]
-    return float(np.max(np.abs(la - lb)))
+    if a.size > 12:
+        raise ValueError(f"answers must have at most 12 entries (outputs are enumerated), got {a.size}")
+    threshold = check_real("threshold", threshold)
+    c = check_integer("c", c, low=1)
+    delta = check_delta("delta", delta)
+    b_t, b_q = _sparse_scales(epsilon, c, delta, threshold_scale, query_scale)
+    return max(abs(_sparse_log_ratio(a, b, threshold, b_t, b_q, row, bool(refresh))) for row in _sparse_outputs(a.size, c))
 
 
 # --------------------------------------------------------------------------- NumericSparse
@@ -1171,9 +1497,10 @@ def numeric_log_density(answers, threshold, value, *, threshold_scale, query_sca
     value = check_real("value", value)
     b_t = check_positive("threshold_scale", threshold_scale)
     b_q = check_positive("query_scale", query_scale)
+    last = float(answers[-1])
     if value_scale is None:                          # the released value is the compared one
-        log_noise = -abs(value - answers[-1]) / b_q - math.log(2.0 * b_q)
+        log_noise = -abs(value - last) / b_q - _LOG2 - math.log(b_q)
         return log_noise + _pattern_log_probability(answers[:-1], [], threshold, b_t, b_q, upper=value)
     b_v = check_positive("value_scale", value_scale)
-    log_noise = -abs(value - answers[-1]) / b_v - math.log(2.0 * b_v)
+    log_noise = -abs(value - last) / b_v - _LOG2 - math.log(b_v)
     return log_noise + _pattern_log_probability(answers[:-1], answers[-1:], threshold, b_t, b_q)

@@ -707,3 +707,132 @@ def test_accuracy_failure_probability_is_never_negative():
     success probability integrates to 1 + 2e-16 and the failure probability came out -2.2e-16."""
     fail = svt.accuracy_failure_probability(1, 1.0, svt.accuracy_alpha(1, 1.0, 1e-9))
     assert 0.0 <= fail <= 1e-9 + 1e-11
+
+
+# ----------------------------------------------------------------- extreme magnitudes: the exact laws
+def laplace_diff_sf(d, b_t, b_q):
+    """Pr[nu - eta >= d] for d >= 0, nu ~ Laplace(b_q), eta ~ Laplace(b_t), b_q != b_t: the closed form
+    (b_q^2 e^(-d/b_q) - b_t^2 e^(-d/b_t)) / (2 (b_q^2 - b_t^2)), in mpmath (no underflow)."""
+    d, b_t, b_q = mp.mpf(d), mp.mpf(b_t), mp.mpf(b_q)
+    return (b_q ** 2 * mp.exp(-d / b_q) - b_t ** 2 * mp.exp(-d / b_t)) / (2 * (b_q ** 2 - b_t ** 2))
+
+
+@pytest.mark.parametrize("threshold", [1e300, -1e300, 1e15])
+def test_far_threshold_single_query_closed_form(threshold):
+    """One query, the threshold far from it: Pr[top] = Pr[nu - eta >= T - f], the difference of two Laplace
+    noises in closed form (mpmath, 60 digits). The old integrator searched for the peak over a window of
+    width 1e300 and raised 'math domain error'."""
+    mp.mp.dps = 60
+    f, b_t, b_q = 0.25, 1.5, 4.5
+    d = mp.mpf(threshold) - mp.mpf(f)
+    tail = laplace_diff_sf(abs(d), b_t, b_q)             # the unlikely one of top and bottom
+    top, bottom = (tail, 1 - tail) if d >= 0 else (1 - tail, tail)
+    lp = svt.output_log_probabilities([f], threshold, 1.0, threshold_scale=b_t, query_scale=b_q)
+    for got, want in zip(lp, [mp.log(top), mp.log(bottom)]):
+        assert got == pytest.approx(float(want), rel=1e-13, abs=1e-13)
+
+
+def test_far_threshold_log_ratio_is_the_answers_shift_over_b_q():
+    """Threshold 1e300 above the answers: both log-probabilities of a top are near -2e299 and equal as
+    floats, yet their difference is exactly (f' - f)/b_q (the top's survival function is an exponential
+    there); below them, the bottom's CDF is. The old code raised; a difference of the two floats gives 0."""
+    b_t, b_q = 1.5, 4.5
+    a, b = [0.0, 0.5], [1.0, -0.5]
+    for threshold in (1e300, -1e300):
+        assert svt.max_log_ratio(a, b, threshold, 1.0, threshold_scale=b_t, query_scale=b_q) == pytest.approx(
+            1 / b_q, rel=1e-12)
+        lp = svt.output_log_probabilities(a, threshold, 1.0, threshold_scale=b_t, query_scale=b_q)
+        lq = svt.output_log_probabilities(b, threshold, 1.0, threshold_scale=b_t, query_scale=b_q)
+        assert np.max(np.abs(lp - lq)) < 1e-3       # the floats themselves cannot show it
+    # Sparse, one round per output: the same
+    r = svt.sparse_max_log_ratio([0.0, 2.0], [1.0, 1.0], 1e300, 1.0, 1, threshold_scale=b_t, query_scale=b_q)
+    assert r == pytest.approx(1 / b_q, rel=1e-12)
+
+
+@pytest.mark.parametrize("b_t", [5e-324, 1e-300])
+def test_threshold_without_noise_closed_form(b_t):
+    """threshold_scale 1e-300 or 5e-324: the threshold is T itself (the error is of order b_t/b_q), and the
+    queries are independent given it. The old integrator returned log-probabilities of +669 at 1e-300 and
+    raised at 5e-324."""
+    b_q, T = 4.5, 0.5
+    sf = lambda x: 0.5 * math.exp(-x / b_q) if x >= 0 else 1 - 0.5 * math.exp(x / b_q)  # noqa: E731
+    want = [math.log(sf(T - 0.0)), math.log((1 - sf(T - 0.0)) * sf(T - 1.0)),
+            math.log((1 - sf(T - 0.0)) * (1 - sf(T - 1.0)))]
+    lp = svt.output_log_probabilities([0.0, 1.0], T, 1.0, threshold_scale=b_t, query_scale=b_q)
+    np.testing.assert_allclose(lp, want, rtol=1e-12)
+    # and the largest log-ratio against [1, 0.5]: every output's ratio from the same closed form
+    lq = [math.log(sf(T - 1.0)), math.log((1 - sf(T - 1.0)) * sf(T - 0.5)),
+          math.log((1 - sf(T - 1.0)) * (1 - sf(T - 0.5)))]
+    r = svt.max_log_ratio([0.0, 1.0], [1.0, 0.5], T, 1.0, threshold_scale=b_t, query_scale=b_q)
+    assert r == pytest.approx(max(abs(x - y) for x, y in zip(want, lq)), rel=1e-12)
+
+
+@pytest.mark.parametrize("b_q", [5e-324, 1e-300])
+def test_queries_without_noise_closed_form(b_q):
+    """query_scale 1e-300 or 5e-324: each comparison is the answer against the noisy threshold, so the law
+    is the threshold's Laplace CDF between the answers. The old integrator returned nan or raised."""
+    b_t, T = 2.0, 0.5
+    cdf = lambda x: 0.5 * math.exp(x / b_t) if x < 0 else 1 - 0.5 * math.exp(-x / b_t)  # noqa: E731
+    want = [math.log(cdf(0.0 - T)), math.log(cdf(1.0 - T) - cdf(0.0 - T)), math.log(1 - cdf(1.0 - T))]
+    lp = svt.output_log_probabilities([0.0, 1.0], T, 1.0, threshold_scale=b_t, query_scale=b_q)
+    np.testing.assert_allclose(lp, want, rtol=1e-12)
+    r = svt.max_log_ratio([0.0], [1.0], T, 1.0, threshold_scale=b_t, query_scale=b_q)
+    assert r == pytest.approx(math.log(cdf(1.0 - T) / cdf(0.0 - T)), rel=1e-12)   # the top; the bottom: the same
+
+
+def test_queries_without_noise_sparse_ratio_of_an_almost_impossible_output():
+    """query_scale 5e-324: on D' = [1, 1] the output 'bottom, then top' needs 1 + nu_1 < T_hat <= 1 + nu_2, of
+    probability p_T(1) E[(nu_2 - nu_1)^+] = p_T(1) 3 b_q/4 to first order in b_q/b_t; on D = [0, 2] it is
+    Pr[0 < T_hat <= 2]. The log-ratio, 745.38, is finite; the old code raised 'math domain error'."""
+    b_t, b_q, T = 2.0, 5e-324, 0.5
+    cdf = lambda x: 0.5 * math.exp(x / b_t) if x < 0 else 1 - 0.5 * math.exp(-x / b_t)  # noqa: E731
+    p_d = cdf(2.0 - T) - cdf(0.0 - T)
+    log_p_dprime = -abs(1.0 - T) / b_t - math.log(2 * b_t) + math.log(0.75) + math.log(b_q)
+    r = svt.sparse_max_log_ratio([0.0, 2.0], [1.0, 1.0], T, 1.0, 1, threshold_scale=b_t, query_scale=b_q)
+    assert r == pytest.approx(math.log(p_d) - log_p_dprime, rel=1e-12)
+
+
+def test_huge_threshold_scale_spreads_the_threshold():
+    """threshold_scale 1e300: the threshold is below or above both answers with probability 1/2 each, and
+    between them with probability p_T(0.5) E[(1 + nu_2 - nu_1)^+] (mpmath); the old integrator gave
+    log-probabilities [-685.5, -690.2, -686.7], a law of total mass e^-685."""
+    mp.mp.dps = 30
+    b = mp.mpf(4)
+    density = lambda z: mp.exp(-z / b) * (b + z) / (4 * b * b)  # noqa: E731  (nu_2 - nu_1, |z| = z)
+    mean_plus = 1 + mp.quad(lambda z: (z - 1) * density(z), [1, mp.inf])
+    lp = svt.output_log_probabilities([0.0, 1.0], 0.5, 1.0, threshold_scale=1e300, query_scale=4.0)
+    np.testing.assert_allclose(lp, [math.log(0.5), float(mp.log(mean_plus / mp.mpf(2e300))), math.log(0.5)],
+                               rtol=1e-12)
+
+
+def test_failure_probability_at_extreme_alpha_and_threshold_scale():
+    """alpha = 1e300: the hardest stream's answers are 1e300 from the threshold, success is certain up to
+    e^(-2e299): the failure probability is 0 (the old code raised). threshold_scale 5e-324: the threshold is 0,
+    so success is (1 - e^(-alpha/b_q)/2)^k (answers at -alpha below, the last at +alpha above)."""
+    assert svt.accuracy_failure_probability(3, 1.0, 1e300) == 0.0
+    k, alpha, b_q = 3, 7.0, 4.5
+    want = -math.expm1(k * math.log1p(-0.5 * math.exp(-alpha / b_q)))
+    got = svt.accuracy_failure_probability(k, 1.0, alpha, threshold_scale=5e-324, query_scale=b_q)
+    assert got == pytest.approx(want, rel=1e-11)
+
+
+def test_numeric_log_density_far_threshold():
+    """threshold 1e300 above the answers: the density of 'bottom, then the last released as v' is the
+    value's Laplace density times Pr[bottom, top]; the top's probability is e^(-(T - f)/b_q) up to a
+    constant, so the log-density is -(1e300)/b_q to float precision (the old code raised). The reused
+    noise pins T_hat <= v: its log-density is about -(T - v)/b_t."""
+    fresh = svt.numeric_log_density([0.0, 0.5], 1e300, 1.0, threshold_scale=2.0, query_scale=4.5, value_scale=9.0)
+    assert fresh == pytest.approx(-1e300 / 4.5, rel=1e-15)
+    reused = svt.numeric_log_density([0.0, 0.5], 1e300, 1.0, threshold_scale=2.0, query_scale=4.5)
+    assert reused == pytest.approx(-1e300 / 2.0, rel=1e-15)
+
+
+def test_search_worst_case_at_extreme_spread_and_scale():
+    """spread 1e300 puts the answers near +-1e300, where a change of 1 is lost in rounding: the search
+    reports what max_log_ratio says of the pair it returns (the old code raised 'math domain error');
+    threshold_scale 5e-324 (no threshold noise) is searched like any other."""
+    for kw in (dict(spread=1e300), dict(threshold_scale=5e-324, query_scale=4.0)):
+        r, a, b = svt.search_worst_case(1, 1.0, rng=np.random.default_rng(3), n_starts=1, maxfev=20, **kw)
+        assert math.isfinite(r)
+        scales = {k: v for k, v in kw.items() if k != "spread"}
+        assert svt.max_log_ratio(a, b, 0.0, 1.0, **scales) == r

@@ -32,7 +32,6 @@ import sys
 import numpy as np
 from scipy import integrate, optimize
 
-from . import composition
 from ._validate import (
     check_array,
     check_delta,
@@ -916,8 +915,13 @@ def advanced_per_query_epsilon(epsilon, k, delta_prime) -> float:
     r"""The per-query :math:`\varepsilon_0` whose ``k``-fold advanced composition costs ``epsilon``.
 
     Solves :math:`\varepsilon_0\sqrt{2k\log(1/\delta')} + k\varepsilon_0(e^{\varepsilon_0}-1) = \varepsilon`
-    (:func:`dpnotes.composition.advanced`, :cite:`dwork2014algorithmic` Theorem 3.20)
-    with :func:`scipy.optimize.brentq`; the left side increases in :math:`\varepsilon_0`.
+    (the bound of :func:`dpnotes.composition.advanced`, :cite:`dwork2014algorithmic` Theorem 3.20)
+    with :func:`scipy.optimize.brentq`; the left side increases in :math:`\varepsilon_0`. The
+    bound is written here with :math:`-\log\delta'` (finite down to ``delta_prime = 5e-324``)
+    and solved for :math:`\varepsilon_0/\varepsilon` when ``epsilon <= 1`` (a root near
+    ``epsilon/sqrt(2k log(1/delta'))`` keeps its relative precision down to ``epsilon = 1e-300``),
+    for :math:`\varepsilon_0` itself above, bracketed below ``log(1 + epsilon/k)`` (at ``epsilon =
+    1e300``, :math:`e^{\varepsilon_0}` stays a float: ``e0 = 679.6`` for ``k = 100``).
 
     Parameters
     ----------
@@ -931,7 +935,9 @@ def advanced_per_query_epsilon(epsilon, k, delta_prime) -> float:
     Returns
     -------
     float
-        :math:`\varepsilon_0`, to a relative tolerance of a few machine epsilons.
+        :math:`\varepsilon_0`, to a relative tolerance of a few machine epsilons; ``0.0`` when it
+        is below the smallest float (``epsilon = 5e-324``: the root is ``5e-324/52.6`` for
+        ``k = 100, delta' = 1e-6``).
 
     Raises
     ------
@@ -948,9 +954,43 @@ def advanced_per_query_epsilon(epsilon, k, delta_prime) -> float:
     epsilon = check_positive("epsilon", epsilon)
     k = check_integer("k", k, low=1)
     delta_prime = check_in_range("delta_prime", delta_prime, 0.0, 1.0, low_inclusive=False, high_inclusive=False)
-    f = lambda e0: composition.advanced(e0, k, delta_prime)[0] - epsilon  # noqa: E731
-    # relative tolerance only: e0 is 1e-8 at eps = 1e-4, k = 1e6, where an absolute 1e-15 was 1e-7 of it
-    return float(optimize.brentq(f, 1e-300, epsilon, xtol=1e-300, rtol=4 * np.finfo(float).eps))
+    return _per_query_epsilon(epsilon, k, delta_prime)[0]
+
+
+def _per_query_epsilon(epsilon, k, delta_prime) -> tuple[float, float]:
+    """(e0, epsilon/e0) for :func:`advanced_per_query_epsilon`: the second is finite even when e0
+    underflows, so that 1/e0 can be formed as (epsilon/e0)/epsilon (inf only past the largest float)."""
+    s = math.sqrt(2.0 * k * -math.log(delta_prime))       # > 0: delta' < 1
+    tol = 4 * np.finfo(float).eps                          # relative only: e0 may be 1e-302
+    if epsilon <= 1.0:
+        # u = e0/epsilon: u (s + k expm1(eps u)) = 1, so u <= 1/s and (expm1(x) >= x) u <= 1/sqrt(k eps)
+        g = lambda u: u * (s + k * math.expm1(epsilon * u)) - 1.0  # noqa: E731
+        hi = min(1.0 / s, 1.0 / math.sqrt(k * epsilon))
+        lo = 1.0 / (s + k * math.expm1(epsilon * hi))
+        if g(hi) <= 0:
+            u = hi
+        elif g(lo) >= 0:
+            u = lo
+        else:
+            u = optimize.brentq(g, lo, hi, xtol=1e-300, rtol=tol)
+        return epsilon * u, 1.0 / u
+    # e0 <= epsilon/s, and e0 <= log(1 + epsilon/k) once e0 >= 1: below 709, where e^e0 is a float
+    f = lambda e0: e0 * (s + k * math.expm1(e0)) - epsilon  # noqa: E731
+    hi = min(epsilon / s, max(1.0, math.log1p(epsilon / k)) * (1.0 + 1e-12), 709.0)
+    lo = epsilon / (s + k * math.expm1(hi))
+    if f(hi) <= 0:
+        e0 = hi
+    elif f(lo) >= 0:
+        e0 = lo
+    else:
+        e0 = optimize.brentq(f, lo, hi, xtol=1e-300, rtol=tol)
+    return e0, epsilon / e0
+
+
+def _log_quotient(a, b) -> float:
+    """log(a/b) for a, b > 0, also where a/b overflows (b = 5e-324)."""
+    q = a / b
+    return math.log(q) if 0.0 < q < math.inf else math.log(a) - math.log(b)
 
 
 def laplace_alpha(k, epsilon, beta, *, method="basic", delta_prime=None) -> float:
@@ -997,15 +1037,17 @@ def laplace_alpha(k, epsilon, beta, *, method="basic", delta_prime=None) -> floa
     k = check_integer("k", k, low=1)
     epsilon = check_positive("epsilon", epsilon)
     beta = check_in_range("beta", beta, 0.0, 1.0, low_inclusive=False, high_inclusive=False)
+    log_term = _log_quotient(k, beta)
     if method == "basic":
-        eps0 = epsilon / k
-    elif method == "advanced":
+        return log_term * k / epsilon                    # log(k/beta) / (epsilon/k), inf past the floats
+    if method == "advanced":
         if delta_prime is None:
             raise ValueError("delta_prime must be given for method='advanced', got None")
-        eps0 = advanced_per_query_epsilon(epsilon, k, delta_prime)
-    else:
-        raise ValueError(f"method must be 'basic' or 'advanced', got {method!r}")
-    return math.log(k / beta) / eps0
+        delta_prime = check_in_range("delta_prime", delta_prime, 0.0, 1.0, low_inclusive=False,
+                                     high_inclusive=False)
+        eps0, ratio = _per_query_epsilon(epsilon, k, delta_prime)
+        return log_term / eps0 if eps0 > 1e-290 else log_term * ratio / epsilon
+    raise ValueError(f"method must be 'basic' or 'advanced', got {method!r}")
 
 
 # --------------------------------------------------------------------------- Sparse

@@ -836,3 +836,42 @@ def test_search_worst_case_at_extreme_spread_and_scale():
         assert math.isfinite(r)
         scales = {k: v for k, v in kw.items() if k != "spread"}
         assert svt.max_log_ratio(a, b, 0.0, 1.0, **scales) == r
+
+
+# ----------------------------------------------------------------- extreme magnitudes: budgets and accuracy
+def mp_per_query_epsilon(epsilon, k, delta_prime):
+    """The root of e0 sqrt(2k log(1/delta')) + k e0 (e^e0 - 1) = epsilon, by mpmath at 50 digits (the root
+    is near epsilon/sqrt(2k log(1/delta')) when small, near log(epsilon/k) when large)."""
+    mp.mp.dps = 50
+    eps, s = mp.mpf(epsilon), mp.sqrt(2 * k * mp.log(1 / mp.mpf(delta_prime)))
+    g = lambda x: mp.exp(x) * (s + k * mp.expm1(mp.exp(x))) - eps  # noqa: E731  (x = log e0)
+    lo, hi = mp.mpf(-1000), mp.mpf(10)
+    for _ in range(250):                 # bisection on log e0: no starting point to choose
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if g(mid) < 0 else (lo, mid)
+    return mp.exp(lo)
+
+
+@pytest.mark.parametrize("epsilon, k, delta_prime", [(1e300, 100, 1e-6), (1e-300, 100, 1e-6), (1.0, 100, 5e-324),
+                                                      (0.3, 1, 0.9), (1e-300, 7, 1 - 2 ** -52)])
+def test_advanced_per_query_epsilon_at_extreme_magnitudes(epsilon, k, delta_prime):
+    """Against a 50-digit bisection. The old code called brentq on [1e-300, epsilon] with composition.advanced,
+    whose e^e0 overflowed at epsilon = 1e300 (OverflowError), whose log(1/delta') is log(inf) at delta' =
+    5e-324, and whose bracket had no sign change at epsilon = 1e-300 or when the root exceeds epsilon
+    (delta' = 0.9: e0 = 0.3446 for epsilon = 0.3)."""
+    root = mp_per_query_epsilon(epsilon, k, delta_prime)
+    assert svt.advanced_per_query_epsilon(epsilon, k, delta_prime) == pytest.approx(float(root), rel=1e-13)
+    alpha = svt.laplace_alpha(k, epsilon, 0.1, method="advanced", delta_prime=delta_prime)
+    assert alpha == pytest.approx(float(mp.log(k / mp.mpf(0.1)) / root), rel=1e-13)
+
+
+def test_budget_below_the_smallest_float():
+    """epsilon = 5e-324: the per-query epsilon is 5e-324/52.6, below the smallest float: 0.0; the accuracy
+    log(k/beta)/e0 is then beyond the largest float: inf, for both splits (the old code raised: no sign
+    change in brentq's bracket, and epsilon/k = 0 divided). beta = 5e-324: log(k/beta) is log k + 744.44,
+    not log(inf)."""
+    assert float(mp_per_query_epsilon(5e-324, 100, 1e-6)) < 2.5e-324
+    assert svt.advanced_per_query_epsilon(5e-324, 100, 1e-6) == 0.0
+    assert svt.laplace_alpha(10, 5e-324, 0.1, method="advanced", delta_prime=1e-6) == math.inf
+    assert svt.laplace_alpha(10, 5e-324, 0.1) == math.inf
+    assert svt.laplace_alpha(10, 1.0, 5e-324) == pytest.approx(10 * (math.log(10) - math.log(5e-324)), rel=1e-15)

@@ -91,10 +91,44 @@ def _neighbours(answers, answers_prime) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _scales(epsilon, threshold_scale, query_scale) -> tuple[float, float]:
+    """The noise scales of the exact laws: 2/epsilon and 4/epsilon unless given (any positive float;
+    inf when 2/epsilon overflows, a limit the laws handle)."""
     epsilon = check_positive("epsilon", epsilon)
     b_t = 2.0 / epsilon if threshold_scale is None else check_positive("threshold_scale", threshold_scale)
     b_q = 4.0 / epsilon if query_scale is None else check_positive("query_scale", query_scale)
     return b_t, b_q
+
+
+# a Laplace draw of numpy is at most 36.05 scales from its centre (53-bit uniforms): below this
+# scale every draw is a float, above it some overflow to +-inf and comparisons of two such are wrong
+_MAX_NOISE_SCALE = sys.float_info.max / 64.0        # 2.81e306
+
+
+def _sampling_scales(epsilon, scales) -> tuple[float, ...]:
+    """The noise scales of a sampler: each ``(name, given, numerator)`` is the given scale or
+    numerator/epsilon, at most _MAX_NOISE_SCALE. A given one above is refused by its name; else
+    epsilon below the least that keeps every derived scale there (the largest numerator over
+    _MAX_NOISE_SCALE), stated in the message."""
+    for name, given, _ in scales:
+        if given is not None:
+            given = check_positive(name, given)
+            if given > _MAX_NOISE_SCALE:
+                raise ValueError(f"{name} must be in (0, {_MAX_NOISE_SCALE:.3g}] to sample (where every "
+                                 f"Laplace draw is a float), got {given!r}")
+    derived = [(numerator, name) for name, given, numerator in scales if given is None]
+    if derived:
+        numerator, name = max(derived)
+        if numerator / epsilon > _MAX_NOISE_SCALE:
+            raise ValueError(f"epsilon must be >= {numerator / _MAX_NOISE_SCALE:.4g} to sample: the {name} "
+                             f"{numerator:.6g}/epsilon must be at most {_MAX_NOISE_SCALE:.3g} (where every "
+                             f"Laplace draw is a float), got {epsilon!r}")
+    return tuple(float(given) if given is not None else numerator / epsilon for _, given, numerator in scales)
+
+
+def _log_inverse(x) -> float:
+    """log(1/x) for 0 < x <= 1, also where 1/x overflows (x = 5e-324: 744.44, not log(inf))."""
+    inverse = 1.0 / x
+    return math.log(inverse) if inverse < math.inf else -math.log(x)
 
 
 # --------------------------------------------------------------------------- the algorithm
@@ -121,10 +155,12 @@ def above_threshold(answers, threshold, epsilon, *, rng, threshold_scale=None, q
     threshold : float
         The public threshold :math:`T`.
     epsilon : float
-        Privacy parameter, ``> 0``; the run is :math:`\varepsilon`-DP (Theorem 3.23).
+        Privacy parameter, ``> 0``; the run is :math:`\varepsilon`-DP (Theorem 3.23). With the
+        default scales at least ``1.42e-306`` (= 4/2.81e306: the query noise scale ``4/epsilon``
+        is sampled only up to ``2.81e306``, where every Laplace draw is a float).
     rng : numpy.random.Generator
     threshold_scale, query_scale : float, optional
-        As in :func:`sample_outputs` (default ``2/epsilon`` and ``4/epsilon``).
+        As in :func:`sample_outputs` (default ``2/epsilon`` and ``4/epsilon``), in ``(0, 2.81e306]``.
 
     Returns
     -------
@@ -134,6 +170,14 @@ def above_threshold(answers, threshold, epsilon, *, rng, threshold_scale=None, q
         result is ``k`` times ``False``: the stream ended, no :math:`\top` was given.
         It is one run of :func:`_above_threshold_runs`, the core of :func:`sample_outputs`.
 
+    Raises
+    ------
+    ValueError
+        If ``answers`` is not a non-empty 1-D sequence of finite numbers, a parameter is out of
+        range, or a noise scale exceeds ``2.81e306`` (``epsilon`` below ``1.42e-306`` with the
+        default scales): a Laplace draw of larger scale may overflow to ``inf``, and two such
+        draws no longer compare as the noise they stand for.
+
     Examples
     --------
     >>> above_threshold([-50.0, -50.0, 50.0, 0.0], 0.0, 1.0, rng=np.random.default_rng(1))
@@ -141,7 +185,8 @@ def above_threshold(answers, threshold, epsilon, *, rng, threshold_scale=None, q
     """
     answers = _answers("answers", answers)
     threshold = check_real("threshold", threshold)
-    b_t, b_q = _scales(epsilon, threshold_scale, query_scale)
+    b_t, b_q = _sampling_scales(check_positive("epsilon", epsilon), [("threshold_scale", threshold_scale, 2.0),
+                                                                   ("query_scale", query_scale, 4.0)])
     rng = check_rng("rng", rng)
     o = int(_above_threshold_runs(answers, threshold, b_t, b_q, 1, rng)[0])
     return np.arange(min(o + 1, answers.size)) == o           # o bottoms, then a top unless o == k
@@ -158,15 +203,22 @@ def sample_outputs(answers, threshold, epsilon, size, *, rng, threshold_scale=No
         Number of independent runs, ``>= 1``.
     rng : numpy.random.Generator
     threshold_scale, query_scale : float, optional
-        Laplace scales of the threshold and query noise; default ``2/epsilon`` and
-        ``4/epsilon`` (the algorithm as analysed). Other values serve to show what
-        goes wrong with less noise, and to run other budget splits.
+        Laplace scales of the threshold and query noise, in ``(0, 2.81e306]``; default
+        ``2/epsilon`` and ``4/epsilon`` (the algorithm as analysed). Other values serve to show
+        what goes wrong with less noise, and to run other budget splits. The exact laws
+        (:func:`output_log_probabilities`) take any positive scale.
 
     Returns
     -------
     numpy.ndarray of int
         The output of each run as the number ``o`` of :math:`\bot` it contains
         (``o < k``: halted at query ``o + 1``; ``o == k``: no :math:`\top`).
+
+    Raises
+    ------
+    ValueError
+        As :func:`above_threshold` (a noise scale above ``2.81e306``, ``epsilon`` below
+        ``1.42e-306`` with the default scales, is refused), or ``size < 1``.
 
     Examples
     --------
@@ -176,7 +228,8 @@ def sample_outputs(answers, threshold, epsilon, size, *, rng, threshold_scale=No
     """
     answers = _answers("answers", answers)
     threshold = check_real("threshold", threshold)
-    b_t, b_q = _scales(epsilon, threshold_scale, query_scale)
+    b_t, b_q = _sampling_scales(check_positive("epsilon", epsilon), [("threshold_scale", threshold_scale, 2.0),
+                                                                   ("query_scale", query_scale, 4.0)])
     size = check_integer("size", size, low=1)
     rng = check_rng("rng", rng)
     chunk = max(1, _CHUNK // answers.size)
@@ -578,8 +631,14 @@ def output_log_probabilities(answers, threshold, epsilon, *, threshold_scale=Non
 
     Parameters
     ----------
-    answers, threshold, epsilon, threshold_scale, query_scale
-        As in :func:`sample_outputs`.
+    answers, threshold
+        As in :func:`above_threshold`.
+    epsilon : float
+        ``> 0``; it sets the scales it is not given, ``2/epsilon`` and ``4/epsilon`` (``inf``
+        when they overflow: the limit of a noise wider than the floats, handled).
+    threshold_scale, query_scale : float, optional
+        Laplace scales of the threshold and query noise, any positive float (unlike the
+        samplers, which stop at ``2.81e306``).
 
     Returns
     -------
@@ -625,7 +684,7 @@ def max_log_ratio(answers, answers_prime, threshold, epsilon, *, threshold_scale
     answers, answers_prime : sequence of float
         The answers on :math:`D` and on :math:`D'`, of the same length, each pair within 1.
     threshold, epsilon, threshold_scale, query_scale
-        As in :func:`sample_outputs`.
+        As in :func:`output_log_probabilities`.
 
     Returns
     -------
@@ -675,7 +734,7 @@ def search_worst_case(k, epsilon, *, rng, n_starts=4, maxfev=150, spread=None,
     spread : float, optional
         Bound on the answers' distance from the threshold; default ``8/epsilon``.
     threshold_scale, query_scale : float, optional
-        As in :func:`sample_outputs`.
+        As in :func:`output_log_probabilities`.
 
     Returns
     -------
@@ -742,7 +801,9 @@ def accuracy_alpha(k, epsilon, beta) -> float:
     Returns
     -------
     float
-        :math:`\alpha`.
+        :math:`\alpha`; ``inf`` when it exceeds the largest float (``epsilon`` below about
+        ``1e-306``), and :math:`\log(2/\beta)` is formed as :math:`\log 2 - \log\beta` where
+        ``2/beta`` overflows (``beta = 5e-324``: 745.1, not ``inf``).
 
     Raises
     ------
@@ -757,7 +818,7 @@ def accuracy_alpha(k, epsilon, beta) -> float:
     k = check_integer("k", k, low=1)
     epsilon = check_positive("epsilon", epsilon)
     beta = check_in_range("beta", beta, 0.0, 1.0, low_inclusive=False, high_inclusive=False)
-    return 8.0 * (math.log(k) + math.log(2.0 / beta)) / epsilon
+    return 8.0 * (math.log(k) + _log_quotient(2.0, beta)) / epsilon      # inf past the largest float
 
 
 def is_accurate(answers, threshold, alpha, outputs) -> np.ndarray:
@@ -843,7 +904,7 @@ def accuracy_failure_probability(k, epsilon, alpha, *, threshold_scale=None, que
     alpha : float
         The accuracy, ``> 0``.
     threshold_scale, query_scale : float, optional
-        As in :func:`sample_outputs`.
+        As in :func:`output_log_probabilities`.
 
     Returns
     -------
@@ -877,7 +938,8 @@ def simulate_accuracy_failure(k, epsilon, alpha, n_runs, *, rng) -> float:
     k : int
         Number of queries, ``>= 1``.
     epsilon : float
-        Privacy parameter, ``> 0``.
+        Privacy parameter, at least ``1.42e-306`` (as in :func:`above_threshold`: the query noise
+        scale ``4/epsilon`` is sampled up to ``2.81e306``).
     alpha : float
         The accuracy, ``> 0``.
     n_runs : int
@@ -893,7 +955,7 @@ def simulate_accuracy_failure(k, epsilon, alpha, n_runs, *, rng) -> float:
     Raises
     ------
     ValueError
-        If a parameter is out of range.
+        If a parameter is out of range (``epsilon`` below ``1.42e-306`` included).
 
     Examples
     --------
@@ -1073,14 +1135,24 @@ def _sparse_runs(answers, threshold, threshold_scale, query_scale, c, size, rng,
     return tops
 
 
+def _sigma_numerator(c, log_inverse_delta) -> float:
+    """epsilon times the threshold noise scale of Sparse (Algorithm 2): 2c, or sqrt(32 c log(1/delta))
+    (``log_inverse_delta`` None for delta = 0)."""
+    return 2.0 * c if log_inverse_delta is None else math.sqrt(32.0 * c * log_inverse_delta)
+
+
 def _sparse_sigma(epsilon, c, delta) -> float:
     """Threshold noise scale of Sparse (Algorithm 2): 2c/eps, or sqrt(32 c log(1/delta))/eps."""
-    return 2.0 * c / epsilon if delta == 0 else math.sqrt(32.0 * c * math.log(1.0 / delta)) / epsilon
+    return _sigma_numerator(c, None if delta == 0 else _log_inverse(delta)) / epsilon
 
 
-def _sparse_scales(epsilon, c, delta, threshold_scale, query_scale) -> tuple[float, float]:
+def _sparse_scales(epsilon, c, delta, threshold_scale, query_scale, sampling=False) -> tuple[float, float]:
     epsilon = check_positive("epsilon", epsilon)
-    sigma = _sparse_sigma(epsilon, c, delta)
+    numerator = _sigma_numerator(c, None if delta == 0 else _log_inverse(delta))
+    if sampling:
+        return _sampling_scales(epsilon, [("threshold_scale", threshold_scale, numerator),
+                                          ("query_scale", query_scale, 2.0 * numerator)])
+    sigma = numerator / epsilon
     b_t = sigma if threshold_scale is None else check_positive("threshold_scale", threshold_scale)
     b_q = 2.0 * sigma if query_scale is None else check_positive("query_scale", query_scale)
     return b_t, b_q
@@ -1113,13 +1185,16 @@ def sparse(answers, threshold, epsilon, c, *, rng, delta=0.0) -> np.ndarray:
     threshold : float
         The public threshold :math:`T`.
     epsilon : float
-        Privacy parameter, ``> 0``.
+        Privacy parameter, ``> 0``, and at least :math:`2\sigma\varepsilon/(2.81\cdot 10^{306})` (the
+        query noise scale :math:`2\sigma` is sampled only up to ``2.81e306``, where every Laplace
+        draw is a float): ``c * 1.42e-306`` for ``delta == 0``.
     c : int
         Number of :math:`\top` before halting, ``>= 1``.
     rng : numpy.random.Generator
         The source of the noise.
     delta : float
-        In ``[0, 1)``; ``0`` for the pure-DP calibration.
+        In ``[0, 1)``; ``0`` for the pure-DP calibration. :math:`\log(1/\delta)` is taken as
+        :math:`-\log\delta`: finite down to ``5e-324`` (744.4).
 
     Returns
     -------
@@ -1131,7 +1206,9 @@ def sparse(answers, threshold, epsilon, c, *, rng, delta=0.0) -> np.ndarray:
     Raises
     ------
     ValueError
-        If ``answers`` is not a non-empty 1-D sequence of finite numbers, or a parameter is out of range.
+        If ``answers`` is not a non-empty 1-D sequence of finite numbers, a parameter is out of
+        range, or ``epsilon`` is below the least one whose noise scales are at most ``2.81e306``
+        (the message states it).
 
     Examples
     --------
@@ -1143,7 +1220,7 @@ def sparse(answers, threshold, epsilon, c, *, rng, delta=0.0) -> np.ndarray:
     c = check_integer("c", c, low=1)
     rng = check_rng("rng", rng)
     delta = check_delta("delta", delta)
-    b_t, b_q = _sparse_scales(epsilon, c, delta, None, None)
+    b_t, b_q = _sparse_scales(epsilon, c, delta, None, None, sampling=True)
     tops = _sparse_runs(answers, threshold, b_t, b_q, c, 1, rng)[0]
     return _tops_to_answers(tops, answers.size, c)
 
@@ -1172,7 +1249,10 @@ def sparse_alpha(k, epsilon, beta, c, delta=0.0) -> float:
     Returns
     -------
     float
-        :math:`\alpha`.
+        :math:`\alpha`; ``inf`` when it exceeds the largest float (``epsilon`` below about
+        ``1e-306``: :math:`\varepsilon_0` would be 0), with :math:`\log(2c/\beta)` and
+        :math:`\log(1/\delta)` formed from ``beta`` and ``delta`` where the quotients overflow
+        (``beta`` or ``delta`` = ``5e-324``).
 
     Raises
     ------
@@ -1189,8 +1269,14 @@ def sparse_alpha(k, epsilon, beta, c, delta=0.0) -> float:
     beta = check_in_range("beta", beta, 0.0, 1.0, low_inclusive=False, high_inclusive=False)
     c = check_integer("c", c, low=1)
     delta = check_delta("delta", delta)
-    eps0 = epsilon / c if delta == 0 else epsilon / math.sqrt(8.0 * c * math.log(1.0 / delta))
-    return 8.0 * (math.log(k) + math.log(2.0 * c / beta)) / eps0
+    return _sparse_alpha(k, epsilon, _log_quotient(2.0 * c, beta), c, None if delta == 0 else _log_inverse(delta))
+
+
+def _sparse_alpha(k, epsilon, log_term, c, log_inverse_delta) -> float:
+    """8 (log k + log(2c/beta)) / eps0 with eps0 = epsilon/c, or epsilon/sqrt(8 c log(1/delta)): the
+    factor multiplies before epsilon divides (eps0 underflows at epsilon = 5e-324; alpha is then inf)."""
+    factor = c if log_inverse_delta is None else math.sqrt(8.0 * c * log_inverse_delta)
+    return 8.0 * (math.log(k) + log_term) * factor / epsilon
 
 
 def sample_sparse(answers, threshold, epsilon, c, size, *, rng, delta=0.0, threshold_scale=None,
@@ -1205,8 +1291,9 @@ def sample_sparse(answers, threshold, epsilon, c, size, *, rng, delta=0.0, thres
         Number of independent runs, ``>= 1``.
     rng : numpy.random.Generator
     threshold_scale, query_scale : float, optional
-        Laplace scales of the threshold and query noise; default :math:`\sigma` and
-        :math:`2\sigma` of :func:`sparse`.
+        Laplace scales of the threshold and query noise, in ``(0, 2.81e306]`` (where every
+        Laplace draw is a float); default :math:`\sigma` and :math:`2\sigma` of :func:`sparse`
+        (``epsilon`` then as small as :func:`sparse` allows).
     refresh : bool
         Redraw the threshold after every :math:`\top` (Algorithm 2, the default). With
         ``False`` one noisy threshold serves all ``c`` rounds, as in the variant analysed by
@@ -1219,6 +1306,12 @@ def sample_sparse(answers, threshold, epsilon, c, size, *, rng, delta=0.0, thres
         The positions (0-based) of the tops of each run in increasing order, ``k`` for
         the tops that did not come because the stream ended.
 
+    Raises
+    ------
+    ValueError
+        As :func:`sparse` (a noise scale above ``2.81e306`` is refused, naming ``epsilon`` or the
+        scale given), or ``size < 1``.
+
     Examples
     --------
     >>> sample_sparse([50.0, -50.0, 50.0], 0.0, 1.0, 2, 3, rng=np.random.default_rng(0)).tolist()
@@ -1230,7 +1323,7 @@ def sample_sparse(answers, threshold, epsilon, c, size, *, rng, delta=0.0, thres
     size = check_integer("size", size, low=1)
     rng = check_rng("rng", rng)
     delta = check_delta("delta", delta)
-    b_t, b_q = _sparse_scales(epsilon, c, delta, threshold_scale, query_scale)
+    b_t, b_q = _sparse_scales(epsilon, c, delta, threshold_scale, query_scale, sampling=True)
     return _sparse_runs(answers, threshold, b_t, b_q, c, size, rng, refresh=bool(refresh))
 
 
@@ -1287,6 +1380,8 @@ def sparse_output_log_probabilities(answers, threshold, epsilon, c, *, delta=0.0
     ----------
     answers, threshold, epsilon, c, delta, threshold_scale, query_scale, refresh
         As in :func:`sample_sparse`; ``len(answers)`` at most 12 (the outputs are enumerated).
+        As for :func:`output_log_probabilities`, ``epsilon`` may be any positive float and the
+        scales any positive floats (the samplers stop where a noise scale exceeds ``2.81e306``).
 
     Returns
     -------
@@ -1323,7 +1418,7 @@ def sparse_max_log_ratio(answers, answers_prime, threshold, epsilon, c, *, delta
         The answers on :math:`D` and on :math:`D'`, of the same length (at most 12), each pair
         within 1.
     threshold, epsilon, c, delta, threshold_scale, query_scale, refresh
-        As in :func:`sample_sparse`.
+        As in :func:`sparse_output_log_probabilities`.
 
     Returns
     -------
@@ -1391,9 +1486,16 @@ def numeric_sparse_epsilons(epsilon, delta=0.0) -> tuple[float, float]:
     return root * epsilon / (root + 1.0), 2.0 * epsilon / (root + 1.0)
 
 
+def _numeric_numerator(c, delta) -> float:
+    """epsilon times sigma of Algorithm 3: 2c, or sqrt(32 c log(2/delta)) (Sparse at delta/2, with
+    log(2/delta) formed from delta itself: delta/2 is 0 for delta = 5e-324, which is not delta = 0)."""
+    return _sigma_numerator(c, None if delta == 0 else _log_inverse(delta / 2.0) if delta / 2.0 > 1e-300
+                            else _LOG2 - math.log(delta))
+
+
 def _numeric_sigma(epsilon, c, delta) -> float:
     """sigma of Algorithm 3: 2c/eps, or sqrt(32 c log(2/delta))/eps (Sparse at delta/2)."""
-    return _sparse_sigma(epsilon, c, delta / 2.0)
+    return _numeric_numerator(c, delta) / epsilon
 
 
 def numeric_sparse(answers, threshold, epsilon, c, *, rng, delta=0.0) -> np.ndarray:
@@ -1408,8 +1510,13 @@ def numeric_sparse(answers, threshold, epsilon, c, *, rng, delta=0.0) -> np.ndar
 
     Parameters
     ----------
-    answers, threshold, epsilon, c, rng, delta
-        As in :func:`sparse`.
+    answers, threshold, c, rng, delta
+        As in :func:`sparse`. With ``delta > 0`` the scales use :math:`\log(2/\delta)`, formed from
+        ``delta`` itself (``delta/2`` is 0 for ``delta = 5e-324``, which is not the pure-DP case).
+    epsilon : float
+        The total budget, ``> 0``, and large enough that the release noise scale
+        :math:`\sigma(\varepsilon_2)`, the largest, is at most ``2.81e306`` (where every Laplace
+        draw is a float): ``epsilon >= 9c/2.81e306 = c * 3.2e-306`` for ``delta == 0``.
 
     Returns
     -------
@@ -1420,7 +1527,9 @@ def numeric_sparse(answers, threshold, epsilon, c, *, rng, delta=0.0) -> np.ndar
     Raises
     ------
     ValueError
-        If ``answers`` is not a non-empty 1-D sequence of finite numbers, or a parameter is out of range.
+        If ``answers`` is not a non-empty 1-D sequence of finite numbers, a parameter is out of
+        range, or ``epsilon`` is below the least one whose noise scales are at most ``2.81e306``
+        (the message states it).
 
     Examples
     --------
@@ -1434,12 +1543,16 @@ def numeric_sparse(answers, threshold, epsilon, c, *, rng, delta=0.0) -> np.ndar
     rng = check_rng("rng", rng)
     delta = check_delta("delta", delta)
     eps1, eps2 = numeric_sparse_epsilons(epsilon, delta)
-    sigma1 = _numeric_sigma(eps1, c, delta)
+    root = 8.0 if delta == 0 else math.sqrt(512.0)
+    numerator = _numeric_numerator(c, delta)
+    # the largest noise, the release's sigma(eps2) = numerator (root + 1)/(2 epsilon), must be sampled
+    _sampling_scales(epsilon, [("release noise scale sigma(epsilon_2) =", None, numerator * (root + 1.0) / 2.0)])
+    sigma1 = numerator / eps1
     tops = _sparse_runs(answers, threshold, sigma1, 2.0 * sigma1, c, 1, rng)[0]
     shape = _tops_to_answers(tops, answers.size, c)
     out = np.full(shape.size, np.nan)
     hits = np.flatnonzero(shape)
-    out[hits] = answers[hits] + rng.laplace(0.0, _numeric_sigma(eps2, c, delta), c)[:hits.size]
+    out[hits] = answers[hits] + rng.laplace(0.0, numerator / eps2, c)[:hits.size]
     return out
 
 
@@ -1469,7 +1582,10 @@ def numeric_sparse_alpha(k, epsilon, beta, c, delta=0.0) -> float:
     Returns
     -------
     float
-        :math:`\alpha`.
+        :math:`\alpha`; ``inf`` when it exceeds the largest float (``epsilon`` below about
+        ``1e-306``). :math:`\beta/2` and :math:`\delta/2` enter through their logs, formed from
+        ``beta`` and ``delta`` where halving underflows (``delta = 5e-324`` halves to 0, which would
+        be the pure-DP calibration).
 
     Raises
     ------
@@ -1486,8 +1602,15 @@ def numeric_sparse_alpha(k, epsilon, beta, c, delta=0.0) -> float:
     beta = check_in_range("beta", beta, 0.0, 1.0, low_inclusive=False, high_inclusive=False)
     c = check_integer("c", c, low=1)
     eps1, eps2 = numeric_sparse_epsilons(epsilon, delta)
-    comparisons = sparse_alpha(k, eps1, beta / 2.0, c, delta / 2.0)
-    values = _numeric_sigma(eps2, c, delta) * math.log(2.0 * c / beta)
+    # Sparse at beta/2 and delta/2, with the logs formed from beta and delta where halving underflows
+    half_beta, half_delta = beta / 2.0, delta / 2.0
+    log_term = _log_quotient(2.0 * c, half_beta) if half_beta > 1e-300 else math.log(4.0 * c) - math.log(beta)
+    log_inverse = None if delta == 0 else _log_inverse(half_delta) if half_delta > 1e-300 else _LOG2 - math.log(delta)
+    comparisons = _sparse_alpha(k, eps1, log_term, c, log_inverse)
+    # the released values: sigma(eps2) log(2c/beta), sigma(eps2) = numerator/eps2 = numerator (root + 1)/(2 eps)
+    spread = _numeric_numerator(c, delta) * _log_quotient(2.0 * c, beta)
+    root = 8.0 if delta == 0 else math.sqrt(512.0)
+    values = spread / eps2 if eps2 > 1e-300 else spread * ((root + 1.0) / 2.0) / epsilon
     return max(comparisons, values)
 
 

@@ -8,6 +8,7 @@ definition. No test runs at epsilon = 1 alone (2/eps = 2 eps there).
 
 import itertools
 import math
+import sys
 
 import mpmath as mp
 import numpy as np
@@ -875,3 +876,87 @@ def test_budget_below_the_smallest_float():
     assert svt.laplace_alpha(10, 5e-324, 0.1, method="advanced", delta_prime=1e-6) == math.inf
     assert svt.laplace_alpha(10, 5e-324, 0.1) == math.inf
     assert svt.laplace_alpha(10, 1.0, 5e-324) == pytest.approx(10 * (math.log(10) - math.log(5e-324)), rel=1e-15)
+
+
+def test_accuracy_alphas_at_extreme_magnitudes():
+    """Theorem 3.24/3.26/3.28's alphas with every log from its own argument (mpmath at 30 digits). The old
+    code took log(2c/beta) of an overflowed quotient (inf at beta = 5e-324, for a finite alpha), log(1/delta)
+    of 1/5e-324 = inf (ZeroDivisionError: eps0 = epsilon/inf), and divided by epsilon/c = 0 at 5e-324."""
+    mp.mp.dps = 30
+    k, c, beta, tiny = 10, 3, mp.mpf(0.1), mp.mpf(5e-324)
+    want = 8 * (mp.log(k) + mp.log(2 / tiny)) / mp.mpf(0.7)
+    assert svt.accuracy_alpha(k, 0.7, 5e-324) == pytest.approx(float(want), rel=1e-14)
+    want = 8 * (mp.log(k) + mp.log(2 * c / beta)) * mp.sqrt(8 * c * mp.log(1 / tiny)) / mp.mpf(0.7)
+    assert svt.sparse_alpha(k, 0.7, 0.1, c, delta=5e-324) == pytest.approx(float(want), rel=1e-14)
+    want = 8 * (mp.log(k) + mp.log(2 * c / tiny)) * c / mp.mpf(0.7)
+    assert svt.sparse_alpha(k, 0.7, 5e-324, c) == pytest.approx(float(want), rel=1e-14)
+    # alpha itself beyond the largest float: inf (8 (log 10 + log 60) c / 5e-324 = 1.1e325)
+    for fn in (svt.accuracy_alpha, lambda *a: svt.sparse_alpha(*a, c, 1e-6), lambda *a: svt.numeric_sparse_alpha(*a, c)):
+        assert fn(k, 5e-324, 0.1) == math.inf
+
+
+def test_numeric_sparse_alpha_at_a_subnormal_delta():
+    """delta = 5e-324 halves to 0.0, which the old code passed on as delta/2: the comparisons got the pure-DP
+    calibration c/eps1 and the values 2c/eps2, far below Theorem 3.28's sqrt(32 c log(2/delta)) scales. The
+    alpha is the larger of 8 (log k + log(4c/beta)) sqrt(8 c log(2/delta))/eps1 and sigma(eps2) log(2c/beta)."""
+    mp.mp.dps = 30
+    k, eps, beta, c, delta = 10, mp.mpf(1), mp.mpf(0.1), 2, mp.mpf(5e-324)
+    root = mp.sqrt(512)
+    eps1, eps2 = root * eps / (root + 1), 2 * eps / (root + 1)
+    log2d = mp.log(2 / delta)
+    comparisons = 8 * (mp.log(k) + mp.log(4 * c / beta)) * mp.sqrt(8 * c * log2d) / eps1
+    values = mp.sqrt(32 * c * log2d) / eps2 * mp.log(2 * c / beta)
+    assert svt.numeric_sparse_alpha(k, 1.0, 0.1, c, 5e-324) == pytest.approx(float(max(comparisons, values)), rel=1e-14)
+
+
+def test_samplers_at_a_subnormal_delta_use_its_log():
+    """delta = 5e-324: Sparse's sigma is sqrt(32 c log(1/delta))/eps with log(1/delta) = 744.44 (the old code
+    took log(1/5e-324) = log(inf): infinite noise), and NumericSparse's release noise sigma(eps2) uses
+    log(2/delta) = 745.13 (the old code halved delta to 0 and released with the pure-DP 2c/eps2, a noise 54
+    times too small). Checked on the noise of the seed, as the coupling tests above."""
+    c, eps, delta = 2, 0.9, 5e-324
+    log1 = -math.log(delta)                           # log(1/delta), 1/delta overflowing
+    sigma = math.sqrt(32 * c * log1) / eps
+    stream = (sigma * np.array(STREAM)).tolist()
+    for seed in range(40):
+        out = svt.sparse(stream, 0.2, eps, c, rng=np.random.default_rng(seed), delta=delta)
+        tops = reference_sparse(stream, 0.2, sigma, 2 * sigma, c, std_laplace(seed, c * (len(STREAM) + 1)))
+        hits = [t for t in tops if t < len(STREAM)]
+        assert out.tolist() == [i in hits for i in range(hits[-1] + 1 if len(hits) == c else len(STREAM))]
+    root = math.sqrt(512)
+    eps1, eps2 = root * eps / (root + 1), 2 * eps / (root + 1)
+    log2 = math.log(2) - math.log(delta)
+    s1, s2 = math.sqrt(32 * c * log2) / eps1, math.sqrt(32 * c * log2) / eps2
+    k, released = len(STREAM), 0
+    stream = s1 * np.array(STREAM)
+    for seed in range(40):
+        out = svt.numeric_sparse(stream, 0.2, eps, c, rng=np.random.default_rng(seed), delta=delta)
+        z = std_laplace(seed, c * (k + 1) + c)
+        hits = [t for t in reference_sparse(stream, 0.2, s1, 2 * s1, c, z) if t < k]
+        assert np.flatnonzero(~np.isnan(out)).tolist() == hits
+        np.testing.assert_allclose(out[hits] - stream[hits], s2 * z[c * (k + 1):][:len(hits)], rtol=1e-12)
+        released += len(hits)
+    assert released > 10
+
+
+@pytest.mark.parametrize("call, least", [
+    (lambda e: svt.above_threshold([1.0], 0.0, e, rng=RNG), 4 / (sys.float_info.max / 64)),
+    (lambda e: svt.sample_outputs([1.0], 0.0, e, 3, rng=RNG), 4 / (sys.float_info.max / 64)),
+    (lambda e: svt.simulate_accuracy_failure(2, e, 1.0, 3, rng=RNG), 4 / (sys.float_info.max / 64)),
+    (lambda e: svt.sparse([1.0], 0.0, e, 3, rng=RNG), 12 / (sys.float_info.max / 64)),
+    (lambda e: svt.sample_sparse([1.0], 0.0, e, 3, 2, rng=RNG), 12 / (sys.float_info.max / 64)),
+    (lambda e: svt.numeric_sparse([1.0], 0.0, e, 3, rng=RNG), 27 / (sys.float_info.max / 64)),
+])
+def test_samplers_refuse_a_noise_beyond_the_floats(call, least):
+    """A Laplace draw is at most 36.05 scales from 0; from a scale of max/64 = 2.81e306 on, draws overflow to
+    +-inf and two of them compare as equal infinities: at epsilon = 5e-324 (scales inf) the old samplers
+    reported a top at the first query 3/4 of the time where the truth is 1/2, and NumericSparse raised
+    ZeroDivisionError. The least epsilon is the largest noise's numerator over 2.81e306 (4, 4c = 12 for the
+    query noise of Sparse, and 9c = 27 for NumericSparse's release), named in the message; it samples."""
+    with pytest.raises(ValueError, match=rf"^epsilon must be >= {least:.4g} to sample"):
+        call(5e-324)
+    with pytest.raises(ValueError, match="^epsilon must be >="):
+        call(least * (1 - 1e-9))
+    call(least * (1 + 1e-9))
+    with pytest.raises(ValueError, match=r"^query_scale must be in \(0, 2.81e\+306\] to sample"):
+        svt.sample_outputs([1.0], 0.0, 1.0, 3, rng=RNG, query_scale=1e307)

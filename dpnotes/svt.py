@@ -90,13 +90,27 @@ def _neighbours(answers, answers_prime) -> tuple[np.ndarray, np.ndarray]:
     return a, b
 
 
-def _scales(epsilon, threshold_scale, query_scale) -> tuple[float, float]:
-    """The noise scales of the exact laws: 2/epsilon and 4/epsilon unless given (any positive float;
-    inf when 2/epsilon overflows, a limit the laws handle)."""
+def _scales(epsilon, threshold_scale, query_scale) -> tuple[float, float, float]:
+    """The noise scales of the exact laws, 2/epsilon and 4/epsilon unless given: see :func:`_law_scales`."""
+    return _law_scales(epsilon, [("threshold_scale", threshold_scale, 2.0), ("query_scale", query_scale, 4.0)])
+
+
+def _law_scales(epsilon, scales) -> tuple[float, float, float]:
+    """(b_t, b_q, unit) for an exact law: each ``(name, given, numerator)`` is the given scale or
+    numerator/epsilon. A law is the same when every position and scale is multiplied by one number:
+    where numerator/epsilon overflows (epsilon below about 2e-308) the positions are to be read in
+    units of 2^64 (``unit`` = 2^-64, 1 otherwise), and so are the scales returned."""
     epsilon = check_positive("epsilon", epsilon)
-    b_t = 2.0 / epsilon if threshold_scale is None else check_positive("threshold_scale", threshold_scale)
-    b_q = 4.0 / epsilon if query_scale is None else check_positive("query_scale", query_scale)
-    return b_t, b_q
+    given = [None if g is None else check_positive(name, g) for name, g, _ in scales]
+    overflow = any(g is None and numerator / epsilon == math.inf for g, (_, _, numerator) in zip(given, scales))
+    unit = 2.0 ** -64 if overflow else 1.0
+    out = [numerator * unit / epsilon if g is None else g * unit for g, (_, _, numerator) in zip(given, scales)]
+    for value, g, (name, _, _) in zip(out, given, scales):
+        if not value > 0:                   # a given scale below 2^64 * 5e-324 beside an overflowing one
+            least = max(numerator for g2, (_, _, numerator) in zip(given, scales) if g2 is None) / sys.float_info.max
+            raise ValueError(f"epsilon must be >= {least:.4g} when {name} = {g!r} is given: the scales then "
+                             f"differ by more than the floats span, got {epsilon!r}")
+    return out[0], out[1], unit
 
 
 # a Laplace draw of numpy is at most 36.05 scales from its centre (53-bit uniforms): below this
@@ -634,8 +648,10 @@ def output_log_probabilities(answers, threshold, epsilon, *, threshold_scale=Non
     answers, threshold
         As in :func:`above_threshold`.
     epsilon : float
-        ``> 0``; it sets the scales it is not given, ``2/epsilon`` and ``4/epsilon`` (``inf``
-        when they overflow: the limit of a noise wider than the floats, handled).
+        ``> 0``, any float: it sets the scales not given, ``2/epsilon`` and ``4/epsilon``. The
+        law is the same when the positions and the scales are multiplied by one number, so
+        where ``4/epsilon`` overflows (``epsilon`` below ``2.2e-308``) all are read in units of
+        ``2**64``.
     threshold_scale, query_scale : float, optional
         Laplace scales of the threshold and query noise, any positive float (unlike the
         samplers, which stop at ``2.81e306``).
@@ -647,6 +663,13 @@ def output_log_probabilities(answers, threshold, epsilon, *, threshold_scale=Non
         :math:`\bot`; ``-inf`` for an output whose log-probability is below the
         most negative float.
 
+    Raises
+    ------
+    ValueError
+        If ``answers`` is not a non-empty 1-D sequence of finite numbers, or a parameter is
+        out of range, or ``epsilon`` is below ``2.2e-308`` while a scale given is below
+        ``2**64 * 5e-324`` (the two scales then differ by more than the floats span).
+
     Examples
     --------
     >>> p = np.exp(output_log_probabilities([0.0], 0.0, 1.0))
@@ -655,9 +678,9 @@ def output_log_probabilities(answers, threshold, epsilon, *, threshold_scale=Non
     """
     answers = _answers("answers", answers)
     threshold = check_real("threshold", threshold)
-    b_t, b_q = _scales(epsilon, threshold_scale, query_scale)
-    k = answers.size
-    return np.array([_output_log_probability(answers, threshold, b_t, b_q, o) for o in range(k + 1)])
+    b_t, b_q, unit = _scales(epsilon, threshold_scale, query_scale)
+    answers, threshold = answers * unit, threshold * unit       # unit 1 but for epsilon below 2e-308
+    return np.array([_output_log_probability(answers, threshold, b_t, b_q, o) for o in range(answers.size + 1)])
 
 
 def _output_log_probability(answers, threshold, b_t, b_q, o) -> float:
@@ -705,7 +728,8 @@ def max_log_ratio(answers, answers_prime, threshold, epsilon, *, threshold_scale
     """
     a, b = _neighbours(answers, answers_prime)
     threshold = check_real("threshold", threshold)
-    b_t, b_q = _scales(epsilon, threshold_scale, query_scale)
+    b_t, b_q, unit = _scales(epsilon, threshold_scale, query_scale)
+    a, b, threshold = a * unit, b * unit, threshold * unit     # unit 1 but for epsilon below 2e-308
     return max(abs(_ratio_value(*_pattern_log_ratio(a[:o], a[o:o + 1], b[:o], b[o:o + 1], threshold, b_t, b_q),
                                 b_t, b_q)) for o in range(a.size + 1))
 
@@ -732,7 +756,8 @@ def search_worst_case(k, epsilon, *, rng, n_starts=4, maxfev=150, spread=None,
     n_starts, maxfev : int
         Number of random starts and evaluations per start, ``>= 1``.
     spread : float, optional
-        Bound on the answers' distance from the threshold; default ``8/epsilon``.
+        Bound on the answers' distance from the threshold, ``> 0``; default ``8/epsilon``, which
+        requires ``epsilon >= 4.45e-308``.
     threshold_scale, query_scale : float, optional
         As in :func:`output_log_probabilities`.
 
@@ -746,7 +771,8 @@ def search_worst_case(k, epsilon, *, rng, n_starts=4, maxfev=150, spread=None,
     Raises
     ------
     ValueError
-        If a parameter is out of range.
+        If a parameter is out of range, or ``epsilon`` is below ``4.45e-308`` and ``spread`` is
+        not given (the default spread ``8/epsilon`` must be a float: the answers lie within it).
 
     Examples
     --------
@@ -759,7 +785,13 @@ def search_worst_case(k, epsilon, *, rng, n_starts=4, maxfev=150, spread=None,
     rng = check_rng("rng", rng)
     n_starts = check_integer("n_starts", n_starts, low=1)
     maxfev = check_integer("maxfev", maxfev, low=1)
-    spread = 8.0 / epsilon if spread is None else check_positive("spread", spread)
+    if spread is None:
+        spread = 8.0 / epsilon
+        if spread == math.inf:
+            raise ValueError(f"epsilon must be >= {8.0 / sys.float_info.max:.4g} when spread is not given (the "
+                             f"answers range over (-8/epsilon, 8/epsilon)), got {epsilon!r}")
+    else:
+        spread = check_positive("spread", spread)
     kw = dict(threshold_scale=threshold_scale, query_scale=query_scale)
 
     def unpack(x):
@@ -923,9 +955,9 @@ def accuracy_failure_probability(k, epsilon, alpha, *, threshold_scale=None, que
     True
     """
     k = check_integer("k", k, low=1)
-    b_t, b_q = _scales(epsilon, threshold_scale, query_scale)
+    b_t, b_q, unit = _scales(epsilon, threshold_scale, query_scale)
     alpha = check_positive("alpha", alpha)
-    log_success = _output_log_probability(_worst_instance(k, 0.0, alpha), 0.0, b_t, b_q, k - 1)
+    log_success = _output_log_probability(_worst_instance(k, 0.0, alpha * unit), 0.0, b_t, b_q, k - 1)
     return float(max(-math.expm1(log_success), 0.0))       # quad may put the success at 1 + 2e-16
 
 
@@ -1146,16 +1178,13 @@ def _sparse_sigma(epsilon, c, delta) -> float:
     return _sigma_numerator(c, None if delta == 0 else _log_inverse(delta)) / epsilon
 
 
-def _sparse_scales(epsilon, c, delta, threshold_scale, query_scale, sampling=False) -> tuple[float, float]:
+def _sparse_scales(epsilon, c, delta, threshold_scale, query_scale, sampling=False) -> tuple[float, ...]:
+    """Sparse's scales sigma and 2 sigma unless given: for a sampler (b_t, b_q), refused past
+    _MAX_NOISE_SCALE; for an exact law (b_t, b_q, unit) as :func:`_law_scales`."""
     epsilon = check_positive("epsilon", epsilon)
     numerator = _sigma_numerator(c, None if delta == 0 else _log_inverse(delta))
-    if sampling:
-        return _sampling_scales(epsilon, [("threshold_scale", threshold_scale, numerator),
-                                          ("query_scale", query_scale, 2.0 * numerator)])
-    sigma = numerator / epsilon
-    b_t = sigma if threshold_scale is None else check_positive("threshold_scale", threshold_scale)
-    b_q = 2.0 * sigma if query_scale is None else check_positive("query_scale", query_scale)
-    return b_t, b_q
+    scales = [("threshold_scale", threshold_scale, numerator), ("query_scale", query_scale, 2.0 * numerator)]
+    return _sampling_scales(epsilon, scales) if sampling else _law_scales(epsilon, scales)
 
 
 def _tops_to_answers(tops, k, c) -> np.ndarray:
@@ -1400,7 +1429,8 @@ def sparse_output_log_probabilities(answers, threshold, epsilon, c, *, delta=0.0
     threshold = check_real("threshold", threshold)
     c = check_integer("c", c, low=1)
     delta = check_delta("delta", delta)
-    b_t, b_q = _sparse_scales(epsilon, c, delta, threshold_scale, query_scale)
+    b_t, b_q, unit = _sparse_scales(epsilon, c, delta, threshold_scale, query_scale)
+    answers, threshold = answers * unit, threshold * unit       # unit 1 but for epsilon below 2e-308
     outputs = _sparse_outputs(answers.size, c)
     lp = np.array([_sparse_log_probability(answers, threshold, b_t, b_q, row, bool(refresh)) for row in outputs])
     return outputs, lp
@@ -1443,7 +1473,8 @@ def sparse_max_log_ratio(answers, answers_prime, threshold, epsilon, c, *, delta
     threshold = check_real("threshold", threshold)
     c = check_integer("c", c, low=1)
     delta = check_delta("delta", delta)
-    b_t, b_q = _sparse_scales(epsilon, c, delta, threshold_scale, query_scale)
+    b_t, b_q, unit = _sparse_scales(epsilon, c, delta, threshold_scale, query_scale)
+    a, b, threshold = a * unit, b * unit, threshold * unit     # unit 1 but for epsilon below 2e-308
     return max(abs(_sparse_log_ratio(a, b, threshold, b_t, b_q, row, bool(refresh))) for row in _sparse_outputs(a.size, c))
 
 

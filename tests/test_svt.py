@@ -960,3 +960,22 @@ def test_samplers_refuse_a_noise_beyond_the_floats(call, least):
     call(least * (1 + 1e-9))
     with pytest.raises(ValueError, match=r"^query_scale must be in \(0, 2.81e\+306\] to sample"):
         svt.sample_outputs([1.0], 0.0, 1.0, 3, rng=RNG, query_scale=1e307)
+
+
+def test_laws_at_a_subnormal_epsilon_are_the_limit_laws():
+    """epsilon = 5e-324: the default scales 2/eps and 4/eps overflow; the law, scale-free, is read in units of
+    2^64, and the answers (0 and 1 against a noise of 8e323) coincide with the threshold: the law of answers at
+    the threshold, which mpmath integrates at scales 2 and 4. The old code returned [-inf, -inf, -inf] and a
+    log-ratio of nan; accuracy_failure_probability's hardest stream collapses the same way (43/48)."""
+    want = [math.log(mp_output_probability([0.0, 0.0], 0.0, 1.0, o)) for o in range(3)]
+    np.testing.assert_allclose(svt.output_log_probabilities([0.0, 1.0], 0.5, 5e-324), want, rtol=1e-10)
+    assert svt.max_log_ratio([0.0, 1.0], [1.0, 0.5], 0.5, 5e-324) == 0.0
+    success = mp_pattern([0.0, 0.0], [0.0], 0.0, 2.0, 4.0)
+    assert svt.accuracy_failure_probability(3, 5e-324, 1.0) == pytest.approx(1 - success, rel=1e-10)
+    _, lp = svt.sparse_output_log_probabilities([0.0, 1.0], 0.5, 5e-324, 2)
+    np.testing.assert_allclose(lp, svt.sparse_output_log_probabilities([0.0, 0.0], 0.0, 1.0, 2)[1], rtol=1e-12)
+    # the search's default spread 8/epsilon is not a float there: refused by name (was 'answers must be finite')
+    with pytest.raises(ValueError, match=r"^epsilon must be >= 4.45e-308 when spread is not given"):
+        svt.search_worst_case(1, 5e-324, rng=np.random.default_rng(0))
+    with pytest.raises(ValueError, match=r"^epsilon must be >= 2.225e-308 when threshold_scale = 5e-324 is given"):
+        svt.output_log_probabilities([0.0], 0.5, 5e-324, threshold_scale=5e-324)

@@ -1381,8 +1381,10 @@ def _sparse_patterns(k, tops, refresh):
 
 
 def _sparse_log_probability(answers, threshold, b_t, b_q, tops, refresh) -> float:
-    return math.fsum(_pattern_log_probability(answers[lo], answers[hi], threshold, b_t, b_q)
-                     for lo, hi in _sparse_patterns(answers.size, tops, refresh))
+    total = 0.0                         # each term <= 0: a sum below the floats is -inf
+    for lo, hi in _sparse_patterns(answers.size, tops, refresh):
+        total += _pattern_log_probability(answers[lo], answers[hi], threshold, b_t, b_q)
+    return total
 
 
 def _sparse_log_ratio(a, b, threshold, b_t, b_q, tops, refresh) -> float:
@@ -1390,7 +1392,16 @@ def _sparse_log_ratio(a, b, threshold, b_t, b_q, tops, refresh) -> float:
     rounds' terms over b_t and over b_q are added before dividing (each may overflow alone)."""
     parts = [_pattern_log_ratio(a[lo], a[hi], b[lo], b[hi], threshold, b_t, b_q)
              for lo, hi in _sparse_patterns(a.size, tops, refresh)]
-    return _ratio_value(*(math.fsum(p[i] for p in parts) for i in range(3)), b_t, b_q)
+    return _ratio_value(*(_add(p[i] for p in parts) for i in range(3)), b_t, b_q)
+
+
+def _add(values) -> float:
+    """Their sum: exactly rounded (math.fsum) unless a term is beyond 1e300, where fsum may raise
+    on an intermediate overflow; there in floating point, overflowing to +-inf as the terms do."""
+    values = list(values)
+    if all(abs(v) < 1e300 for v in values):
+        return math.fsum(values)
+    return sum(values)
 
 
 def sparse_output_log_probabilities(answers, threshold, epsilon, c, *, delta=0.0, threshold_scale=None,

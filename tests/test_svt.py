@@ -979,3 +979,16 @@ def test_laws_at_a_subnormal_epsilon_are_the_limit_laws():
         svt.search_worst_case(1, 5e-324, rng=np.random.default_rng(0))
     with pytest.raises(ValueError, match=r"^epsilon must be >= 2.225e-308 when threshold_scale = 5e-324 is given"):
         svt.output_log_probabilities([0.0], 0.5, 5e-324, threshold_scale=5e-324)
+
+
+def test_sparse_output_below_the_floats_is_minus_inf():
+    """Threshold -1e300 and both scales 1e-8: a bottom costs about -1e300/1e-8 = -1e308 in log-probability
+    (moving the query's noise or the threshold's), and the output 'bottom, top, bottom, top' of Sparse
+    (c = 2, two rounds) -2e308: below the floats, -inf. Adding the rounds with math.fsum raised OverflowError
+    ('intermediate overflow in fsum'); the other outputs still make a law."""
+    outs, lp = svt.sparse_output_log_probabilities([0.0, 1.0, 2.0, 3.0], -1e300, 1.0, 2, threshold_scale=1e-8,
+                                                   query_scale=1e-8)
+    rows = outs.tolist()
+    assert lp[rows.index([1, 3])] == -math.inf
+    assert lp[rows.index([0, 2])] == pytest.approx(-1e308, rel=1e-12)          # one bottom: -(1 + 1e300)/1e-8
+    assert math.fsum(np.exp(lp)) == pytest.approx(1.0, abs=1e-12)

@@ -1486,7 +1486,8 @@ def sparse_max_log_ratio(answers, answers_prime, threshold, epsilon, c, *, delta
     delta = check_delta("delta", delta)
     b_t, b_q, unit = _sparse_scales(epsilon, c, delta, threshold_scale, query_scale)
     a, b, threshold = a * unit, b * unit, threshold * unit     # unit 1 but for epsilon below 2e-308
-    return max(abs(_sparse_log_ratio(a, b, threshold, b_t, b_q, row, bool(refresh))) for row in _sparse_outputs(a.size, c))
+    return max(abs(_sparse_log_ratio(a, b, threshold, b_t, b_q, row, bool(refresh)))
+               for row in _sparse_outputs(a.size, c))
 
 
 # --------------------------------------------------------------------------- NumericSparse

@@ -891,7 +891,8 @@ def test_accuracy_alphas_at_extreme_magnitudes():
     want = 8 * (mp.log(k) + mp.log(2 * c / tiny)) * c / mp.mpf(0.7)
     assert svt.sparse_alpha(k, 0.7, 5e-324, c) == pytest.approx(float(want), rel=1e-14)
     # alpha itself beyond the largest float: inf (8 (log 10 + log 60) c / 5e-324 = 1.1e325)
-    for fn in (svt.accuracy_alpha, lambda *a: svt.sparse_alpha(*a, c, 1e-6), lambda *a: svt.numeric_sparse_alpha(*a, c)):
+    for fn in (svt.accuracy_alpha, lambda *a: svt.sparse_alpha(*a, c, 1e-6),
+               lambda *a: svt.numeric_sparse_alpha(*a, c)):
         assert fn(k, 5e-324, 0.1) == math.inf
 
 

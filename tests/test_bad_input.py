@@ -630,6 +630,7 @@ def test_registry_tables_name_real_parameters():
     for name, kwargs in REGISTRY.items():
         params = inspect.signature(CALLABLES[name]).parameters
         assert set(kwargs) <= set(params), f"{name}: {set(kwargs) - set(params)} are not parameters"
+    assert set(NAN_BY_DESIGN) <= set(REGISTRY)
     for table in (NOT_NUMERIC, VECTORIZED, NAMED_AS, {k[:2] for k in DOCUMENTED}, {k[:2] for k in NAMED_AS_FOR}):
         for name, param in table:
             assert name in REGISTRY and param in REGISTRY[name], (name, param)
@@ -718,6 +719,10 @@ def test_a_number_spelled_otherwise_gives_the_same_answer(name):
 EXTREMES = [("1e300", 1e300), ("-1e300", -1e300), ("1e-300", 1e-300), ("-1e-300", -1e-300),
             ("5e-324", 5e-324), ("-5e-324", -5e-324)]
 EXTREME_TIMEOUT = 10           # seconds per call
+# Functions whose answer holds nan by design, with the docstring that says so (nan is not checked there).
+NAN_BY_DESIGN = {
+    "svt.numeric_sparse": "docstring: 'the released value for a top, nan for a bottom'",
+}
 
 
 def _has_nan(x, depth=0) -> bool:
@@ -752,7 +757,7 @@ def extreme_outcome(name, param, value) -> str | None:
         return f"{type(exc).__name__}: {str(exc)[:150]}"
     finally:
         TIMEOUT = saved
-    return f"nan in the answer {result!r:.100}" if _has_nan(result) else None
+    return f"nan in the answer {result!r:.100}" if _has_nan(result) and name not in NAN_BY_DESIGN else None
 
 
 @pytest.mark.parametrize("name", sorted(REGISTRY))

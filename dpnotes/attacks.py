@@ -39,7 +39,7 @@ import numpy as np
 import scipy.sparse as sps
 from scipy.optimize import Bounds, LinearConstraint, linprog, milp
 
-from ._validate import check_integer, check_nonnegative, check_positive, check_rng
+from ._validate import check_in_range, check_integer, check_nonnegative, check_positive, check_rng
 from .mechanisms import gaussian_sigma
 
 __all__ = [
@@ -889,7 +889,8 @@ def gaussian_answers(d, queries, epsilon, delta, *, rng) -> np.ndarray:
     queries : array_like
         0/1 matrix, one query per row and one column per record.
     epsilon : float
-        Privacy parameter, ``> 0``.
+        Privacy parameter, ``> 0`` (any finite float: from ``1e16`` on, where the analytic
+        ``sigma`` is the root of the tail bound to a double's precision, that closed form is used).
     delta : float
         Privacy parameter, in ``(0, 1)``.
     rng : numpy.random.Generator
@@ -898,7 +899,8 @@ def gaussian_answers(d, queries, epsilon, delta, *, rng) -> np.ndarray:
     Returns
     -------
     ndarray of shape (m,)
-        The noisy answers ``Q d + N(0, sigma^2)``.
+        The noisy answers ``Q d + N(0, sigma^2)``; ``sigma`` is about ``sqrt(c / (2 epsilon))`` for a
+        huge ``epsilon`` (``7.07e-151 sqrt(c)`` at ``1e300``).
 
     Raises
     ------
@@ -916,5 +918,41 @@ def gaussian_answers(d, queries, epsilon, delta, *, rng) -> np.ndarray:
     Q = _queries(queries, d.size)
     rng = check_rng("rng", rng)
     sensitivity = math.sqrt(max(int(Q.sum(axis=0).max()), 1))
-    sigma = gaussian_sigma(epsilon, delta, sensitivity=sensitivity, method="analytic")
+    epsilon = check_positive("epsilon", epsilon)
+    delta = check_in_range("delta", delta, 0.0, 1.0, low_inclusive=False, high_inclusive=False)
+    if epsilon >= _HUGE_EPSILON:
+        sigma = sensitivity / _tail_bound_mu(epsilon, delta)
+    else:
+        sigma = gaussian_sigma(epsilon, delta, sensitivity=sensitivity, method="analytic")
     return Q @ d + rng.normal(0.0, sigma, size=Q.shape[0])
+
+
+# From this epsilon on, the analytic Gaussian calibration is the root of its tail bound to within
+# 1/(2 epsilon) = 5e-17 relative, below a double's rounding (see _tail_bound_mu).
+_HUGE_EPSILON = 1e16
+
+
+def _tail_bound_mu(epsilon: float, delta: float) -> float:
+    r"""The root :math:`\mu_0` of :math:`\Phi(\mu/2 - \varepsilon/\mu) = \delta`, for ``epsilon >= 1e16``.
+
+    The analytic calibration solves :math:`f(\mu) = \Phi(a) - e^{\varepsilon}\Phi(b) = \delta`,
+    :math:`a = \mu/2 - \varepsilon/\mu`, :math:`b = -\mu/2 - \varepsilon/\mu`, with
+    :math:`f'(\mu) = \varphi(a)` (as :math:`e^{\varepsilon}\varphi(b) = \varphi(a)`). At :math:`\mu_0`,
+    :math:`f = \delta - e^{\varepsilon}\Phi(b_0)`, and by Mills' ratio
+    :math:`e^{\varepsilon}\Phi(b_0) \le \varphi(a_0)/|b_0|` with :math:`|b_0| \ge \sqrt{2\varepsilon}`:
+    the root is :math:`\mu^* = \mu_0(1 + \theta)` with :math:`0 \le \theta \lesssim 1/(2\varepsilon)`,
+    ``5e-17`` at ``epsilon = 1e16`` (measured: ``5.0e-7`` at ``1e6``, ``5.0e-13`` at ``1e12``), so
+    :math:`1/\mu_0` is the smallest sigma to a double's precision (an ulp or two of rounding; the
+    exact :math:`1/\mu_0` is never below the exact calibration).
+    :func:`dpnotes.mechanisms.gaussian_sigma` overflowed in ``math.exp`` here (``epsilon = 1e300``,
+    or ``6e18`` at a subnormal ``delta``). Formed without overflow up to ``epsilon = 1.8e308``.
+    """
+    from scipy.special import ndtri
+
+    z = float(ndtri(delta))                        # |z| < 38.5
+    if epsilon < 8e307:
+        root = math.sqrt(z * z + 2.0 * epsilon)
+    else:                                          # 2 eps overflows: one more rounding, of sqrt(2)
+        root = math.sqrt(2.0) * math.sqrt(epsilon + 0.5 * z * z)
+    # z + root cancels for z < 0; its product form 2 eps / (root - z) does not (halved: 2 eps overflows)
+    return 2.0 * (epsilon / (root - z)) if z < 0.0 else z + root

@@ -1499,7 +1499,9 @@ def one_run_epsilon(n_canaries, n_guesses, n_correct, *, delta=0.0, confidence=0
     delta : float
         The :math:`\delta` of the claim, in ``[0, 1)``.
     confidence : float
-        In ``(0, 1)``.
+        In ``(0, 1)``, down to the smallest subnormal: below ``1e-4`` the test compares the
+        complement of the p-value with ``confidence`` (``1 - confidence`` would round to 1 below
+        ``1.1e-16``), so the bound stays finite (about ``231`` for 8 right of 10 at ``1e-300``).
 
     Returns
     -------
@@ -1523,10 +1525,20 @@ def one_run_epsilon(n_canaries, n_guesses, n_correct, *, delta=0.0, confidence=0
     r = check_integer("n_guesses", n_guesses, low=0, high=m)
     v = check_integer("n_correct", n_correct, low=0, high=r)
     delta = check_delta("delta", delta)
-    level = 1.0 - _confidence(confidence)
+    confidence = _confidence(confidence)
+    level = 1.0 - confidence
 
-    def gap(e):
-        return one_run_p_value(m, r, v, e, delta) - level
+    if confidence >= _SMALL_CONFIDENCE:
+        def gap(e):
+            return one_run_p_value(m, r, v, e, delta) - level
+    else:
+        # 1 - confidence rounds to 1 below 1.1e-16 (the p-value never exceeded it, the search for
+        # an upper end doubled to inf: 'epsilon must be finite, got inf' at confidence = 1e-300):
+        # compare the p-value's complement with confidence, in logs, instead
+        log_confidence = math.log(confidence)
+
+        def gap(e):
+            return log_confidence - _one_run_log_complement(m, r, v, e, delta)
 
     if gap(0.0) > 0:
         return 0.0
@@ -1539,6 +1551,30 @@ def one_run_epsilon(n_canaries, n_guesses, n_correct, *, delta=0.0, confidence=0
         e = max(0.0, e - step)
         step *= 2.0
     return e
+
+
+# Below this confidence, 1 - confidence keeps fewer than 12 of its digits (the root finder's
+# tolerance): one_run_epsilon then tests the complement of the p-value against the confidence.
+_SMALL_CONFIDENCE = 1e-4
+
+
+def _one_run_log_complement(m: int, r: int, v: int, epsilon: float, delta: float) -> float:
+    """``log(1 - one_run_p_value(m, r, v, epsilon, delta))``, ``-inf`` where the p-value is 1, formed
+    without the cancellation of ``1 - p``: ``Pr[W < v] - 2 m delta max_i Pr[v > W >= v - i] / i``,
+    the binomial masses in logs from ``log q = log expit(epsilon)`` and ``log(1 - q) =
+    log expit(-epsilon)`` (``q`` itself rounds to 1 from ``epsilon = 37``, where ``Pr[W < v]`` is
+    still ``e^{-37 (r - v + 1)}`` or more)."""
+    if v == 0:
+        return -math.inf                             # Pr[W >= 0] = 1
+    w = np.arange(v)                                 # the outcomes W < v
+    log_pmf = (special.gammaln(r + 1.0) - special.gammaln(w + 1.0) - special.gammaln(r - w + 1.0)
+               + w * float(special.log_expit(epsilon)) + (r - w) * float(special.log_expit(-epsilon)))
+    log_window = np.logaddexp.accumulate(log_pmf[::-1])   # log Pr[v > W >= v - i], i = 1..v
+    log_below = float(log_window[-1])                      # log Pr[W < v]
+    if delta == 0.0:
+        return log_below
+    t = 2.0 * m * delta * float(np.max(np.exp(log_window - log_below) / np.arange(1, v + 1)))
+    return log_below + math.log1p(-t) if t < 1.0 else -math.inf
 
 
 def one_run_guesses(scores, n_positive, n_negative) -> np.ndarray:

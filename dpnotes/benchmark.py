@@ -56,6 +56,8 @@ __all__ = [
 #: Continuous outputs are rounded to multiples of this (see the module docstring).
 GRID = 2.0**-20
 
+_LOG2 = math.log(2.0)
+
 
 def _snap(y: np.ndarray) -> np.ndarray:
     """Round to the nearest multiple of GRID (exact: scaling by a power of two is exact)."""
@@ -281,8 +283,11 @@ def _rappor(value, size, rng, *, f, p=None, q=None):
 
 # --------------------------------------------------------------------------- truncated geometric
 def _geo_k(epsilon) -> int:
-    # DP-Sniper's configuration takes the natural logarithm here (Balcer and Vadhan write log2)
-    return math.ceil(math.log(2.0 / epsilon))
+    # DP-Sniper's configuration takes the natural logarithm here (Balcer and Vadhan write log2).
+    # 2 / epsilon overflows below epsilon = 1.1e-308 (ceil(log(inf)) raised OverflowError at 5e-324):
+    # there the log of the quotient is the difference of logs (k = 746 at 5e-324)
+    two_over = 2.0 / epsilon
+    return math.ceil(math.log(two_over) if two_over < math.inf else math.log(2.0) - math.log(epsilon))
 
 
 def geometric_sample_cdf(count, epsilon=0.1, n=5) -> list[int]:
@@ -302,7 +307,8 @@ def geometric_sample_cdf(count, epsilon=0.1, n=5) -> list[int]:
     epsilon : float
         The privacy parameter, in ``(0, 2e)``: there :math:`k \ge 0` and the table is one of
         integers (from :math:`2e` on, :math:`k < 0`; Balcer and Vadhan's sampler is meant for
-        small :math:`\varepsilon`).
+        small :math:`\varepsilon`). Down to the smallest subnormal (``k = 746`` at ``5e-324``; the
+        integers have about ``k n`` bits).
     n : int
         The largest count, ``>= 1``; the outputs are ``0 .. n``.
 
@@ -377,14 +383,17 @@ def noisy_max_index_law(answers, epsilon, *, noise="laplace") -> np.ndarray:
 
     :math:`\Pr[i] = \int p(y - f_i) \prod_{j \ne i} F(y - f_j)\,dy` with :math:`p, F` the noise's
     density and distribution function, by :func:`scipy.integrate.quad` between the kinks
-    (relative tolerance ``1e-11``).
+    (relative tolerance ``1e-11``), in units of the noise scale centred on :math:`f_i`:
+    :math:`\int p_1(t) \prod_{j \ne i} F_1(t + (f_i - f_j)\varepsilon/2)\,dt`, so that any finite
+    ``epsilon`` works (``[0, 1]`` for the answers ``[0, 1]`` at ``1e300``, ``[1/2, 1/2]`` at ``5e-324``).
 
     Parameters
     ----------
     answers : array_like
         The query answers :math:`f_i`, a non-empty 1-D sequence of finite numbers.
     epsilon : float
-        The privacy parameter, finite and ``> 0``; the noise's scale is :math:`2/\varepsilon`.
+        The privacy parameter, finite and ``> 0`` (any such float); the noise's scale is
+        :math:`2/\varepsilon`.
     noise : {"laplace", "exponential"}
         The noise added to each answer: Laplace, or exponential (one-sided, ``>= 0``).
 
@@ -409,22 +418,37 @@ def noisy_max_index_law(answers, epsilon, *, noise="laplace") -> np.ndarray:
     answers = flawed._answers(answers)
     epsilon = check_positive("epsilon", epsilon)
     if noise == "laplace":
-        dist = stats.laplace(scale=2.0 / epsilon)
+        dist = stats.laplace()
     elif noise == "exponential":
-        dist = stats.expon(scale=2.0 / epsilon)
+        dist = stats.expon()
     else:
         raise ValueError(f"noise must be 'laplace' or 'exponential', got {noise!r}")
-    pts = np.unique(answers)
+    # In units of the noise scale 2/epsilon, centred on answer i: y = f_i + (2/epsilon) t, and
+    # answer j's factor is F(t + d_ij), d_ij = (f_i - f_j) epsilon / 2 (the law was [0, 0] at
+    # epsilon = 1e300 and 5e-324, scipy's quad lost in a scale of 2e-300 or inf). The integrand is
+    # below the density p(t), zero in floating point beyond |t| = 745: the kinks t = 0 and t = -d_ij
+    # are breakpoints where they lie inside (-750, 750) (beyond, the factor is 0 or 1 to the last bit
+    # wherever p(t) is not 0). Infinite outer pieces, as quad integrates an exponential tail best.
     out = np.empty(answers.size)
     for i in range(answers.size):
-        def integrand(y, i=i):
-            others = np.delete(answers, i)
-            return float(dist.pdf(y - answers[i]) * np.prod(dist.cdf(y - others)))
-        lo = answers[i] if noise == "exponential" else -np.inf
-        edges = [lo, *[t for t in pts if t > lo], np.inf]
+        others = np.delete(answers, i)
+        with np.errstate(over="ignore"):      # an overflowed difference: a factor of exactly 0 or 1
+            d = (answers[i] - others) * epsilon / 2.0
+            d = np.where(np.isfinite(d), d, ((answers[i] / 2.0 - others / 2.0) * epsilon) / 1.0)
+
+        def integrand(t, d=d):
+            return float(dist.pdf(t) * np.prod(dist.cdf(t + d)))
+
+        lo = 0.0 if noise == "exponential" else -np.inf
+        pts = np.unique(np.r_[0.0, -d])          # the density's own kink, and each other answer's
+        edges = [lo, *[t for t in pts.tolist() if max(lo, -_INDEX_T) < t < _INDEX_T], np.inf]
         out[i] = sum(integrate.quad(integrand, a, b, epsabs=0.0, epsrel=1e-11, limit=200)[0]
                      for a, b in zip(edges[:-1], edges[1:]) if b > a)
     return out
+
+
+# the noise density in units of its scale, e^{-|t|}/2 or e^{-t}, is zero in floating point from 745.2
+_INDEX_T = 750.0
 
 
 # --------------------------------------------------------------------------- the rest
@@ -509,18 +533,26 @@ def numerical_svt_pattern_law(answers, *, epsilon=0.1, c=2, threshold=1.0) -> tu
     :math:`m = c` and :math:`k` otherwise, are bottoms or tops) has probability
 
     .. math:: \int p_\rho(r) \prod_{i \text{ bottom}} F_\nu(T + r - f_i) \prod_{i \text{ top}}
-              \bigl(1 - F_\nu(T + r - f_i)\bigr)\,dr,
+              \bigl(1 - F_\nu(T + r - f_i)\bigr)\,dr.
 
-    computed for all patterns at once by :func:`scipy.integrate.quad_vec` between the kinks of
-    the integrand (:math:`r = 0` and :math:`r = f_i - T`), relative tolerance ``1e-10``. There
-    are :math:`\sum_{m \le c} \binom{k}{m}` patterns.
+    It is computed in units of the noise: with :math:`r = (3/\varepsilon) s` and
+    :math:`g_i = (f_i - T)\,\varepsilon/(6c)`, the integrand is
+    :math:`\tfrac12 e^{-|s|} \prod F(s/(2c) - g_i) \cdots` (:math:`F` the standard Laplace
+    distribution function), whatever the size of :math:`\varepsilon` and :math:`T` (in the units
+    of :math:`r`, the quadrature ran over ranges of ``1e300`` and did not end). That integrand is
+    below :math:`\tfrac12 e^{-|s|}`, zero in floating point beyond :math:`|s| = 745`, so the
+    integral runs over :math:`[-750, 750]`, with the kinks :math:`s = 0` and :math:`s = 2c g_i`
+    (clipped to that range) as breakpoints: one :func:`scipy.integrate.quad_vec` for all patterns,
+    each pattern's integrand divided by its largest value at the breakpoints (so that a pattern
+    of small probability is integrated to the same relative tolerance, ``1e-10``, as the others).
+    There are :math:`\sum_{m \le c} \binom{k}{m}` patterns.
 
     Parameters
     ----------
     answers : array_like
         The :math:`k` query answers :math:`f_i`, finite.
     epsilon : float
-        The privacy parameter, ``> 0``.
+        The privacy parameter, ``> 0`` (any finite float).
     c : int
         Tops before the mechanism halts, ``>= 1``.
     threshold : float
@@ -531,7 +563,9 @@ def numerical_svt_pattern_law(answers, *, epsilon=0.1, c=2, threshold=1.0) -> tu
     patterns : list of tuple
         Each pattern as the tuple of its top positions.
     law : numpy.ndarray
-        Their probabilities, in the same order (they sum to one).
+        Their probabilities, in the same order (they sum to one); ``0.0`` for a pattern whose
+        probability is below the float range (a top far below the threshold in units of the
+        comparison noise, as at ``threshold = 1e300``).
 
     Raises
     ------
@@ -545,31 +579,57 @@ def numerical_svt_pattern_law(answers, *, epsilon=0.1, c=2, threshold=1.0) -> tu
     >>> len(pats), bool(abs(law.sum() - 1) < 1e-9)
     (7, True)
     """
+    pats, log_law = _numerical_svt_log_law(answers, epsilon, c, threshold)
+    return pats, np.exp(log_law)
+
+
+# the integrand of the pattern law, in units of the threshold noise, is below e^{-|s|}/2: zero in
+# floating point from |s| = 745.2 on
+_SVT_S = 750.0
+
+
+def _numerical_svt_log_law(answers, epsilon, c, threshold) -> tuple[list, np.ndarray]:
+    """The patterns and the natural logs of their probabilities (see :func:`numerical_svt_pattern_law`)."""
     answers = flawed._answers(answers)
     epsilon = check_positive("epsilon", epsilon)
     c = check_integer("c", c, low=1)
     threshold = check_real("threshold", threshold)
     k = answers.size
     pats = [p for m in range(min(c, k) + 1) for p in itertools.combinations(range(k), m)]
-    b_rho, b_nu = 3.0 / epsilon, 6.0 * c / epsilon
     # per pattern: which queries are bottoms (asked, not top) and which are tops
     last = np.array([p[-1] if len(p) == c else k - 1 for p in pats])
     top = np.zeros((len(pats), k), dtype=bool)
     for i, p in enumerate(pats):
         top[i, list(p)] = True
     bottom = (np.arange(k)[None, :] <= last[:, None]) & ~top
+    # g_i: the answer's offset above the threshold in units of the comparison noise 6c/epsilon;
+    # f - T overflows only for answers and threshold of opposite signs beyond 9e307 (halves then).
+    # Beyond +-1e290 a g changes nothing representable: clipped there, so that sums stay finite
+    diff = answers - threshold
+    with np.errstate(over="ignore", under="ignore"):
+        g = np.where(np.isfinite(diff), (diff * epsilon) / (6.0 * c),
+                     ((answers / 2.0 - threshold / 2.0) * epsilon) / (3.0 * c))
+    g = np.clip(g, -1e290, 1e290)
+    kappa = 1.0 / (2.0 * c)                     # the threshold noise's scale over the comparison noise's
 
-    def integrand(r):
-        a = threshold + r - answers
-        log_f = np.where(a < 0, a / b_nu - math.log(2), np.log1p(-0.5 * np.exp(-np.abs(a) / b_nu)))
-        log_s = np.where(a > 0, -a / b_nu - math.log(2), np.log1p(-0.5 * np.exp(-np.abs(a) / b_nu)))
-        return np.exp(-abs(r) / b_rho - math.log(2 * b_rho) + bottom @ log_f + top @ log_s)
+    def log_integrand(s):
+        # log of e^{-|s|}/2 times each answer's Laplace probability, in closed form (scipy.stats'
+        # per-call overhead would dominate quad_vec's calls; the tests compare with scipy.stats)
+        u = kappa * s - g
+        tail = np.log1p(-0.5 * np.exp(-np.abs(u)))
+        log_f = np.where(u < 0, u - _LOG2, tail)
+        log_s = np.where(u > 0, -u - _LOG2, tail)
+        return -abs(s) - _LOG2 + bottom @ log_f + top @ log_s
 
-    kinks = np.unique(np.r_[0.0, answers - threshold])
-    edges = [-np.inf, *kinks.tolist(), np.inf]
-    law = sum(integrate.quad_vec(integrand, lo, hi, epsabs=0.0, epsrel=1e-10)[0]
-              for lo, hi in zip(edges[:-1], edges[1:]))
-    return pats, np.asarray(law)
+    kinks = np.unique(np.clip(np.r_[0.0, g / kappa], -_SVT_S, _SVT_S))
+    inner = kinks[(kinks > -_SVT_S) & (kinks < _SVT_S)]
+    # each pattern's log-integrand is concave, and between breakpoints a linear function plus
+    # terms in [-log 2, 0]: its largest value at the breakpoints is within k log 2 of its maximum
+    scale = np.max([log_integrand(t) for t in np.r_[-_SVT_S, inner, _SVT_S]], axis=0)
+    integral = integrate.quad_vec(lambda s: np.exp(log_integrand(s) - scale), -_SVT_S, _SVT_S,
+                                  points=inner.tolist() or None, epsabs=0.0, epsrel=1e-10)[0]
+    with np.errstate(divide="ignore"):      # a pattern of probability 0 in floating point: log 0
+        return pats, scale + np.log(integral)
 
 
 def numerical_svt_pair_epsilon(x, x_prime, *, epsilon=0.1, c=2, threshold=1.0) -> float:
@@ -582,13 +642,22 @@ def numerical_svt_pair_epsilon(x, x_prime, *, epsilon=0.1, c=2, threshold=1.0) -
     The supremum over outputs is the largest over patterns of the pattern's log-ratio plus the
     tops' shifts in the same direction. NumericalSVT is :math:`\varepsilon`-DP when every answer
     moves by at most one (:cite:`wang2019proving`), so the result is at most ``epsilon`` there.
+    The log-ratios are differences of the patterns' log-probabilities, each to about ``1e-10``
+    relative, so the result is accurate to about ``1e-10`` absolute (relatively less for an
+    ``epsilon`` below ``1e-8``, where the result is of the order of ``epsilon``).
 
     Parameters
     ----------
     x, x_prime : array_like
         The two answer vectors, of the same length, finite.
     epsilon, c, threshold
-        As in :func:`numerical_svt_pattern_law`.
+        As in :func:`numerical_svt_pattern_law`, with one more condition on ``threshold`` and
+        ``epsilon`` together: every pattern's probability must be at least :math:`e^{-700}`
+        (``1e-304``) under ``x`` and under ``x_prime``, so that its log is a difference of
+        float64 logs. It holds when :math:`\sum_i |f_i - T|\,\varepsilon/(6c) \le 690 - 1.2k`
+        for both vectors (answers within a few hundred comparison-noise scales of the threshold);
+        it fails at ``threshold = 1e300`` or ``epsilon = 1e300`` (a top that far below the
+        threshold has probability :math:`e^{-10^{298}}`).
 
     Returns
     -------
@@ -598,8 +667,9 @@ def numerical_svt_pair_epsilon(x, x_prime, *, epsilon=0.1, c=2, threshold=1.0) -
     Raises
     ------
     ValueError
-        If ``x`` and ``x_prime`` differ in shape, or on a bad argument of
-        :func:`numerical_svt_pattern_law`.
+        If ``x`` and ``x_prime`` differ in shape, if a pattern's probability is below
+        :math:`e^{-700}` (``threshold`` or ``epsilon`` too large for the answers, see above), or
+        on a bad argument of :func:`numerical_svt_pattern_law`.
 
     Examples
     --------
@@ -610,11 +680,18 @@ def numerical_svt_pair_epsilon(x, x_prime, *, epsilon=0.1, c=2, threshold=1.0) -
     x_prime = check_array("x_prime", x_prime, ndim=1)
     if x.shape != x_prime.shape:
         raise ValueError(f"x and x_prime must have the same shape, got {x.shape} and {x_prime.shape}")
-    pats, a = numerical_svt_pattern_law(x, epsilon=epsilon, c=c, threshold=threshold)
-    _, b = numerical_svt_pattern_law(x_prime, epsilon=epsilon, c=c, threshold=threshold)
-    shift = np.abs(np.asarray(x, dtype=float) - np.asarray(x_prime, dtype=float)) / (3.0 * c / epsilon)
+    pats, a = _numerical_svt_log_law(x, epsilon, c, threshold)
+    _, b = _numerical_svt_log_law(x_prime, epsilon, c, threshold)
+    epsilon, c = float(epsilon), int(c)
+    if min(a.min(), b.min()) < -700.0:
+        raise ValueError(
+            f"threshold = {float(threshold)!r} and epsilon = {epsilon!r} put the answers too far from the threshold "
+            f"in units of the comparison noise 6c/epsilon: a pattern's probability is below e^-700 "
+            f"(e^{min(a.min(), b.min()):.4g} or less), and its log-ratio cannot be formed in float64 (every pattern's probability must be "
+            f">= e^-700; sum |answer - threshold| * epsilon / (6c) <= 690 - 1.2k suffices)")
+    shift = np.abs(np.asarray(x, dtype=float) - np.asarray(x_prime, dtype=float)) * epsilon / (3.0 * c)
     values = np.array([shift[list(p)].sum() for p in pats])
-    lr = np.log(b) - np.log(a)
+    lr = b - a
     return float(max(np.max(lr + values), np.max(-lr + values)))
 
 

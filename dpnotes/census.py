@@ -318,8 +318,16 @@ def histogram_to_records(histogram, queries=None) -> tuple:
 
 
 def _smallest_sigma(variance: Fraction) -> float:
-    """The smallest double ``s`` with ``s**2 >= variance`` (exactly), so the budget is never exceeded."""
-    s = math.sqrt(float(variance))
+    """The smallest double ``s`` with ``s**2 >= variance`` (exactly), so the budget is never exceeded.
+
+    The first guess is an integer square root of ``variance`` scaled to about 110 bits, not
+    ``math.sqrt(float(variance))``: the variance of a subnormal budget passes the largest double
+    (rho = 5e-324 raised "integer division result too large for a float"), its root does not.
+    """
+    p, q = variance.numerator, variance.denominator
+    e = (110 - p.bit_length() + q.bit_length()) // 2          # p 4^e / q is about 2^110
+    n = (p << (2 * e)) // q if e >= 0 else p // (q << (-2 * e))
+    s = math.ldexp(float(math.isqrt(n)), -e)
     while Fraction(s) ** 2 < variance:
         s = math.nextafter(s, math.inf)
     while s > 0 and Fraction(math.nextafter(s, 0.0)) ** 2 >= variance:
@@ -378,7 +386,8 @@ def budget_split(rho, n_groups, *, detailed_share=0.5) -> Budget:
     Parameters
     ----------
     rho : float
-        ``> 0``; ``math.inf`` for a release without noise.
+        ``> 0``, of any size (at 5e-324 ``sigma_detailed`` is 6.4e161); ``math.inf`` for a release
+        without noise.
     n_groups : int
         Number of group counts, ``>= 1``.
     detailed_share : float
@@ -437,6 +446,29 @@ class Measurement:
     budget: Budget
 
 
+# discrete_gaussian_mechanism's largest sigma (value + noise fits in int64 but with probability e^-128)
+_MAX_RELEASE_SIGMA = 2**58
+
+
+def _release_budget(rho, n_groups: int, detailed_share) -> Budget:
+    """:func:`budget_split`, refused by the parameters that made a noise scale too large to release.
+
+    The discrete Gaussian release is int64, so each sigma must be <= 2**58
+    (:func:`dpnotes.discrete.discrete_gaussian_mechanism`): sigma_detailed^2 = 1/(rho * share) and
+    sigma_group^2 = n_groups/(2 rho (1 - share)). At rho = 1e-300 the mechanism refused sigma
+    = 1.4e150 after the fact, by "value + noise" and naming neither rho nor detailed_share.
+    """
+    budget = budget_split(rho, n_groups, detailed_share=detailed_share)
+    if max(budget.sigma_detailed, budget.sigma_group) > _MAX_RELEASE_SIGMA:
+        raise ValueError(
+            f"rho * detailed_share must be >= 2**-116 (1.2e-35) and rho * (1 - detailed_share) >= "
+            f"{n_groups} * 2**-117 (one share per group count) for the noise scales to stay <= 2**58, so "
+            f"that value + noise fits in int64; got rho = {budget.rho!r}, detailed_share = "
+            f"{budget.detailed_share!r} (sigma_detailed = {budget.sigma_detailed:.3g}, sigma_group = "
+            f"{budget.sigma_group:.3g})")
+    return budget
+
+
 def measure_block(records, rho, *, rng, queries=None, detailed_share=0.5) -> Measurement:
     r"""TopDown's measurements of one block: every count query answered with exact discrete Gaussian noise.
 
@@ -453,11 +485,14 @@ def measure_block(records, rho, *, rng, queries=None, detailed_share=0.5) -> Mea
     records : sequence of (age, sex, race, married)
         The confidential block.
     rho : float
-        The zCDP budget, ``> 0``, or ``math.inf`` for exact measurements.
+        The zCDP budget, ``> 0``, or ``math.inf`` for exact measurements. The noisy counts are
+        int64, so the noise scales must stay <= ``2**58``: ``rho * detailed_share >= 2**-116``
+        (1.2e-35) and ``rho * (1 - detailed_share) >= n_groups * 2**-117`` (``n_groups`` = 13 for
+        :func:`block_queries`).
     rng : numpy.random.Generator
     queries : BlockQueries, optional
     detailed_share : float
-        Share of ``rho`` for the histogram, in ``(0, 1)``.
+        Share of ``rho`` for the histogram, in ``(0, 1)`` (and within the bounds above).
 
     Returns
     -------
@@ -466,7 +501,8 @@ def measure_block(records, rho, *, rng, queries=None, detailed_share=0.5) -> Mea
     Raises
     ------
     ValueError
-        For a bad parameter or a record that is not a cell.
+        For a bad parameter or a record that is not a cell; for a ``rho`` or ``detailed_share`` that
+        makes a noise scale too large for an int64 release (the message names both and the bounds).
 
     Examples
     --------
@@ -478,7 +514,7 @@ def measure_block(records, rho, *, rng, queries=None, detailed_share=0.5) -> Mea
     """
     q = _queries(queries)
     h = records_to_histogram(records, q)
-    budget = budget_split(rho, len(q.groups), detailed_share=detailed_share)
+    budget = _release_budget(rho, len(q.groups), detailed_share)
     rng = check_rng("rng", rng)
     counts = q.membership.astype(np.int64) @ h
     if math.isinf(budget.rho):
@@ -532,7 +568,12 @@ def least_squares_histogram(measurement, queries=None, *, tol=1e-9) -> np.ndarra
     queries : BlockQueries, optional
         The queries ``measurement`` was taken with.
     tol : float
-        Largest accepted dual gradient (in people); a larger one raises ``RuntimeError``.
+        Largest accepted dual gradient (in people); a larger one raises ``RuntimeError``. At least
+        ``2**-45 * max(1, total) + 2**-53 * largest |noisy count|`` (2e-13 for a block of 7 people
+        at rho = 1): the gradient is a sum of rounded counts, which the solver gets to 15 to 40
+        rounding units of the total and about one of the largest count, not below. (The default
+        ``1e-9`` is accepted up to 35 000 people; noisy counts past about 1e6, from rho below
+        1e-10, can keep the solver from converging at all.)
 
     Returns
     -------
@@ -542,7 +583,10 @@ def least_squares_histogram(measurement, queries=None, *, tol=1e-9) -> np.ndarra
     Raises
     ------
     ValueError
-        If the measurement does not fit the queries.
+        If the measurement does not fit the queries, or ``tol`` is below its floor (the message
+        gives it).
+    RuntimeError
+        If the solver stops with a dual gradient above ``tol``.
 
     Examples
     --------
@@ -568,6 +612,15 @@ def least_squares_histogram(measurement, queries=None, *, tol=1e-9) -> np.ndarra
             raise ValueError("an exact measurement must be a histogram with the invariant total")
         return yd
     yg = measurement.groups.astype(float)
+    # The dual gradient is a sum of rounded counts: the solver got it to 15 to 40 rounding units of the
+    # total (6e-14 at 7 people, 2e-10 at 60 000), and never below about one rounding unit of the largest
+    # noisy count (1.2e-10 at counts of 9e5); not to 1e-300, which raised RuntimeError whatever the data.
+    # The floor: 128 units of the total (3 times the worst seen), half a unit of the largest count.
+    largest = max(float(np.abs(yd).max()), float(np.abs(yg).max(initial=0.0)))
+    floor = 2.0**-45 * max(1.0, float(total)) + 2.0**-53 * largest
+    if tol < floor:
+        raise ValueError(f"tol must be >= 2**-45 * max(1, total) + 2**-53 * largest |noisy count| = {floor:.3g} "
+                         f"for this measurement (the dual gradient is rounded at about that size), got {tol!r}")
     G = q.membership.astype(float)
     r = b.sigma_detailed**2 / b.sigma_group**2          # w_g / w_d: the objective divided by w_d
     k = len(q.groups)
@@ -735,10 +788,13 @@ def release_block(records, rho, *, rng, queries=None, detailed_share=0.5) -> Blo
     ----------
     records : sequence of (age, sex, race, married)
     rho : float
-        ``> 0`` or ``math.inf`` (no noise).
+        ``> 0`` or ``math.inf`` (no noise); with ``detailed_share``, within the bounds of
+        :func:`measure_block` (``rho * detailed_share >= 2**-116`` and
+        ``rho * (1 - detailed_share) >= n_groups * 2**-117``: the int64 release).
     rng : numpy.random.Generator
     queries : BlockQueries, optional
     detailed_share : float
+        In ``(0, 1)``.
 
     Returns
     -------
@@ -747,7 +803,7 @@ def release_block(records, rho, *, rng, queries=None, detailed_share=0.5) -> Blo
     Raises
     ------
     ValueError
-        For a bad parameter.
+        For a bad parameter, ``rho`` and ``detailed_share`` out of those bounds included.
 
     Examples
     --------
@@ -1005,25 +1061,34 @@ def release_sigmas(budget, groups_moved) -> np.ndarray:
     return np.array([budget.sigma_detailed] * 2 + [budget.sigma_group] * groups_moved)
 
 
-def _sum_law(sigma: float, m: int, cut_max: float) -> tuple[np.ndarray, np.ndarray, float]:
+def _sum_law(sigma: float, m: int, cut_max: float, log_cut_max: float | None = None
+             ) -> tuple[np.ndarray, np.ndarray, float]:
     """Support and pmf of the sum of m iid N_Z(0, sigma^2), each truncated to |y| <= T; and the mass cut off.
 
     T is the smallest (from a Gaussian-tail guess up) with m Pr[|Y| > T] <= cut_max, where
     Pr[|Y| > T] <= 2 p(T+1) / (1 - e^{-(2T+3)/(2 sigma^2)}): the ratio p(y+1)/p(y) is
     e^{-(2y+1)/(2 sigma^2)}, at most that of the first term left out, so the tail is below a
-    geometric series.
+    geometric series. Compared in logs (``log_cut_max``, if given, is log(cut_max)): at
+    tail = 5e-324 a share of it underflowed to 0 (log(m / 0) raised ZeroDivisionError) and
+    p(T+1) underflows before the bound is met.
     """
-    def cut(T):
-        return 2 * discrete_gaussian_pmf(T + 1, sigma) / -math.expm1(-(2 * T + 3) / (2 * sigma * sigma))
+    if log_cut_max is None:
+        log_cut_max = math.log(cut_max)
+    log_p0 = math.log(discrete_gaussian_pmf(0, sigma))       # -log Z: p(0) = 1/Z never underflows
 
-    T = max(1, int(sigma * math.sqrt(2 * math.log(m / cut_max))))
-    while m * cut(T) > cut_max:
+    def log_cut(T):
+        return (math.log(2.0) + log_p0 - (T + 1) ** 2 / (2 * sigma * sigma)
+                - math.log(-math.expm1(-(2 * T + 3) / (2 * sigma * sigma))))
+
+    log_m = math.log(m)
+    T = max(1, int(sigma * math.sqrt(2 * (log_m - log_cut_max))))
+    while log_m + log_cut(T) > log_cut_max:
         T += 1
     p = discrete_gaussian_pmf(np.arange(-T, T + 1), sigma)
     law = np.ones(1)
     for _ in range(m):
         law = np.convolve(law, p)
-    return np.arange(-m * T, m * T + 1), law, m * cut(T)
+    return np.arange(-m * T, m * T + 1), law, math.exp(log_m + log_cut(T))
 
 
 def _loss_atoms(sigmas, tail):
@@ -1032,7 +1097,8 @@ def _loss_atoms(sigmas, tail):
     loss, prob, cut = np.zeros(1), np.ones(1), 0.0
     for s in np.unique(sig):
         m = int(np.count_nonzero(sig == s))
-        support, law, c = _sum_law(float(s), m, tail / sig.size * m)
+        log_share = math.log(tail) + math.log(m) - math.log(sig.size)    # tail * m / n: 0 at tail = 5e-324
+        support, law, c = _sum_law(float(s), m, math.exp(log_share), log_share)
         keep = law > 0
         block = (m - 2 * support[keep]) / (2 * s * s)        # sum over the m coordinates of (1 - 2y)/(2 s^2)
         loss = (loss[:, None] + block[None, :]).ravel()

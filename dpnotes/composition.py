@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import sys
 
 import numpy as np
 from scipy.special import gammaln, logsumexp
@@ -77,8 +78,20 @@ def _concentrated_total(epsilon, k, delta_prime, delta, step_mean) -> tuple[floa
     delta_prime = check_in_range("delta_prime", delta_prime, 0.0, 1.0,
                                  low_inclusive=False, high_inclusive=False)
     delta = check_delta("delta", delta)
-    eps_total = epsilon * math.sqrt(2.0 * k * math.log(1.0 / delta_prime)) + k * step_mean(epsilon)
+    # -log(delta'), not log(1/delta'): 1/delta' overflows to inf for a subnormal delta' (log(1/5e-324)
+    # was inf; -log(5e-324) = 744.44)
+    eps_total = epsilon * math.sqrt(2.0 * k * -math.log(delta_prime)) + k * step_mean(epsilon)
     return eps_total, min(k * delta + delta_prime, 1.0)
+
+
+# e^x - 1 exceeds the largest float beyond this x, and x (e^x - 1) already from about 703
+_LOG_FLOAT_MAX = math.log(sys.float_info.max)
+
+
+def _eps_expm1(e: float) -> float:
+    """``e * (e^e - 1)`` for ``e > 0``, ``inf`` where it exceeds the float range (math.expm1 raised
+    OverflowError there: advanced(1e300, ...))."""
+    return math.inf if e >= _LOG_FLOAT_MAX else e * math.expm1(e)
 
 
 def advanced(epsilon, k, delta_prime, delta=0.0) -> tuple[float, float]:
@@ -103,6 +116,9 @@ def advanced(epsilon, k, delta_prime, delta=0.0) -> tuple[float, float]:
     Returns
     -------
     (epsilon_total, delta_total) : tuple of float
+        ``epsilon_total`` is ``inf`` where the bound exceeds the float range (from about
+        ``epsilon = 703``: the mean term :math:`\varepsilon(e^{\varepsilon}-1)` alone is beyond
+        ``1.8e308``); an infinite bound, true but vacuous.
 
     Examples
     --------
@@ -111,7 +127,7 @@ def advanced(epsilon, k, delta_prime, delta=0.0) -> tuple[float, float]:
     (6.308231, 1e-06)
     """
     # the mean privacy loss of one step, bounded through the KL lemma: eps (e^eps - 1)
-    return _concentrated_total(epsilon, k, delta_prime, delta, lambda e: e * math.expm1(e))
+    return _concentrated_total(epsilon, k, delta_prime, delta, _eps_expm1)
 
 
 def advanced_reduction(epsilon, k, delta_prime, delta=0.0) -> tuple[float, float]:
@@ -292,8 +308,12 @@ def optimal(epsilon, k, delta, step_delta=0.0) -> float:
     :math:`\delta(\varepsilon') = A_m - e^{\varepsilon'}B_m` with cumulative sums
     :math:`A_m = \sum_{l<m} a_l`, :math:`B_m = \sum_{l<m} a_l e^{-(k-2l)\varepsilon}`.
     One pass of cumulative log-space sums gives :math:`\delta` at every
-    breakpoint, a search finds the bracket of the target ``delta``, and the
-    closed form :math:`\varepsilon' = \log((A_m-\delta)/B_m)` finishes it.
+    breakpoint (by the recurrence :math:`\delta_{m+1} = e^{-2\varepsilon}\delta_m +
+    (1 - e^{-2\varepsilon})A_{m+1}`, a sum of positive terms, so that it keeps its digits at any
+    :math:`\varepsilon`: the difference :math:`A_m - e^{\varepsilon'_m}B_m` cancelled to 0 below
+    :math:`\varepsilon = 10^{-16}`), a search finds the bracket of the target ``delta``, and the
+    closed form :math:`\varepsilon' = \log((A_m-\delta)/B_m)` finishes it, taken as an offset
+    :math:`\log(1 + (\delta_m - \delta)/(A_m - \delta_m))` from the bracket's breakpoint.
     The sums run only over the window of ``l`` where :math:`a_l \ge \delta e^{-60}`
     (found by bisection, since :math:`\log a_l` is concave); the dropped masses,
     on either side of it, change :math:`\delta(\varepsilon')` by less than
@@ -353,19 +373,36 @@ def optimal(epsilon, k, delta, step_delta=0.0) -> float:
     l = np.arange(lo, end)
     log_A = np.logaddexp.accumulate(log_a)                               # log sum_{l<=j} a_l
     log_C = np.logaddexp.accumulate(log_a + 2.0 * epsilon * (l - lo))    # log sum a_l e^{2 (l-lo) eps}
-    # delta at breakpoint m = j + 1, eps'_m = (k - 2m) eps:  A_j (1 - C_j e^{-2 (m-lo) eps} / A_j), where
-    # C_j e^{-2 (m-lo) eps} < A_j (each term of C_j is a term of A_j times e^{-2 (m-l) eps} < 1), so x < 0
-    x = np.minimum(log_C - 2.0 * epsilon * (l + 1.0 - lo) - log_A, 0.0)
-    log_delta_break = log_A + np.log(-np.expm1(x))
+    # At breakpoint m = l + 1 (index j = l - lo), eps'_m = (k - 2m) eps: the mass kept,
+    # A_m - delta_m = sum_{l<m} a_l e^{-2 (m-l) eps} = C_j e^{-2 (m-lo) eps}, and delta_m itself by the
+    # recurrence delta_{m+1} = e^{-2 eps} delta_m + q A_{m+1}, q = 1 - e^{-2 eps}: a sum of positive
+    # terms, sum_{i<=j} e^{-2 eps (j-i)} q A_i. (A_m (1 - C_j e^{-2 (m-lo) eps} / A_m) cancelled to 0 below
+    # eps = 1e-16, where log 0 warned and optimal(1e-20, 10, 1e-30) was 0.0 though delta(0) = 1.2e-20.)
+    log_kept = log_C - 2.0 * epsilon * (l + 1.0 - lo)
+    idx = np.arange(l.size)
+    log_q = math.log(-math.expm1(-2.0 * epsilon))
+    log_delta_break = np.logaddexp.accumulate(log_q + log_A + 2.0 * epsilon * idx) - 2.0 * epsilon * idx
     # delta at breakpoints increases with m: count the breakpoints whose delta is within target
     j = int(np.searchsorted(log_delta_break, log_delta, side="right"))
     j = min(j, end - lo - 1)            # beyond the window's last breakpoint: finish with its last piece
-    log_B = log_C[j] - (k - 2.0 * lo) * epsilon     # B = sum_{l<=j} a_l e^{-(k-2l) eps}
-    ratio = log_delta - log_A[j]
-    if ratio >= 0.0:                    # delta >= A: every eps' >= 0 works
+    if log_delta >= log_A[j]:           # delta >= A: every eps' >= 0 works
         return 0.0
+    # On the piece left of breakpoint m = lo + j + 1, delta(eps') = A - e^{eps'} B; from its left end
+    # eps'_m, where delta is delta_m: eps' = eps'_m + log1p((delta_m - delta) / (A - delta_m)), the
+    # offset from the breakpoint formed without the cancellation of log((A - delta) / B) near 1
+    d = float(log_delta_break[j])
+    eps_m = (k - 2.0 * (lo + j + 1)) * epsilon
+    if d == log_delta:
+        offset = 0.0
+    elif d > log_delta:
+        offset = float(np.logaddexp(0.0, d + math.log(-math.expm1(log_delta - d)) - log_kept[j]))
+    else:
+        log_x = log_delta + math.log(-math.expm1(d - log_delta)) - log_kept[j]
+        if log_x >= 0.0:                # delta within rounding of A: eps' = 0 (clamped below)
+            return 0.0
+        offset = math.log1p(-math.exp(log_x))
     # in [0, k eps]: the exact answer is, and rounding may not push it out (it did by one ulp at k = 1)
-    return float(min(max(log_A[j] + math.log(-math.expm1(ratio)) - log_B, 0.0), k * epsilon))
+    return float(min(max(eps_m + offset, 0.0), k * epsilon))
 
 
 def _check_heterogeneous(epsilons, deltas) -> tuple[np.ndarray, np.ndarray]:
@@ -422,7 +459,11 @@ def advanced_heterogeneous(epsilons, delta_prime, deltas=None) -> tuple[float, f
     """
     eps, dl = _check_heterogeneous(epsilons, deltas)
     delta_prime = check_in_range("delta_prime", delta_prime, 0.0, 1.0, low_inclusive=False, high_inclusive=False)
-    eps_total = math.sqrt(2.0 * math.log(1.0 / delta_prime) * float(np.sum(eps * eps))) + float(np.sum(eps * np.tanh(eps / 2.0)))
+    # ||eps||_2 in units of the largest eps_i: eps * eps overflowed (an infinite bound at eps = [1e300],
+    # where it is 6.3e300) or underflowed (no square-root term at all at eps = [1e-200])
+    top = float(np.max(eps))
+    norm = top * math.sqrt(float(np.sum((eps / top) ** 2)))
+    eps_total = math.sqrt(2.0 * -math.log(delta_prime)) * norm + float(np.sum(eps * np.tanh(eps / 2.0)))
     delta_total = -math.expm1(math.log1p(-delta_prime) + float(np.sum(np.log1p(-dl))))
     return eps_total, delta_total
 
@@ -584,7 +625,8 @@ def rr_reduction_channel(p, q, epsilon, delta=0.0) -> np.ndarray:
     b_eq = np.concatenate([p, q, np.ones(4)])
     res = linprog(np.zeros(4 * m), A_eq=a_eq, b_eq=b_eq, bounds=(0, None), method="highs")
     if res.status != 0:
-        raise ValueError(f"p and q are not ({epsilon}, {delta})-indistinguishable: no channel from (U, V) exists")
+        raise ValueError(f"p and q are not (epsilon, delta) = ({epsilon!r}, {delta!r})-indistinguishable: no channel "
+                         f"from (U, V) exists (a larger epsilon or delta, or closer p and q, is needed)")
     return res.x.reshape(4, m).clip(0.0)
 
 
@@ -634,7 +676,7 @@ def rdp_to_dp(alpha, rdp, delta, method="improved") -> float:
         raise ValueError(f"rdp must be >= 0, got {float(r[~(np.isfinite(r) & (r >= 0))][0])!r}")
     delta = check_in_range("delta", delta, 0.0, 1.0, low_inclusive=False, high_inclusive=False)
     if method == "classic":
-        eps = r + math.log(1.0 / delta) / (a - 1.0)
+        eps = r + -math.log(delta) / (a - 1.0)       # not log(1/delta): 1/5e-324 overflows (eps was inf)
     elif method == "improved":
         eps = r + np.log1p(-1.0 / a) - (math.log(delta) + np.log(a)) / (a - 1.0)
     else:
@@ -673,4 +715,5 @@ def zcdp_to_dp(rho, delta) -> float:
     """
     rho = check_positive("rho", rho)
     delta = check_in_range("delta", delta, 0.0, 1.0, low_inclusive=False, high_inclusive=False)
-    return float(rho + 2.0 * math.sqrt(rho * math.log(1.0 / delta)))
+    # -log(delta), not log(1/delta): 1/5e-324 overflows to inf (the bound was inf; it is 39.08 at rho = 0.5)
+    return float(rho + 2.0 * math.sqrt(rho * -math.log(delta)))

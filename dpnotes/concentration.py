@@ -49,7 +49,12 @@ def azuma_bound(t, c):
     if c.ndim != 1 or c.size == 0 or not np.all(np.isfinite(c)) or np.any(c <= 0):
         raise ValueError(f"c must be a non-empty 1-D array of finite values > 0, got {c.tolist()!r}")
     t = _nonneg_array("t", t)
-    out = np.exp(-(t * t) / (2.0 * np.sum(c * c)))
+    # t / ||c||_2 in units of the largest c_i: t * t and sum(c * c) overflow (inf / inf = nan at
+    # t = c = 1e300, where the bound is exp(-1/2)) or underflow (0 / 0 at c = 1e-300)
+    scale = float(np.max(c))
+    with np.errstate(over="ignore", under="ignore"):      # inf -> a bound of 0, 0 -> a bound of 1
+        ratio = (t / scale) / math.sqrt(float(np.sum((c / scale) ** 2)))
+        out = np.exp(-0.5 * ratio * ratio)
     return float(out) if out.ndim == 0 else out
 
 
@@ -71,17 +76,20 @@ def hoeffding_bound(tau, n, a, b):
     n : int
         Number of summands, ``>= 1``.
     a, b : float
-        The range of each summand, ``a < b``.
+        The range of each summand, finite, ``a < b`` (any finite floats: a width
+        ``b - a`` beyond the float range or down to a subnormal is handled).
 
     Returns
     -------
     float or ndarray
-        The bound on either tail, one per ``tau`` (a float for a scalar ``tau``).
+        The bound on either tail, one per ``tau`` (a float for a scalar ``tau``): 1 at
+        ``tau = 0``, tending to 0 as ``tau / (b - a)`` grows (exactly 0 once it underflows).
 
     Raises
     ------
     ValueError
-        If ``tau < 0``, ``n`` is not an integer ``>= 1`` or ``b <= a``.
+        If ``tau < 0``, ``n`` is not an integer ``>= 1``, ``a`` or ``b`` is not finite, or
+        ``b <= a`` (the message names both).
 
     Examples
     --------
@@ -90,9 +98,21 @@ def hoeffding_bound(tau, n, a, b):
     """
     n = check_integer("n", n, low=1)
     a = check_in_range("a", a)
-    b = check_in_range("b", b, a, math.inf, low_inclusive=False)
+    b = check_in_range("b", b)
+    if not b > a:
+        raise ValueError(f"b must be > {_num(a)} = a (a must be < b), got a = {_num(a)}, b = {_num(b)}")
     tau = _nonneg_array("tau", tau)
-    out = np.exp(-2.0 * tau * tau / (n * (b - a) ** 2))
+    # the exponent is -2 q^2 with q = tau / ((b - a) sqrt(n)), formed without squaring: (b - a) ** 2
+    # overflowed at a = -1e300 (OverflowError) and tau * tau / inf gave nan at tau = b = 1e300
+    width = b - a
+    root_n = math.sqrt(n) if n < 2**1000 else math.exp(0.5 * math.log(n))
+    with np.errstate(over="ignore", under="ignore"):      # inf -> a bound of 0, 0 -> a bound of 1
+        if math.isinf(width):              # b - a > 1.8e308: the halves subtract exactly
+            ratio = (tau * 0.5) / (b * 0.5 - a * 0.5)
+        else:
+            ratio = tau / width
+        q = ratio / root_n
+        out = np.exp(-2.0 * q * q)
     return float(out) if out.ndim == 0 else out
 
 
@@ -151,6 +171,11 @@ def rr_loss_paths(epsilon, k, n_paths, rng, adaptive=False):
         comp += eps_i * np.tanh(eps_i / 2.0)
         eps_i = np.where(report_one, epsilon, epsilon / 2.0)
     return loss, comp
+
+
+def _num(x: float) -> str:
+    """A float as the message shows it: 1 for 1.0, 1e+300 (not 301 digits) for 1e300."""
+    return str(int(x)) if x.is_integer() and abs(x) < 1e16 else repr(x)
 
 
 def _float_array(name, x):

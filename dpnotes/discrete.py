@@ -564,6 +564,11 @@ def discrete_laplace_mechanism(value, scale, size=None, rng=None):
     return _release(values, lambda g: _discrete_laplace(num, den, g), getbits, scalar)
 
 
+# the largest sigma the int64 release takes: with |value| <= 2**62, |noise| > 2**62 = 16 sigma has
+# probability below e^-128 (beyond it the sum is refused after the draw, a failure that depends on value)
+_MAX_RELEASE_SIGMA = 2**58
+
+
 def discrete_gaussian_mechanism(value, sigma, size=None, rng=None):
     r"""Release integer ``value`` plus independent :math:`\mathcal N_{\mathbb Z}(0,\sigma^2)` noise (exact).
 
@@ -577,7 +582,10 @@ def discrete_gaussian_mechanism(value, sigma, size=None, rng=None):
     value : int or array_like of int
         True answer(s).
     sigma : int, Fraction or float
-        ``> 0``, used exactly.
+        In ``(0, 2**58]`` (2.9e17), used exactly. The release is int64: at ``sigma = 2**58`` and
+        ``|value| <= 2**62`` the noise would pass 2**63 with probability below :math:`e^{-128}`, while
+        far above it the noise itself does not fit (for a larger ``sigma``, add
+        :func:`sample_discrete_gaussian` draws to Python integers).
     size : int or tuple, optional
         Output shape; ``value`` is broadcast to it (default: the shape of ``value``).
     rng : random.Random-like or numpy.random.Generator
@@ -591,8 +599,8 @@ def discrete_gaussian_mechanism(value, sigma, size=None, rng=None):
     Raises
     ------
     ValueError
-        If a parameter is out of range, or a release does not fit in int64 (as for
-        :func:`discrete_laplace_mechanism`).
+        If a parameter is out of range (``sigma`` above ``2**58`` included: the message names it), or
+        a release does not fit in int64 (``|value|`` near 2**63).
 
     Examples
     --------
@@ -601,6 +609,11 @@ def discrete_gaussian_mechanism(value, sigma, size=None, rng=None):
     (dtype('int64'), (2,))
     """
     a, b, t = _gaussian_parameters(sigma)
+    if a > _MAX_RELEASE_SIGMA**2 * b:            # sigma^2 = a/b, compared exactly
+        # value + noise did not fit in int64 and said so after the draw, naming neither sigma nor a range
+        shown = str(sigma) if isinstance(sigma, numbers.Rational) else repr(float(sigma))
+        raise ValueError(f"sigma must be <= 2**58 (2.9e17) for value + noise to fit in int64, got {shown} "
+                         "(add sample_discrete_gaussian draws to Python integers instead)")
     getbits = _getbits(rng)
     values, scalar = _integer_values(value, size)
     return _release(values, lambda g: _discrete_gaussian(a, b, t, g), getbits, scalar)
@@ -630,12 +643,33 @@ def _dgauss_log_normalizer(sigma: float) -> float:
     :math:`\sigma < 1` the direct sum over :math:`|y| \le 12`, whose tail is below
     :math:`e^{-72} < 10^{-31}` relative. (No library function evaluates this theta series in
     log form for every :math:`\sigma`, hence the two hand-written branches.)
+
+    Any finite :math:`\sigma > 0`: the Poisson terms are 0 in float from :math:`\sigma = 6.2` on
+    (:math:`e^{-2\pi^2 \sigma^2} < 10^{-330}`), so they are not formed past 10, where
+    ``sigma**2`` overflowed at 1e300; below 1, :math:`y^2/(2\sigma^2)` is ``_half_square_ratio``,
+    ``inf`` (a term of 0) where :math:`\sigma^2` underflowed to 0 (0/0 = nan at :math:`y = 0` for 1e-300).
     """
     if sigma >= 1.0:
         k = np.arange(1, 4)
-        return math.log(sigma) + 0.5 * math.log(2 * math.pi) + math.log1p(2 * np.exp(-2 * math.pi**2 * sigma**2 * k**2).sum())
+        poisson = 0.0 if sigma > 10.0 else math.log1p(2 * np.exp(-2 * math.pi**2 * sigma**2 * k**2).sum())
+        return math.log(sigma) + 0.5 * math.log(2 * math.pi) + poisson
     y = np.arange(-12, 13)
-    return float(np.log(np.exp(-(y * y) / (2 * sigma * sigma)).sum()))
+    return float(np.log(np.exp(-_half_square_ratio(y, sigma)).sum()))
+
+
+def _half_square_ratio(x, sigma: float) -> np.ndarray:
+    """``x**2 / (2 sigma**2)`` elementwise for any finite ``sigma > 0``.
+
+    ``x`` and ``sigma`` are first scaled by the same power of two (exactly), bringing ``sigma`` into
+    [1/2, 1): the rounding is that of the plain formula wherever the plain formula stays in the normal
+    floats, while ``sigma**2`` no longer underflows (to 0 below 1e-162: 0/0 = nan at x = 0) or
+    overflows (above 1.3e154); a ratio past 1.8e308 is ``inf``, whose e^-inf = 0 is the true underflow.
+    """
+    e = math.frexp(sigma)[1]
+    s = math.ldexp(sigma, -e)
+    with np.errstate(over="ignore"):
+        xs = np.ldexp(np.asarray(x, dtype=float), -e)
+        return xs * xs / (2 * s * s)
 
 
 def discrete_gaussian_pmf(x, sigma):
@@ -649,7 +683,9 @@ def discrete_gaussian_pmf(x, sigma):
     x : int or array_like of int
         Points; vectorized (floats with integer values are accepted).
     sigma : float
-        ``> 0``.
+        ``> 0``, finite, of any size: as :math:`\sigma \to 0` the pmf is 1 at 0 and 0 elsewhere
+        (at ``1e-300`` exactly that), for a huge :math:`\sigma` it is :math:`1/(\sigma\sqrt{2\pi})`
+        near 0.
 
     Returns
     -------
@@ -671,7 +707,8 @@ def discrete_gaussian_pmf(x, sigma):
     """
     sigma = check_positive("sigma", sigma)
     arr, scalar = _integers("x", x)
-    return _out(np.exp(-(arr * arr) / (2 * sigma * sigma) - _dgauss_log_normalizer(sigma)), scalar)
+    # at sigma = 1e-300 the plain x^2/(2 sigma^2) was 0/0 = nan at x = 0 (sigma^2 underflowed)
+    return _out(np.exp(-_half_square_ratio(arr, sigma) - _dgauss_log_normalizer(sigma)), scalar)
 
 
 def discrete_laplace_pmf(x, scale):
@@ -705,7 +742,8 @@ def discrete_laplace_pmf(x, scale):
     """
     t = check_positive("scale", scale)
     arr, scalar = _integers("x", x)
-    return _out(math.tanh(0.5 / t) * np.exp(-np.abs(arr) / t), scalar)
+    with np.errstate(over="ignore"):     # |x|/t past 1.8e308 (t = 5e-324): e^-inf = 0, the true underflow
+        return _out(math.tanh(0.5 / t) * np.exp(-np.abs(arr) / t), scalar)
 
 
 def _epsilons(epsilon):
@@ -738,6 +776,10 @@ def _dgauss_delta_shift(sigma: float, log_z: float, eps: float, k: int,
     """
     s2 = sigma * sigma
     c = k / 2 - s2 * eps / k
+    if not c >= -40.0 * sigma - 1.0:
+        # every term has y < -40 sigma: by the geometric bound below the whole sum is under
+        # e^-800 (sigma + 40)/(40 Z) < 1e-347, 0 in float (and c = -inf when s2 * eps overflows)
+        return 0.0, 0.0
     m = math.ceil(c) - 1
     frac = m - c                                  # in [-1, 0); exact (Sterbenz)
     total = 0.0
@@ -757,6 +799,83 @@ def _dgauss_delta_shift(sigma: float, log_z: float, eps: float, k: int,
         step = min(2 * step, _MAX_BLOCK)
 
 
+_TINY_SIGMA = 1e-150        # below: sigma^2 leaves the normal floats; the profile is a step (_dgauss_delta_tiny)
+_LARGE_SIGMA = 1e6          # from here: the continuous profile plus Euler-Maclaurin (_dgauss_delta_large)
+_HUGE_SIGMA = 1e10          # from here the Euler-Maclaurin correction is below 1e-16 relative
+_MU_RESCALED = 1e-100       # below this k / sigma the continuous profile is linear in it (see _dgauss_delta_large)
+# 6-point Gauss-Legendre rule on [0, 1] (numpy's is on [-1, 1], weights summing to 2)
+_GL_NODES, _GL_WEIGHTS = np.polynomial.legendre.leggauss(6)
+_GL_NODES, _GL_WEIGHTS = (_GL_NODES + 1.0) / 2.0, _GL_WEIGHTS / 2.0
+
+
+def _dgauss_delta_tiny(sigma: float, eps: float, k: int) -> float:
+    r"""The shift-``k`` divergence for :math:`\sigma < 10^{-150}`: a step, exactly.
+
+    With :math:`L_0 = k^2/(2\sigma^2) > 10^{300}`, the threshold :math:`c = k/2 - \sigma^2\varepsilon/k`
+    is positive exactly when :math:`\varepsilon < L_0`; then the term at :math:`y = 0` is
+    :math:`p(0)(1 - e^{\varepsilon - L_0})`, and every other term and :math:`1 - p(0)` are below
+    :math:`e^{-1/(2\sigma^2)} < e^{-10^{299}}`; otherwise every term has :math:`|y| \ge 1`. So
+    :math:`\delta = -\mathrm{expm1}(\varepsilon - L_0)` for :math:`\varepsilon < L_0` and 0 from
+    there (compared and subtracted in exact rationals: :math:`\sigma^2` underflows).
+    """
+    gap = Fraction(eps) - Fraction(k * k, 2) / Fraction(sigma) ** 2
+    if gap >= 0:
+        return 0.0
+    return 1.0 if gap < -800 else -math.expm1(float(gap))     # 1 - e^-800 is 1.0 (and the gap can pass 1e308)
+
+
+def _dgauss_delta_large(sigma: float, eps: float, k: int) -> float:
+    r"""The shift-``k`` divergence for :math:`\sigma \ge 10^6`, in a time independent of :math:`\sigma`.
+
+    The sum :math:`\sum_{y \le m} f(y)` of ``_dgauss_delta_shift``, with
+    :math:`f(t) = g(t)\,(1 - e^{k(t-c)/\sigma^2})` and :math:`g(t) = e^{-t^2/(2\sigma^2)}/Z`, is by
+    the Euler-Maclaurin formula
+    :math:`\int_{-\infty}^{c} f - \int_m^c f + f(m)/2 + f'(m)/12 - f^{(3)}(m)/720 + \dots`.
+    For :math:`\sigma \ge 10` the normalizer :math:`Z` is :math:`\sigma\sqrt{2\pi}` in float, so
+    the first integral is the continuous Gaussian profile at :math:`\mu = k/\sigma`
+    (:func:`dpnotes.loss.gaussian_delta`, :cite:`balle2018improving` Theorem 8). The next three
+    terms are of order :math:`g(c)\,k/\sigma^2`, relative :math:`(1 + z^2)/\sigma^2` to the profile
+    (:math:`z = c/\sigma`, :math:`|z| < 39` where the profile does not underflow): they are
+    included below :math:`\sigma = 10^{10}` (the integral by 6-point Gauss-Legendre over a
+    fraction of a unit), and below :math:`10^{-16}` relative above it. The rest is smaller
+    by a further :math:`(z/\sigma)^2 < 10^{-9}`. For :math:`\mu < 10^{-100}` the profile is
+    :math:`\mu` times a function of :math:`\varepsilon/\mu` (to :math:`10^{-100}` relative) and is
+    evaluated at :math:`\mu = 10^{-100}` and scaled: it stays exact into the subnormals.
+    """
+    from .loss import gaussian_delta
+
+    mu = k / sigma
+    if mu < _MU_RESCALED:
+        # delta = mu phi(a) int_0^inf u e^{au - u^2/2} du (1 + O(mu u)), a = mu/2 - eps/mu: linear in mu
+        # at a fixed w = eps/mu, to 1e-100 relative. Evaluated at mu = 1e-100, where nothing
+        # underflows (gaussian_delta took log(0) at mu = 1e-308); w >= 40 leaves under mu e^-800.
+        w = eps / mu
+        return (mu / _MU_RESCALED) * float(gaussian_delta(w * _MU_RESCALED, _MU_RESCALED)) if w < 40.0 else 0.0
+    d = float(gaussian_delta(eps, mu))
+    if sigma >= _HUGE_SIGMA or d == 0.0:
+        return d
+    s2 = sigma * sigma
+    c = k / 2 - s2 * eps / k                     # |c| < 39 sigma + k where d > 0: c - m to 1e-4
+    m = math.ceil(c) - 1
+    u0 = c - m                                   # in (0, 1]
+    z_norm = sigma * math.sqrt(2 * math.pi)
+    v = u0 * _GL_NODES                           # t = c - v runs over [m, c]
+    f = np.exp(-((c - v) ** 2) / (2 * s2)) / z_norm * -np.expm1(-k * v / s2)
+    g_m = math.exp(-(m * m) / (2 * s2)) / z_norm
+    h_m = -math.expm1(-k * u0 / s2)
+    df_m = g_m * (-(m / s2) * h_m - (k / s2) * math.exp(-k * u0 / s2))
+    return max(d - u0 * float(np.dot(_GL_WEIGHTS, f)) + g_m * h_m / 2 + df_m / 12, 0.0)
+
+
+def _dgauss_delta(sigma: float, log_z: float, eps: float, k: int) -> float:
+    """The shift-``k`` divergence for any finite sigma > 0 (the three regimes above)."""
+    if sigma < _TINY_SIGMA:
+        return _dgauss_delta_tiny(sigma, eps, k)
+    if sigma >= _LARGE_SIGMA:
+        return _dgauss_delta_large(sigma, eps, k)
+    return _dgauss_delta_shift(sigma, log_z, eps, k)[0]
+
+
 def discrete_gaussian_delta(sigma, epsilon, sensitivity=1):
     r"""Exact privacy profile of the discrete Gaussian mechanism for an integer query.
 
@@ -767,12 +886,17 @@ def discrete_gaussian_delta(sigma, epsilon, sensitivity=1):
     shift :math:`\Delta` this is :cite:`canonne2020discrete` Theorem 7,
     :math:`\Pr[Y > \varepsilon\sigma^2/\Delta - \Delta/2] - e^{\varepsilon}\Pr[Y > \varepsilon\sigma^2/\Delta + \Delta/2]`;
     it is summed as positive terms (see ``_dgauss_delta_shift``) with a rigorous tail bound,
-    to about :math:`10^{-12}` relative accuracy, down to the underflow of doubles.
+    to about :math:`10^{-12}` relative accuracy, down to the underflow of doubles. That sum
+    has about :math:`8\sigma` terms: from :math:`\sigma = 10^6` on, the continuous profile plus
+    its Euler-Maclaurin correction replaces it (``_dgauss_delta_large``), and below
+    :math:`\sigma = 10^{-150}` the profile is the step ``1 - e^(epsilon - k^2/(2 sigma^2))``
+    (``_dgauss_delta_tiny``).
 
     Parameters
     ----------
     sigma : float
-        ``> 0``.
+        ``> 0``, finite, of any size (at ``1e-300`` the two laws are point masses: 1; at ``1e300``,
+        :math:`\delta(0) = \Delta/(\sigma\sqrt{2\pi})`).
     epsilon : float or array_like
         ``>= 0``; vectorized.
     sensitivity : int
@@ -801,7 +925,7 @@ def discrete_gaussian_delta(sigma, epsilon, sensitivity=1):
     delta_max = check_integer("sensitivity", sensitivity, low=1)
     eps, scalar = _epsilons(epsilon)
     log_z = _dgauss_log_normalizer(sigma)
-    out = np.array([max(_dgauss_delta_shift(sigma, log_z, float(e), k)[0] for k in range(1, delta_max + 1))
+    out = np.array([max(_dgauss_delta(sigma, log_z, float(e), k) for k in range(1, delta_max + 1))
                     for e in eps.ravel()]).reshape(eps.shape)
     # a sum of pmf values: at most 1, but rounding made it 1.0000000000000002 for sigma = 0.15
     return _out(np.minimum(out, 1.0), scalar)
@@ -854,11 +978,12 @@ def discrete_laplace_delta(scale, epsilon, sensitivity=1):
     eps, scalar = _epsilons(epsilon)
     r = math.exp(-1.0 / t)
     best = np.zeros(eps.shape)
-    for k in range(1, delta_max + 1):
-        d = np.maximum(-np.expm1(eps - k / t), 0.0) / (1 + r)
-        for y in range(1, k):
-            d = d + math.tanh(0.5 / t) * r**y * np.maximum(-np.expm1(eps - (k - 2 * y) / t), 0.0)
-        best = np.maximum(best, d)
+    with np.errstate(over="ignore"):      # expm1 of a huge eps - k/t is inf: (1 - inf)_+ = 0, the true term
+        for k in range(1, delta_max + 1):
+            d = np.maximum(-np.expm1(eps - k / t), 0.0) / (1 + r)
+            for y in range(1, k):
+                d = d + math.tanh(0.5 / t) * r**y * np.maximum(-np.expm1(eps - (k - 2 * y) / t), 0.0)
+            best = np.maximum(best, d)
     return _out(np.minimum(best, 1.0), scalar)       # a probability: rounding must not pass 1
 
 

@@ -38,6 +38,13 @@ from ._validate import check_in_range, check_integer, check_positive, check_real
 
 _LOG2 = math.log(2.0)
 
+# A Laplace or exponential draw of numpy's Generator is below 44.5 times its scale (the tail of
+# its ziggurat sampler is r - log1p(-U) <= 7.7 + 53 log 2 = 44.44), so at a scale up to 1e306
+# every draw is finite, and so is a finite answer plus it (up to |answer| = 1.3e308), IEEE-rounded.
+# Beyond that scale (epsilon about 1e-306 and below), the mechanisms that only compare noisy
+# values work in units of the noise scale; those that release a noisy value refuse the epsilon.
+_MAX_NOISE_SCALE = 1e306
+
 __all__ = [
     "laplace_noise",
     "LYU_ALGORITHMS",
@@ -223,7 +230,11 @@ def sparse_vector_variant(answers, threshold, epsilon, size, *, rng, algorithm, 
     threshold : float
         :math:`T`.
     epsilon : float
-        The claimed privacy parameter, ``> 0``.
+        The claimed privacy parameter, ``> 0``; for Algorithm 3, ``>= 2c * 1e-306`` (it releases
+        noisy answers of scale :math:`2c/\varepsilon`, which must stay below ``1e306`` for
+        every draw to be a finite float). The other algorithms release only patterns, which
+        compare noisy values: for a noise scale above ``1e306`` they are drawn in units of
+        :math:`1/\varepsilon` (answers and threshold times :math:`\varepsilon`), the same law.
     size : int
         Number of independent runs, ``>= 1``.
     rng : numpy.random.Generator
@@ -252,9 +263,9 @@ def sparse_vector_variant(answers, threshold, epsilon, size, *, rng, algorithm, 
     Raises
     ------
     ValueError
-        If an argument is out of range, or ``method`` is not ``"direct"`` or
-        ``"conditional"``, or is ``"conditional"`` with ``c != 1`` or another algorithm
-        than 1, 2 and 4.
+        If an argument is out of range (``epsilon < 2c * 1e-306`` for Algorithm 3), or ``method``
+        is not ``"direct"`` or ``"conditional"``, or is ``"conditional"`` with ``c != 1`` or
+        another algorithm than 1, 2 and 4.
 
     Examples
     --------
@@ -272,9 +283,20 @@ def sparse_vector_variant(answers, threshold, epsilon, size, *, rng, algorithm, 
     threshold = check_real("threshold", threshold)
     algorithm = check_integer("algorithm", algorithm, low=1, high=6)
     b_rho, b_nu = lyu_noise_scales(algorithm, epsilon, c)
+    epsilon = check_positive("epsilon", epsilon)
     c = check_integer("c", c, low=1)
     size = check_integer("size", size, low=1)
     rng = check_rng("rng", rng)
+    if max(b_rho, b_nu) > _MAX_NOISE_SCALE:
+        if algorithm == 3:
+            raise ValueError(f"epsilon must be >= {2 * c / _MAX_NOISE_SCALE!r} for algorithm 3 with c = {c} (it "
+                             f"releases noisy answers, of scale 2c/epsilon, which must stay below "
+                             f"{_MAX_NOISE_SCALE!r} to be finite floats), got {epsilon!r}")
+        # A pattern only compares f_i + nu_i with T + rho: the same comparisons, multiplied by
+        # epsilon > 0, with scales independent of epsilon (the scale 2/epsilon overflowed to inf at
+        # epsilon = 5e-324 and laplace_noise refused it, naming 'scale')
+        answers, threshold = answers * epsilon, threshold * epsilon
+        b_rho, b_nu = lyu_noise_scales(algorithm, 1.0, c)
     k = answers.size
     if method not in ("direct", "conditional"):
         raise ValueError(f"method must be 'direct' or 'conditional', got {method!r}")
@@ -506,7 +528,9 @@ def lyu_privacy(algorithm, epsilon, c=1) -> float:
     if algorithm in (1, 2):
         return epsilon
     if algorithm == 4:
-        return round((1 + 6 * c) / 4 * epsilon, 15)
+        # 15 significant digits (0.175, not 0.17500000000000002); 15 decimals made every epsilon
+        # below 5e-16 a privacy parameter of 0.0 (round(7/4 * 5e-324, 15) = 0.0)
+        return float(f"{(1 + 6 * c) / 4 * epsilon:.15g}")
     return math.inf
 
 
@@ -520,10 +544,18 @@ def no_cutoff_pattern_log_probabilities(answers, threshold, epsilon, patterns, *
     tolerance ``1e-10``). For Algorithm 5 (:math:`\nu_i = 0`) the conditional probability is 0
     or 1, and the integral is a Laplace probability of an interval of :math:`\rho`.
 
+    Everything is computed in units of the noise scale :math:`2/\varepsilon`, with the answers'
+    offsets :math:`g_i = (f_i - T)\varepsilon/2`; Algorithm 5's mass in closed form in logs (no
+    cancellation), Algorithm 6's integral divided by its largest value at the kinks, so that a
+    log-probability below the float range of probabilities (``-1000``, say) is still returned.
+
     Parameters
     ----------
     answers, threshold, epsilon
-        As in :func:`sparse_vector_variant`.
+        As in :func:`sparse_vector_variant` (``epsilon`` any finite float ``> 0``). For
+        Algorithm 6 every pattern's log-probability must be at least ``-1e4``: this holds when
+        :math:`\sum_i |f_i - T|\,\varepsilon/2 \le 9000`, and fails at ``threshold = 1e300`` or
+        ``epsilon = 1e300`` for most answers.
     patterns : array_like of {0, 1}, shape (m, k)
         Patterns (``1`` for :math:`\top`).
     algorithm : {5, 6}
@@ -532,6 +564,12 @@ def no_cutoff_pattern_log_probabilities(answers, threshold, epsilon, patterns, *
     -------
     numpy.ndarray, shape (m,)
         Natural logs (``-inf`` for an impossible pattern).
+
+    Raises
+    ------
+    ValueError
+        If an argument is out of range, or (Algorithm 6) a pattern's log-probability is below
+        ``-1e4`` (``threshold`` or ``epsilon`` too large for the answers, see above).
 
     Examples
     --------
@@ -542,37 +580,105 @@ def no_cutoff_pattern_log_probabilities(answers, threshold, epsilon, patterns, *
     answers = _answers(answers)
     threshold = check_real("threshold", threshold)
     algorithm = check_integer("algorithm", algorithm, low=5, high=6)
-    b_rho, b_nu = lyu_noise_scales(algorithm, epsilon)
+    lyu_noise_scales(algorithm, epsilon)              # validates epsilon, by name
+    epsilon = float(epsilon)
     pats = np.atleast_2d(_real_array("patterns", patterns, f"0/1 rows of length {answers.size}", kinds="biuf"))
     if pats.shape[1] != answers.size or not np.isin(pats, (0, 1)).all():
         raise ValueError(f"patterns must be 0/1 rows of length {answers.size}, got shape {pats.shape}")
-    rho = stats.laplace(scale=b_rho)
-    pts = np.unique(np.append(answers, threshold))
-    edges = [-np.inf, *pts, np.inf]
+    # Everything in units of the noise scale 2/epsilon (both noises have it): g_i = (f_i - T) epsilon / 2.
+    # scipy's laws of scale 2/epsilon gave -inf (an impossible pattern) for every pattern at
+    # epsilon = 5e-324 and for Algorithm 6 at 1e300, and quad warned at 1e-300
+    g = _units(answers - threshold, answers, threshold, epsilon / 2.0)
     out = np.empty(pats.shape[0])
     for r, a in enumerate(pats.astype(bool)):
         if algorithm == 5:
-            # a_i = 1 iff f_i >= u: u must lie in (max f over bottoms, min f over tops]
-            lo = answers[~a].max() if (~a).any() else -np.inf
-            hi = answers[a].min() if a.any() else np.inf
-            mass = rho.cdf(hi - threshold) - rho.cdf(lo - threshold) if hi > lo else 0.0
-            out[r] = math.log(mass) if mass > 0 else -math.inf
+            # a_i = 1 iff f_i >= u = T + rho: rho must lie in (max g over bottoms, min g over tops]
+            # (in units), a Laplace mass in closed form, in logs
+            # (possible iff the answers allow it: their units may round together at a subnormal epsilon)
+            ilo = int(np.flatnonzero(~a)[np.argmax(answers[~a])]) if (~a).any() else None
+            ihi = int(np.flatnonzero(a)[np.argmin(answers[a])]) if a.any() else None
+            if ilo is not None and ihi is not None and not answers[ihi] > answers[ilo]:
+                out[r] = -math.inf
+                continue
+            lo = -math.inf if ilo is None else float(g[ilo])
+            hi = math.inf if ihi is None else float(g[ihi])
+            if ilo is None or ihi is None:
+                width, log_width = math.inf, math.inf
+            else:
+                gap = answers[ihi] - answers[ilo]
+                width = float(_units(gap, answers[ihi], answers[ilo], epsilon / 2.0))
+                log_width = (math.log(gap) if math.isfinite(gap) else math.log(answers[ihi] / 2 - answers[ilo] / 2)
+                             + _LOG2) + math.log(epsilon) - _LOG2
+            out[r] = _laplace_log_mass(lo, hi, width, log_width)
             continue
-
-        def integrand(u, a=a):
-            # log of the Laplace density of rho and of each answer's probability, in closed form
-            # (scipy.stats' per-call overhead would dominate quad's thousands of calls; the
-            # tests compare with mpmath)
-            z = (u - answers) / b_nu
-            log_bot = np.where(z < 0, z, np.log1p(-0.5 * np.exp(-np.abs(z)))) - np.where(z < 0, _LOG2, 0.0)
-            log_top = np.where(z > 0, -z, np.log1p(-0.5 * np.exp(-np.abs(z)))) - np.where(z > 0, _LOG2, 0.0)
-            log_rho = -abs(u - threshold) / b_rho - math.log(2 * b_rho)
-            return math.exp(log_rho + float(np.sum(np.where(a, log_top, log_bot))))
-
-        total = sum(integrate.quad(integrand, lo, hi, epsabs=0.0, epsrel=1e-10, limit=200)[0]
-                    for lo, hi in zip(edges[:-1], edges[1:]))
-        out[r] = math.log(total) if total > 0 else -math.inf
+        out[r] = _no_cutoff_log_probability(g, a, threshold, epsilon)
     return out
+
+
+def _units(diff, x, y, factor):
+    """``diff * factor`` with ``diff = x - y`` (numbers or arrays), the halves where ``diff`` overflowed."""
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        return np.where(np.isfinite(diff), diff * factor, (np.asarray(x) / 2.0 - np.asarray(y) / 2.0) * (2.0 * factor))
+
+
+def _laplace_log_mass(lo: float, hi: float, width: float, log_width: float) -> float:
+    """``log(F(hi) - F(lo))`` for the standard Laplace law, ``lo < hi`` (either infinite), with
+    ``width = hi - lo`` and its log formed by the caller: no cancellation when both lie in one tail,
+    and ``log(1 - e^{-width})`` from ``log width`` where the width is tiny (a subnormal one has lost
+    its digits)."""
+    if lo < 0.0 < hi:               # 1 - e^{-hi}/2 - e^{lo}/2, as two positive terms
+        if width < 1e-100:          # the density is 1/2 at 0, to within the width
+            return log_width - _LOG2
+        return math.log(-0.5 * (math.expm1(-hi) + math.expm1(lo)))
+    log_gap = log_width if width < 1e-100 else math.log(-math.expm1(-width))    # log(1 - e^{-width})
+    if hi <= 0.0:                   # F = e^z / 2 on both ends
+        return -_LOG2 + hi + log_gap
+    return -_LOG2 - lo + log_gap    # lo >= 0: 1 - F = e^{-z} / 2 on both ends
+
+
+# the parts of the real line beyond this distance from a breakpoint, on a piece between two, are
+# split off: the log-integrand is a linear function plus terms within [-k log 2, 0] there, its
+# slope an integer, so the mass of a long piece lies within W of an end (or is spread evenly)
+_NO_CUTOFF_W = 800.0
+# the smallest log-probability of Algorithm 6's patterns computed: below, the log-integrand's
+# rounding (1e-16 of its size) would exceed the quadrature's tolerance
+_NO_CUTOFF_MIN_LOG = -1e4
+
+
+def _no_cutoff_log_probability(g, top, threshold, epsilon) -> float:
+    r"""log Pr[pattern] for Algorithm 6 (equal noise scales), in units of the noise scale:
+    :math:`\int \tfrac12 e^{-|s|} \prod_{top} S(s - g_i) \prod_{bottom} F(s - g_i)\,ds`, divided by the
+    integrand's largest value at the breakpoints (0 and the :math:`g_i`; within ``k log 2`` of its
+    maximum) so that a probability below the float range keeps its log, by
+    :func:`scipy.integrate.quad` between the breakpoints (relative tolerance ``1e-10``). Refuses a
+    pattern whose log-probability is below ``-1e4`` (answers too far from the threshold)."""
+    def log_integrand(s):
+        u = s - g
+        tail = np.log1p(-0.5 * np.exp(-np.abs(u)))
+        log_top = np.where(u < 0, tail, -u - _LOG2)           # log S(u)
+        log_bot = np.where(u > 0, tail, u - _LOG2)            # log F(u)
+        return -abs(s) - _LOG2 + float(np.sum(np.where(top, log_top, log_bot)))
+
+    pts = np.unique(np.r_[0.0, g])
+    scale = max(log_integrand(t) for t in pts)
+    if scale < _NO_CUTOFF_MIN_LOG:
+        raise ValueError(
+            f"threshold = {threshold!r} and epsilon = {epsilon!r} put the answers too far from the threshold in "
+            f"units of the noise scale 2/epsilon: a pattern's log-probability is about {scale:.4g}, below -1e4, "
+            f"where this quadrature cannot resolve it (for Algorithm 6 every pattern's log-probability must be "
+            f">= -1e4; sum |answer - threshold| * epsilon / 2 <= 9000 suffices)")
+    edges = [-math.inf]
+    for t in pts.tolist():
+        if edges[-1] != -math.inf and t - edges[-1] > 2 * _NO_CUTOFF_W:
+            edges += [edges[-1] + _NO_CUTOFF_W, t - _NO_CUTOFF_W]
+        elif edges[-1] == -math.inf:
+            edges.append(t - _NO_CUTOFF_W)
+        edges.append(t)
+    edges += [edges[-1] + _NO_CUTOFF_W, math.inf]
+    total = sum(integrate.quad(lambda s: math.exp(log_integrand(s) - scale), lo, hi,
+                               epsabs=0.0, epsrel=1e-10, limit=200)[0]
+                for lo, hi in zip(edges[:-1], edges[1:]) if hi > lo)
+    return scale + math.log(total) if total > 0 else -math.inf
 
 
 def noisy_max(answers, epsilon, size, *, rng, noise="laplace", release="index") -> np.ndarray:
@@ -593,7 +699,10 @@ def noisy_max(answers, epsilon, size, *, rng, noise="laplace", release="index") 
     answers : array_like of float
         The query answers (sensitivity 1), at least one, finite.
     epsilon : float
-        The privacy parameter, ``> 0``; the noise scale is :math:`2/\varepsilon`.
+        The privacy parameter, ``> 0``; the noise scale is :math:`2/\varepsilon`. With
+        ``release="value"``, ``>= 2e-306`` (a scale up to ``1e306``, where every noisy value is
+        a finite float). The index only compares noisy answers: for a scale above ``1e306`` it
+        is drawn in units of the scale (answers times :math:`\varepsilon/2`), the same law.
     size : int
         Number of independent runs, ``>= 1``.
     rng : numpy.random.Generator
@@ -612,8 +721,8 @@ def noisy_max(answers, epsilon, size, *, rng, noise="laplace", release="index") 
     ------
     ValueError
         If ``answers`` is empty or has a non-finite entry, ``epsilon`` is not positive and
-        finite, ``size`` is not an integer ``>= 1``, or ``noise`` or ``release`` is not one of
-        the names above.
+        finite (or below ``2e-306`` with ``release="value"``), ``size`` is not an integer
+        ``>= 1``, or ``noise`` or ``release`` is not one of the names above.
 
     Examples
     --------
@@ -625,6 +734,14 @@ def noisy_max(answers, epsilon, size, *, rng, noise="laplace", release="index") 
     size = check_integer("size", size, low=1)
     rng = check_rng("rng", rng)
     scale = 2.0 / epsilon
+    if scale > _MAX_NOISE_SCALE:
+        if release == "value":
+            raise ValueError(f"epsilon must be >= {2.0 / _MAX_NOISE_SCALE!r} with release='value' (the noise "
+                             f"scale 2/epsilon must stay below {_MAX_NOISE_SCALE!r} for the noisy values to be "
+                             f"finite floats), got {epsilon!r}")
+        # the index only compares noisy answers: compare them in units of the noise scale
+        # (2/epsilon overflowed to inf at epsilon = 5e-324 and laplace_noise refused it, naming 'scale')
+        answers, scale = answers * epsilon / 2.0, 1.0
     # noise is drawn answer by answer, shape (n_answers, size): the maximum over the first
     # axis is then a pass over contiguous rows, several times faster than over short rows
     if noise == "laplace":
@@ -657,7 +774,8 @@ def noisy_max_value_log_density(y, answers, epsilon, *, noise="laplace") -> np.n
     answers : array_like of float
         The query answers, at least one, finite.
     epsilon : float
-        The privacy parameter, ``> 0``; the noise scale is :math:`2/\varepsilon`.
+        The privacy parameter, ``> 0`` (any finite float: the log-density is formed in units of
+        the noise scale :math:`2/\varepsilon`).
     noise : {"laplace", "exponential"}, optional
         The noise distribution.
 
@@ -684,16 +802,23 @@ def noisy_max_value_log_density(y, answers, epsilon, *, noise="laplace") -> np.n
     y = np.atleast_1d(_real_array("y", y, "a real number or an array of them"))
     if not np.all(np.isfinite(y)):
         raise ValueError(f"y must be finite, got {reprlib.repr(y.tolist())}")
-    if noise == "laplace":
-        dist = stats.laplace(scale=2.0 / epsilon)
-    elif noise == "exponential":
-        dist = stats.expon(scale=2.0 / epsilon)
-    else:
+    if noise not in ("laplace", "exponential"):
         raise ValueError(f"noise must be 'laplace' or 'exponential', got {noise!r}")
+    # in units of the noise scale b = 2/epsilon: z = (y - f) epsilon / 2, log p = log(epsilon / 4) - |z|
+    # (Laplace) or log(epsilon / 2) - z (exponential), in closed form. scipy's laws of scale 2/epsilon
+    # gave -inf everywhere at epsilon = 5e-324 (scale inf) and at 1e300 (-inf for -5e299)
     u = y[:, None] - answers[None, :]
-    with np.errstate(divide="ignore"):
-        log_cdf = dist.logcdf(u)
-        log_pdf = dist.logpdf(u)
+    with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
+        z = np.where(np.isfinite(u), u * epsilon / 2.0, (y[:, None] / 2.0 - answers[None, :] / 2.0) * epsilon)
+        if noise == "laplace":
+            log_pdf = math.log(epsilon) - math.log(4.0) - np.abs(z)
+            log_cdf = np.where(z < 0, z - _LOG2, np.log1p(-0.5 * np.exp(-np.abs(z))))
+        else:
+            log_pdf = np.where(z >= 0, math.log(epsilon) - _LOG2 - z, -np.inf)
+            # log F(z) = log(1 - e^{-z}) is log z to within z/2 for a small z: from logs there, as a
+            # subnormal z (epsilon = 5e-324) has lost its digits (2.5e-324 rounds to 0)
+            log_z = np.log(np.abs(u)) + (math.log(epsilon) - _LOG2)
+            log_cdf = np.where(z > 1e-100, np.log(-np.expm1(-np.abs(z))), np.where(u > 0, log_z, -np.inf))
     # sum_i pdf_i prod_{j != i} cdf_j, in logs; the product over j != i is summed directly
     # (not as the total minus log cdf_i, which is -inf below an exponential's support)
     terms = np.empty_like(u)
@@ -764,7 +889,8 @@ def laplace_with_rare_leak(value, epsilon, size, *, rng, leak_probability) -> np
     value : float
         The true (sensitivity-1) value, finite.
     epsilon : float
-        The privacy parameter of the Laplace noise, ``> 0``.
+        The privacy parameter of the Laplace noise, ``>= 1e-306`` (a noise scale
+        :math:`1/\varepsilon` up to ``1e306``, where every release is a finite float).
     size : int
         Number of independent runs, ``>= 1``.
     rng : numpy.random.Generator
@@ -780,7 +906,7 @@ def laplace_with_rare_leak(value, epsilon, size, *, rng, leak_probability) -> np
     Raises
     ------
     ValueError
-        If a parameter is outside the ranges above.
+        If a parameter is outside the ranges above (``epsilon < 1e-306`` included).
 
     Examples
     --------
@@ -790,6 +916,9 @@ def laplace_with_rare_leak(value, epsilon, size, *, rng, leak_probability) -> np
     """
     value = check_real("value", value)
     epsilon = check_positive("epsilon", epsilon)
+    if 1.0 / epsilon > _MAX_NOISE_SCALE:          # 1/5e-324 overflowed: laplace_noise refused 'scale'
+        raise ValueError(f"epsilon must be >= {1.0 / _MAX_NOISE_SCALE!r} (the noise scale 1/epsilon must stay "
+                         f"below {_MAX_NOISE_SCALE!r} for the releases to be finite floats), got {epsilon!r}")
     size = check_integer("size", size, low=1)
     rng = check_rng("rng", rng)
     leak = check_in_range("leak_probability", leak_probability, 0.0, 1.0)

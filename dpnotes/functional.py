@@ -29,6 +29,7 @@ from __future__ import annotations
 import math
 import numbers
 import reprlib
+import sys
 
 import numpy as np
 from scipy import linalg
@@ -148,6 +149,85 @@ def _sqdist(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return cdist(x, y, "sqeuclidean")
 
 
+#: Bandwidths in this range keep the plain formulas: ``2 h^2`` is a normal float there, and a squared
+#: coordinate difference that under- or overflows moves the kernel's exponent by less than 1e-100 or
+#: leaves it ``inf`` (where the kernel is 0). Outside it :func:`_exponent` divides the differences by
+#: ``h`` first and a normalising constant ``(2 pi h^2)^(-d/2)`` is applied as ``exp(a) 2^k``
+#: (:func:`_inv_norm_parts`, :func:`_exp2`), so that it over- or underflows only in the result.
+_PLAIN_H = (1e-100, 1e100)
+_HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
+
+
+def _plain(h: float) -> bool:
+    return _PLAIN_H[0] <= h <= _PLAIN_H[1]
+
+
+def _exponent(x: np.ndarray, y: np.ndarray, h: float) -> np.ndarray:
+    """The kernel's exponent ``||x - y||^2 / (2 h^2)`` between the rows of ``x`` and ``y``, shape
+    ``(len(x), len(y))``, ``inf`` where it overflows (the kernel is then 0).
+
+    Outside ``_PLAIN_H`` the squared distance over ``2 h^2`` fails: ``2 h^2`` underflows to 0 below
+    ``h = 1.5e-154`` (0 / 0 = nan on the diagonal, where the kernel is 1) and overflows above
+    ``9e153`` (every exponent 0, the kernel 1 at any distance); there each coordinate difference is
+    divided by ``h`` before it is squared (a difference that overflows is formed from the halved
+    points).
+    """
+    with np.errstate(over="ignore", under="ignore"):
+        if _plain(h):
+            return _sqdist(x, y) / (2.0 * h * h)
+        t = x[:, None, :] - y[None, :, :]
+        wide = np.isinf(t)
+        t /= h
+        if wide.any():
+            t[wide] = ((x[:, None, :] / 2.0 - y[None, :, :] / 2.0)[wide] / h) * 2.0
+        return (t * t).sum(axis=2) / 2.0
+
+
+def _log_norm(h: float, d: int) -> float:
+    """``log (2 pi h^2)^(d/2)``, the logarithm of the Gaussian density's normalising constant."""
+    return d * (_HALF_LOG_2PI + math.log(h))
+
+
+def _inv_norm_parts(h: float, d: int) -> tuple[float, int]:
+    """``(a, k)`` with ``(2 pi h^2)^(-d/2) = exp(a) 2^k``: for ``h = m 2^e`` (``m`` in [1/2, 1)),
+    ``a = -d log(sqrt(2 pi) m)`` and ``k = -d e``, so that the power of two, which carries the
+    constant's over- or underflow, is applied exactly (:func:`_exp2`)."""
+    m, e = math.frexp(h)
+    return -d * (_HALF_LOG_2PI + math.log(m)), -d * e
+
+
+#: ln 2 in two parts (fdlibm): q * _LN2_HI is exact for integers |q| < 2^20
+_LN2_HI = 6.93147180369123816490e-01
+_LN2_LO = 1.90821492927058770002e-10
+
+
+def _exp2(z, k):
+    """``exp(z) 2^k`` for a float or array ``z`` (``-inf`` gives 0) and an integer ``k``: brought
+    into the float range at the end (``inf`` or 0 beyond it), never lost to an intermediate
+    ``exp(z)`` that over- or underflows. ``z = q ln2 + r`` with ``|r| <= ln2 / 2``, then
+    ``ldexp(exp(r), q + k)``; the relative error is that of ``z`` itself plus a few ulps (a
+    subnormal result is rounded twice)."""
+    z = np.asarray(z, dtype=float)
+    fin = np.isfinite(z)
+    q = np.where(fin, np.rint(np.clip(np.where(fin, z, 0.0), -1e5, 1e5) / _LN2_HI), 0.0)
+    r = (np.where(fin, z, 0.0) - q * _LN2_HI) - q * _LN2_LO
+    power = np.clip(q + float(k), -3000.0, 3000.0).astype(np.int64)   # beyond +-2^1100: inf or 0 anyway
+    with np.errstate(over="ignore", under="ignore"):
+        out = np.where(fin, np.ldexp(np.exp(r), power), np.exp(z))
+    return out if out.ndim else float(out)
+
+
+def _log_sum_exp_neg(u: np.ndarray) -> np.ndarray:
+    """``log sum_j exp(-u_ij)`` for each row of ``u >= 0``, ``-inf`` for a row of ``inf``; no term
+    underflows (the largest is factored out)."""
+    low = u.min(axis=1)
+    out = np.full(u.shape[0], -np.inf)
+    fin = np.isfinite(low)
+    with np.errstate(under="ignore"):
+        out[fin] = np.log(np.exp(low[fin, None] - u[fin]).sum(axis=1)) - low[fin]
+    return out
+
+
 def gaussian_kernel(x, y, bandwidth, *, normalized: bool = False) -> np.ndarray:
     r"""Gram matrix of the Gaussian kernel between two sets of points.
 
@@ -159,13 +239,20 @@ def gaussian_kernel(x, y, bandwidth, *, normalized: bool = False) -> np.ndarray:
     x, y : array_like, shape (m,) or (m, d), and (k,) or (k, d)
         Points.
     bandwidth : float
-        :math:`h > 0`.
+        :math:`h > 0`. Every positive float is supported: as :math:`h \to 0` the kernel is 1
+        where :math:`x = y` and 0 elsewhere, as :math:`h \to \infty` it is 1.
     normalized : bool
-        Multiply by :math:`(2\pi h^2)^{-d/2}`.
+        Multiply by :math:`(2\pi h^2)^{-d/2}` (then ``inf`` where the density exceeds the float
+        range, e.g. at :math:`x = y` for :math:`h = 5\cdot10^{-324}`).
 
     Returns
     -------
     numpy.ndarray, shape (m, k)
+
+    Raises
+    ------
+    ValueError
+        If ``x`` or ``y`` is malformed or ``bandwidth`` is not a finite float ``> 0``.
 
     Examples
     --------
@@ -175,9 +262,17 @@ def gaussian_kernel(x, y, bandwidth, *, normalized: bool = False) -> np.ndarray:
     h = check_positive("bandwidth", bandwidth)
     x = as_points("x", x)
     y = as_points("y", y, d=x.shape[1])
-    k = np.exp(-_sqdist(x, y) / (2.0 * h * h))
+    u = _exponent(x, y, h)
+    with np.errstate(under="ignore"):
+        k = np.exp(-u)
     if normalized:
-        k *= (2.0 * math.pi * h * h) ** (-x.shape[1] / 2.0)
+        d = x.shape[1]
+        log_c = -_log_norm(h, d)
+        if _plain(h) and -700.0 < log_c < 36.0:
+            k *= (2.0 * math.pi * h * h) ** (-d / 2.0)
+        else:   # the constant over- or underflows, or would lift a term that underflowed above 2e-308
+            a, e = _inv_norm_parts(h, d)
+            k = _exp2(a - u, e)
     return k
 
 
@@ -234,7 +329,8 @@ def rkhs_norm(coef, centers, bandwidth) -> float:
     centers : array_like, shape (k,) or (k, d)
         The centres :math:`z_j`.
     bandwidth : float
-        :math:`h > 0` of the kernel.
+        :math:`h > 0` of the kernel, every positive float (as :math:`h \to 0` the norm tends to
+        the Euclidean norm of the coefficients summed per distinct centre).
 
     Returns
     -------
@@ -256,8 +352,28 @@ def rkhs_norm(coef, centers, bandwidth) -> float:
     z = as_points("centers", centers)
     if a.ndim != 1 or a.size != z.shape[0]:
         raise ValueError(f"coef must have one entry per centre ({z.shape[0]}), got shape {a.shape}")
-    q = float(a @ gaussian_kernel(z, z, bandwidth) @ a)
-    return math.sqrt(max(q, 0.0))
+    h = check_positive("bandwidth", bandwidth)
+    top = float(np.abs(a).max())
+    if top == 0.0:
+        return 0.0
+    # a^T K a = top^2 ((sum b)^2 + b^T (K - 1 1^T) b), b = a / top, with K - 1 = expm1(-u): the
+    # plain a^T K a cancels where the kernel is near 1 (it gave 0 for 1e-8 with centres 1e-8 apart
+    # at h = 1) and over- or underflowed with the coefficients
+    b = a / top
+    s = float(b.sum())
+    with np.errstate(over="ignore", under="ignore"):
+        span = float((z.max(axis=0) - z.min(axis=0)).max())    # the largest coordinate difference
+        tau = span / h
+    if 0.0 < tau < 1e-100:
+        # every pair within 1e-100 h: K - 1 = -u to the last bit, u = tau^2 w with
+        # w = |z_i - z_j|^2 / (2 span^2) <= d / 2, and q = tau^2 ((s / tau)^2 - b^T w b) is formed
+        # relative to tau^2, as u itself underflows (centres 3 apart at h = 1e300 gave 0 for 3e-300)
+        r = s / tau
+        if abs(r) > 1e100:                                      # b^T w b is below 1e-200 r^2
+            return top * abs(s)
+        return top * tau * math.sqrt(max(r * r - float(b @ _exponent(z, z, span) @ b), 0.0))
+    q = s * s + float(b @ np.expm1(-_exponent(z, z, h)) @ b)
+    return top * math.sqrt(max(q, 0.0))
 
 
 def gp_cholesky(points, bandwidth, *, jitter: float = 1e-10, max_jitter: float = 1e-4):
@@ -372,10 +488,17 @@ def kde(data, grid, bandwidth) -> np.ndarray:
     data : array_like, shape (n,) or (n, d)
     grid : array_like, shape (m,) or (m, d)
     bandwidth : float
+        :math:`h > 0`, every positive float: as :math:`h \to 0` the estimate tends to 0 away from
+        the data and to :math:`\infty` on a data point (``inf`` where it exceeds the float range).
 
     Returns
     -------
     numpy.ndarray, shape (m,)
+
+    Raises
+    ------
+    ValueError
+        If ``data`` or ``grid`` is malformed or ``bandwidth`` is not a finite float ``> 0``.
 
     Examples
     --------
@@ -386,12 +509,24 @@ def kde(data, grid, bandwidth) -> np.ndarray:
     x = as_points("data", data)
     g = as_points("grid", grid, d=x.shape[1])
     n, d = x.shape
+    log_norm = math.log(n) + _log_norm(h, d)
+    # the plain sum, unless the constant (2 pi h^2)^(-d/2) overflows, underflows or would lift a
+    # term that underflowed above 2e-308: then in logarithms (at h = 1e-300 the plain sum gave
+    # nan, 0 / 0, and at h = 1e300 it gave 0 for 4e-301)
+    plain = _plain(h) and _log_norm(h, d) > -36.0 and log_norm < 700.0
     out = np.empty(g.shape[0])
-    step = max(1, _CHUNK // n)
+    step = max(1, _CHUNK // (n * d))
     for start in range(0, g.shape[0], step):
-        block = g[start : start + step]
-        out[start : start + step] = np.exp(-_sqdist(block, x) / (2.0 * h * h)).sum(axis=1)
-    return out / (n * (2.0 * math.pi * h * h) ** (d / 2.0))
+        u = _exponent(g[start : start + step], x, h)
+        if plain:
+            with np.errstate(under="ignore"):
+                out[start : start + step] = np.exp(-u).sum(axis=1)
+        else:
+            out[start : start + step] = _log_sum_exp_neg(u)
+    if plain:
+        return out / (n * (2.0 * math.pi * h * h) ** (d / 2.0))
+    a, e = _inv_norm_parts(h, d)
+    return _exp2(out - math.log(n) + a, e)
 
 
 def kde_difference_rkhs_norm(x, x_prime, n, bandwidth) -> np.ndarray:
@@ -409,7 +544,8 @@ def kde_difference_rkhs_norm(x, x_prime, n, bandwidth) -> np.ndarray:
     n : int
         Size of the data set, ``>= 1``.
     bandwidth : float
-        :math:`h > 0`.
+        :math:`h > 0`, every positive float (``inf`` where the norm exceeds the float range, as
+        for distinct records at :math:`h = 5\cdot10^{-324}`).
 
     Returns
     -------
@@ -434,15 +570,18 @@ def kde_difference_rkhs_norm(x, x_prime, n, bandwidth) -> np.ndarray:
     if a.shape != b.shape:
         raise ValueError(f"x_prime must have the shape of x {a.shape}, got shape {b.shape}")
     d = a.shape[1]
-    c = 1.0 / (n * (2.0 * math.pi * h * h) ** (d / 2.0))
     # c sqrt(2 - 2 exp(-u)), u = r^2 / (2 h^2), written as c (r / h) sqrt(g(u)) with
     # g(u) = -expm1(-u) / u (g(0) = 1): the subtraction lost every digit for records 1e-8 apart,
     # and r^2 underflows to 0 below r = 1e-162; r itself is scaled by the largest coordinate
-    # difference so that it does not underflow either
-    diff = np.abs(a - b)
-    top = diff.max(axis=1)
-    r = top * np.sqrt(((diff / np.where(top > 0, top, 1.0)[:, None]) ** 2).sum(axis=1))
+    # difference so that it does not underflow either (nor overflow: a difference beyond the
+    # float range, e.g. from -1e308 to 1e308, is r = inf)
     with np.errstate(over="ignore", under="ignore"):
+        diff = np.abs(a - b)
+        top = diff.max(axis=1)
+        finite = np.isfinite(top)
+        r = np.full(top.shape, np.inf)
+        r[finite] = top[finite] * np.sqrt(((diff[finite] / np.where(top[finite] > 0, top[finite], 1.0)[:, None]) ** 2)
+                                          .sum(axis=1))
         u = (r / h) ** 2 / 2.0                      # inf for records beyond 1e154 h apart: then sqrt(2)
     out = np.sqrt(-2.0 * np.expm1(-u))
     small = u < 1.0
@@ -450,7 +589,14 @@ def kde_difference_rkhs_norm(x, x_prime, n, bandwidth) -> np.ndarray:
     nonzero = u[small] > 0
     g[nonzero] = -np.expm1(-u[small][nonzero]) / u[small][nonzero]
     out[small] = (r[small] / h) * np.sqrt(g)
-    return c * out
+    # times c = 1 / (n (2 pi h^2)^(d/2)): plain where the constant is a normal float, else in
+    # logarithms (below h = 1.5e-154 the plain constant divided by 0, above 1e154 it was 0)
+    log_norm = math.log(n) + _log_norm(h, d)
+    if _plain(h) and abs(log_norm) < 700.0:
+        return 1.0 / (n * (2.0 * math.pi * h * h) ** (d / 2.0)) * out
+    a, e = _inv_norm_parts(h, d)
+    with np.errstate(divide="ignore"):
+        return _exp2(np.log(out) - math.log(n) + a, e)      # 0 for equal records (log 0 = -inf)
 
 
 def rkhs_sensitivity(n, bandwidth, d: int = 1) -> float:
@@ -467,7 +613,9 @@ def rkhs_sensitivity(n, bandwidth, d: int = 1) -> float:
     n : int
         Size of the data set, ``>= 1``.
     bandwidth : float
-        :math:`h > 0`.
+        :math:`h > 0`, every positive float: :math:`\Delta` is ``inf`` where it exceeds the float
+        range (:math:`h` below about :math:`(\sqrt2/(1.8\cdot10^{308} n))^{1/d}/\sqrt{2\pi}`, e.g.
+        :math:`h = 5\cdot10^{-324}`) and 0 where it falls below it.
     d : int
         Dimension of the data, ``>= 1``.
 
@@ -479,7 +627,7 @@ def rkhs_sensitivity(n, bandwidth, d: int = 1) -> float:
     Raises
     ------
     ValueError
-        If ``n`` or ``d`` is not an integer ``>= 1`` or ``bandwidth <= 0``.
+        If ``n`` or ``d`` is not an integer ``>= 1`` or ``bandwidth`` is not a finite float ``> 0``.
 
     Examples
     --------
@@ -489,7 +637,32 @@ def rkhs_sensitivity(n, bandwidth, d: int = 1) -> float:
     n = check_integer("n", n, low=1)
     h = check_positive("bandwidth", bandwidth)
     d = check_integer("d", d, low=1)
-    return math.sqrt(2.0) / (n * (2.0 * math.pi * h * h) ** (d / 2.0))
+    log_norm = math.log(n) + _log_norm(h, d)
+    if _plain(h) and abs(log_norm) < 700.0:
+        return math.sqrt(2.0) / (n * (2.0 * math.pi * h * h) ** (d / 2.0))
+    a, e = _inv_norm_parts(h, d)                    # the plain form divided by 0 below h = 1.5e-154
+    return _exp2(0.5 * math.log(2.0) - math.log(n) + a, e)
+
+
+def _check_release_bandwidth(h: float, n: int, d: int) -> float:
+    """``h`` if the RKHS sensitivity :func:`rkhs_sensitivity` ``(n, h, d)`` is a normal float, else
+    a ValueError naming the bandwidth and that range of it.
+
+    Beyond it the release cannot be computed: above ``1.8e308`` the sensitivity is ``inf`` (and
+    :func:`dpnotes.mechanisms.gaussian_sigma` refuses it), below ``2.2e-308`` it is 0 or a subnormal
+    float, a noise scale without precision (at ``h = 1e300`` the old code released with a
+    sensitivity of 0 and stopped at "sensitivity must be > 0"). ``log Delta = log(sqrt(2) / n)
+    - d log(sqrt(2 pi) h)``; the bounds are rounded inward to four digits.
+    """
+    def bound(limit):
+        return math.exp((0.5 * math.log(2.0) - math.log(n) - math.log(limit)) / d - _HALF_LOG_2PI)
+
+    lo = float(f"{bound(sys.float_info.max) * (1.0 + 1e-3):.3e}")
+    hi = float(f"{bound(sys.float_info.min) * (1.0 - 1e-3):.3e}")
+    if not lo <= h <= hi:
+        raise ValueError(f"bandwidth must be in [{lo:.4g}, {hi:.4g}] for n = {n} and d = {d} (beyond, the RKHS "
+                         f"sensitivity sqrt(2) / (n (2 pi h^2)^(d/2)) leaves the normal float range), got {h!r}")
+    return h
 
 
 def gp_mechanism(values, points, sensitivity, epsilon, delta, bandwidth, rng, *, method: str = "hrw",
@@ -568,7 +741,12 @@ def private_kde(data, grid, epsilon, delta, bandwidth, rng, *, method: str = "hr
     epsilon, delta : float
         Privacy parameters, ``epsilon > 0``, ``0 < delta < 1``.
     bandwidth : float
-        :math:`h > 0`, used by both the KDE and the noise kernel.
+        :math:`h > 0`, used by both the KDE and the noise kernel, in the range
+        :math:`[h_-, h_+]` where the sensitivity :math:`\Delta = \sqrt2/(n (2\pi h^2)^{d/2})` is a
+        normal float: :math:`h_-` and :math:`h_+` solve :math:`\Delta = 1.8\cdot10^{308}` and
+        :math:`\Delta = 2.2\cdot10^{-308}`, rounded inward to four digits (for :math:`n = 2`,
+        :math:`d = 1`: :math:`[1.571\cdot10^{-309}, 1.267\cdot10^{307}]`). Beyond, :math:`\Delta`
+        is ``inf`` or has lost its precision (0 or subnormal), and so would the noise.
     rng : numpy.random.Generator
     method : str
         Calibration passed to :func:`dpnotes.mechanisms.gaussian_sigma`.
@@ -579,6 +757,12 @@ def private_kde(data, grid, epsilon, delta, bandwidth, rng, *, method: str = "hr
     -------
     numpy.ndarray, shape (m,)
         The released values on the grid.
+
+    Raises
+    ------
+    ValueError
+        If a parameter is out of range or malformed, among them a ``bandwidth`` outside
+        :math:`[h_-, h_+]` (the message states the range for the given ``n`` and ``d``).
 
     Examples
     --------
@@ -593,6 +777,7 @@ def private_kde(data, grid, epsilon, delta, bandwidth, rng, *, method: str = "hr
     x = as_points("data", data)
     g = as_points("grid", grid, d=x.shape[1])
     n, d = x.shape
+    h = _check_release_bandwidth(h, n, d)
     return gp_mechanism(kde(x, g, h), g, rkhs_sensitivity(n, h, d), epsilon, delta, h, rng, method=method,
                         jitter=jitter)
 
@@ -799,7 +984,8 @@ def kde_ise_normal(n, bandwidth, grid, rng, *, reps: int = 10, epsilon=None, del
     reps : int
         Number of samples, ``>= 1``.
     epsilon, delta : float, optional
-        Privacy parameters of the release; both ``None`` for the KDE only.
+        Privacy parameters of the release; both ``None`` for the KDE only. With them,
+        ``bandwidth`` must be in the range of :func:`private_kde` (for ``d = 1``).
     method : str
         Calibration passed to :func:`dpnotes.mechanisms.gaussian_sigma`.
 
@@ -813,7 +999,8 @@ def kde_ise_normal(n, bandwidth, grid, rng, *, reps: int = 10, epsilon=None, del
     Raises
     ------
     ValueError
-        If a parameter is out of range or ``grid`` is not increasing.
+        If a parameter is out of range or ``grid`` is not increasing, among them, for the release,
+        a ``bandwidth`` outside the range of :func:`private_kde`.
 
     Examples
     --------
@@ -833,7 +1020,7 @@ def kde_ise_normal(n, bandwidth, grid, rng, *, reps: int = 10, epsilon=None, del
     ise = np.trapezoid((est - truth) ** 2, g, axis=1)
     if epsilon is None and delta is None:
         return ise, None
-    sigma = gaussian_sigma(epsilon, delta, rkhs_sensitivity(n, h, 1), method=method)
+    sigma = gaussian_sigma(epsilon, delta, rkhs_sensitivity(n, _check_release_bandwidth(h, n, 1), 1), method=method)
     noisy = est + sigma * sample_gp(g[:, None], h, rng, size=reps)
     return ise, np.trapezoid((noisy - truth) ** 2, g, axis=1)
 
@@ -851,7 +1038,8 @@ def lscv(data, bandwidth) -> float:
     data : array_like, shape (n,) or (n, d)
         At least 2 points.
     bandwidth : float
-        :math:`h > 0`.
+        :math:`h > 0`, every positive float (``+-inf`` where the score exceeds the float range,
+        as it does for :math:`h = 5\cdot10^{-324}`: it grows as :math:`h^{-d}` when :math:`h \to 0`).
 
     Returns
     -------
@@ -873,11 +1061,28 @@ def lscv(data, bandwidth) -> float:
     n, d = x.shape
     if n < 2:
         raise ValueError(f"data must have at least 2 points, got {n}")
-    d2 = _sqdist(x, x)
-    both = np.exp(-d2 / (4.0 * h * h)).sum() / (4.0 * math.pi * h * h) ** (d / 2.0) / n**2
-    k = np.exp(-d2 / (2.0 * h * h))
-    loo = (k.sum() - n) / (2.0 * math.pi * h * h) ** (d / 2.0) / (n - 1)
-    return float(both - 2.0 * loo / n)
+    log_norm = _log_norm(h, d)              # log (2 pi h^2)^(d/2); that of (4 pi h^2)^(d/2) adds d/2 log 2
+    if _plain(h) and abs(log_norm) < 600.0 and abs(log_norm + d / 2.0 * math.log(2.0)) < 600.0:
+        d2 = _sqdist(x, x)
+        with np.errstate(under="ignore"):
+            both = np.exp(-d2 / (4.0 * h * h)).sum() / (4.0 * math.pi * h * h) ** (d / 2.0) / n**2
+            k = np.exp(-d2 / (2.0 * h * h))
+        loo = (k.sum() - n) / (2.0 * math.pi * h * h) ** (d / 2.0) / (n - 1)
+        return float(both - 2.0 * loo / n)
+    # LSCV = (2 pi h^2)^(-d/2) B with B = 2^(-d/2) sum_ij e^(-u_ij / 2) / n^2 - 2 sum_(i != j) e^(-u_ij) / (n (n-1)),
+    # u = |x_i - x_j|^2 / (2 h^2): the constant overflows below h = 1e-154 (the plain form gave
+    # nan, 0 / 0, at h = 1e-300) and is applied as exp(a) 2^k; a term of B that underflows is below
+    # 1e-300 of its diagonal part n 2^(-d/2) / n^2
+    u = _exponent(x, x, h)
+    with np.errstate(under="ignore"):
+        both = np.exp(-u / 2.0).sum()
+        k = np.exp(-u)
+    np.fill_diagonal(k, 0.0)
+    b = both * 2.0 ** (-d / 2.0) / n**2 - 2.0 * k.sum() / (n * (n - 1))
+    if b == 0.0:
+        return 0.0
+    a, e = _inv_norm_parts(h, d)
+    return math.copysign(_exp2(math.log(abs(b)) + a, e), b)
 
 
 def lscv_sensitivity(n, bandwidth, d: int = 1, *, sharp: bool = False) -> float:
@@ -904,7 +1109,8 @@ def lscv_sensitivity(n, bandwidth, d: int = 1, *, sharp: bool = False) -> float:
     n : int
         Size of the data set, ``>= 2``.
     bandwidth : float
-        :math:`h > 0`.
+        :math:`h > 0`, every positive float (``inf`` where the bound exceeds the float range, e.g.
+        at :math:`h = 5\cdot10^{-324}`; 0 where it falls below it).
     d : int
         Dimension of the data, ``>= 1``.
     sharp : bool
@@ -930,11 +1136,16 @@ def lscv_sensitivity(n, bandwidth, d: int = 1, *, sharp: bool = False) -> float:
     n = check_integer("n", n, low=2)
     h = check_positive("bandwidth", bandwidth)
     d = check_integer("d", d, low=1)
-    a = 2.0 / n**2 * (4.0 * math.pi * h * h) ** (-d / 2.0)
-    b = 4.0 / (n * (n - 1)) * (2.0 * math.pi * h * h) ** (-d / 2.0)
-    if sharp:
-        return (n - 1) * (b - a + a * a / (4.0 * b))
-    return (n - 1) * (a + b)
+    # a = 2r b with r = 2^(-d/2) (n-1) / (4n), so (n-1)(a + b) = (4/n)(1 + 2r) c and
+    # (n-1)(b - a + a^2 / (4b)) = (4/n)(1 - r)^2 c, c = (2 pi h^2)^(-d/2): a^2 underflowed to a
+    # subnormal (3.5e-314 at n = 26, h = 1e38, d = 4: 3e-12 off), and c raised 0.0 to a negative
+    # power below h = 1.5e-154; beyond 1e-100 <= h <= 1e100 c is applied as exp(a') 2^k
+    r = 2.0 ** (-d / 2.0) * (n - 1) / (4.0 * n)
+    k = 4.0 / n * ((1.0 - r) ** 2 if sharp else 1.0 + 2.0 * r)
+    if _plain(h) and abs(_log_norm(h, d)) < 600.0:
+        return k * (2.0 * math.pi * h * h) ** (-d / 2.0)
+    a, e = _inv_norm_parts(h, d)
+    return _exp2(math.log(k) + a, e)
 
 
 def sobolev_kde_sensitivity(n, bandwidth) -> float:
@@ -956,7 +1167,9 @@ def sobolev_kde_sensitivity(n, bandwidth) -> float:
     n : int
         Size of the data set, ``>= 1``.
     bandwidth : float
-        :math:`h > 0` of the KDE.
+        :math:`h > 0` of the KDE, every positive float (:math:`\Delta` grows as :math:`h^{-3/2}`
+        when :math:`h \to 0` and is ``inf`` where it exceeds the float range, below about
+        :math:`h = 2.3\cdot10^{-206}/n^{2/3}`).
 
     Returns
     -------
@@ -966,7 +1179,7 @@ def sobolev_kde_sensitivity(n, bandwidth) -> float:
     Raises
     ------
     ValueError
-        If ``n < 1`` or ``bandwidth <= 0``.
+        If ``n < 1`` or ``bandwidth`` is not a finite float ``> 0``.
 
     Examples
     --------
@@ -977,8 +1190,22 @@ def sobolev_kde_sensitivity(n, bandwidth) -> float:
     n = check_integer("n", n, low=1)
     h = check_positive("bandwidth", bandwidth)
     s2 = 2.0 * h * h
-    phi0 = 1.0 / math.sqrt(2.0 * math.pi * s2)
-    return math.sqrt(2.0 * phi0 * (1.0 + 1.0 / s2 + 2.0 / s2 * math.exp(-(s2 + 3.0) / 2.0))) / n
+    if _plain(h):
+        phi0 = 1.0 / math.sqrt(2.0 * math.pi * s2)
+        return math.sqrt(2.0 * phi0 * (1.0 + 1.0 / s2 + 2.0 / s2 * math.exp(-(s2 + 3.0) / 2.0))) / n
+    # beyond, s^2 = 2 h^2 under- or overflows (1 / s^2 divided by 0 at h = 1e-300; at h = 1e300
+    # phi_s(0) was 0 and Delta 0 for 2.4e-152). With q = 1 + 2 e^(-(s^2+3)/2) and h = m 4^j
+    # (m in [1/2, 2)), Delta = sqrt(2 / sqrt(4 pi)) h^(-1/2) sqrt(1 + q / s^2) / n is
+    # exp(c - log(m) / 2 + log(q + s^2) / 2 - log(2) / 2 - log(m)) 2^(-3j) for h < 1 and
+    # exp(c - log(m) / 2 + log1p(q / s^2) / 2) 2^(-j) for h > 1, c = log(2 / sqrt(4 pi)) / 2 - log n
+    mant, e = math.frexp(h)
+    j, odd = divmod(e, 2)
+    m = mant * 2.0 if odd else mant
+    q = 1.0 + 2.0 * math.exp(-(s2 + 3.0) / 2.0)
+    c = 0.5 * math.log(2.0 / math.sqrt(4.0 * math.pi)) - math.log(n) - 0.5 * math.log(m)
+    if h < 1.0:
+        return _exp2(c + 0.5 * math.log(q + s2) - 0.5 * math.log(2.0) - math.log(m), -3 * j)
+    return _exp2(c + 0.5 * math.log1p(q / s2), -j)
 
 
 def erm_sensitivity(n, lam, *, lipschitz: float = 1.0, kappa: float = 1.0) -> float:

@@ -45,12 +45,13 @@ from __future__ import annotations
 import functools
 import math
 import reprlib
+import sys
 
 import numpy as np
 from scipy import optimize
 from scipy.special import expit, gammaln
 
-from ._validate import check_in_range, check_integer, check_positive, check_rng
+from ._validate import check_in_range, check_integer, check_positive, check_real, check_rng
 
 __all__ = [
     "krr_probabilities",
@@ -134,6 +135,35 @@ def _epsilons(epsilon) -> tuple[np.ndarray, bool]:
 
 def _open_delta(delta) -> float:
     return check_in_range("delta", delta, 0.0, 1.0, low_inclusive=False, high_inclusive=False)
+
+
+# below it tanh(epsilon / 2) = (epsilon / 2)(1 - epsilon^2 / 12 + ...) is epsilon / 2 to 1e-17, under an ulp
+_TINY_EPSILON = 1e-8
+
+
+def _over_tanh_half(x: np.ndarray, epsilon: float) -> np.ndarray:
+    """``x / tanh(epsilon / 2)`` for a validated ``epsilon > 0`` and exact (integer-valued) ``x``.
+
+    Below ``_TINY_EPSILON`` it is ``2x / epsilon``: ``epsilon / 2`` rounds to 0 at the smallest
+    subnormal (5e-324), where ``x / tanh`` gave 0/0 = nan, and loses digits for every subnormal.
+    0 where ``x == 0``; +-inf where the true quotient exceeds the largest float.
+    """
+    with np.errstate(over="ignore"):
+        if epsilon < _TINY_EPSILON:
+            return (2.0 * x) / epsilon
+        return x / math.tanh(epsilon / 2.0)
+
+
+def _variance_ratio(numerator: np.ndarray, gap: float) -> np.ndarray:
+    """``numerator / gap**2`` for a variance: ``numerator >= 0`` and ``gap`` a rounded positive quantity.
+
+    Divided by ``gap`` twice (``gap**2`` underflows to 0 from 1e-162, well before the quotient
+    overflows); 0 where the numerator is 0 (no reports: 0/0 gave nan at a tiny epsilon); +inf where
+    the quotient exceeds the largest float, also where ``gap`` itself rounded to 0 (it is positive).
+    """
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        ratio = numerator / gap / gap
+    return np.where(numerator == 0, 0.0, ratio)
 
 
 # --------------------------------------------------------------------------- k-ary randomized response
@@ -257,7 +287,8 @@ def krr_estimate(reports, epsilon, k) -> np.ndarray:
     Returns
     -------
     numpy.ndarray, shape (..., k)
-        Estimated counts.
+        Estimated counts, computed without cancelling :math:`C_v - nq` at a tiny ``epsilon``
+        (``+-inf`` where the true estimate exceeds the largest float).
 
     Raises
     ------
@@ -271,7 +302,8 @@ def krr_estimate(reports, epsilon, k) -> np.ndarray:
     >>> krr_estimate([0, 0, 1, 2, 0], math.log(3), 3).round(6).tolist()
     [5.0, 0.0, 0.0]
     """
-    _, q, gap = _krr(epsilon, k)
+    _krr(epsilon, k)                          # validates epsilon and k
+    epsilon = check_positive("epsilon", epsilon)
     k = check_integer("k", k, low=2)
     r = _categories("reports", reports, k)
     if r.ndim == 0 or r.shape[-1] == 0:
@@ -282,7 +314,12 @@ def krr_estimate(reports, epsilon, k) -> np.ndarray:
     # one bincount for all runs: run i's categories are shifted to i*k, ..., i*k + k - 1
     support = np.bincount((flat + k * np.arange(rows)[:, None]).ravel(), minlength=rows * k)
     support = support.reshape(r.shape[:-1] + (k,))
-    return (support - n * q) / gap
+    # (C - n q)/(p - q) = (k C - n)/(k (p - q)) + n/k, since n (1/k - q) = n (p - q)/k: the integer k C - n
+    # is exact, where C - n q cancelled (at epsilon = 1e-300, q rounds to 1/k: C = n/k gave 0, not n/k)
+    # k (p - q) = k (1 - e^-eps)/(1 + (k - 1) e^-eps), multiplied first: >= 5e-324, never 0
+    k_gap = k * -math.expm1(-epsilon) / (1.0 + (k - 1) * math.exp(-epsilon))
+    with np.errstate(over="ignore"):               # +-inf: the true estimate exceeds the largest float
+        return (k * support - n) / k_gap + n / k
 
 
 def krr_variance(counts, epsilon) -> np.ndarray:
@@ -306,7 +343,8 @@ def krr_variance(counts, epsilon) -> np.ndarray:
     Returns
     -------
     numpy.ndarray, shape (k,)
-        :math:`\operatorname{Var}\hat n_v` for each category.
+        :math:`\operatorname{Var}\hat n_v` for each category (``inf`` where it exceeds the largest
+        float at a tiny ``epsilon``; 0 when there are no reports).
 
     Raises
     ------
@@ -323,7 +361,7 @@ def krr_variance(counts, epsilon) -> np.ndarray:
     p, q, gap = _krr(epsilon, c.size)
     n = c.sum()
     # 1 - p = (k - 1) q: exact where the subtraction would give 0 (p rounds to 1 for large epsilon)
-    return (c * p * ((c.size - 1) * q) + (n - c) * q * (1 - q)) / gap**2
+    return _variance_ratio(c * p * ((c.size - 1) * q) + (n - c) * q * (1 - q), gap)
 
 
 # --------------------------------------------------------------------------- optimized unary encoding
@@ -432,7 +470,8 @@ def oue_estimate(reports, epsilon) -> np.ndarray:
     Returns
     -------
     numpy.ndarray, shape (..., k)
-        Estimated counts.
+        Estimated counts, computed without cancelling :math:`C_v - nq` at a tiny ``epsilon``
+        (``+-inf`` where the true estimate exceeds the largest float).
 
     Raises
     ------
@@ -446,14 +485,16 @@ def oue_estimate(reports, epsilon) -> np.ndarray:
     >>> oue_estimate(bits, math.log(3)).round(12).tolist()
     [4.0, 0.0, 0.0]
     """
-    q, _, gap = _oue(epsilon)
+    epsilon = check_positive("epsilon", epsilon)
     bits = _array("reports", reports, "reports must be an array of 0/1 bits of shape (..., n, k)")
     if bits.ndim < 2 or bits.shape[-2] == 0 or bits.shape[-1] < 2:
         raise ValueError(f"reports must have shape (..., n, k) with n >= 1 and k >= 2, got shape {bits.shape}")
     if bits.dtype.kind not in "iufb" or not np.isin(bits, (0, 1)).all():
         raise ValueError("reports must contain only 0 and 1")
     n = bits.shape[-2]
-    return (bits.sum(axis=-2) - n * q) / gap
+    # (C - n q)/(1/2 - q) = (2C - n)/tanh(eps/2) + n, since 1/2 - q = tanh(eps/2)/2: the integer 2C - n is
+    # exact, where C - n q cancelled (at epsilon = 1e-300, q rounds to 1/2: C = n/2 gave 0, not n)
+    return _over_tanh_half(2 * bits.sum(axis=-2) - n, epsilon) + n
 
 
 def oue_variance(counts, epsilon) -> np.ndarray:
@@ -475,7 +516,8 @@ def oue_variance(counts, epsilon) -> np.ndarray:
     Returns
     -------
     numpy.ndarray, shape (k,)
-        :math:`\operatorname{Var}\hat n_v` for each category.
+        :math:`\operatorname{Var}\hat n_v` for each category (``inf`` where it exceeds the largest
+        float at a tiny ``epsilon``; 0 when there are no reports).
 
     Raises
     ------
@@ -491,7 +533,7 @@ def oue_variance(counts, epsilon) -> np.ndarray:
     c = _counts(counts)
     q, one_minus_q, gap = _oue(epsilon)
     n = c.sum()
-    return (c * 0.25 + (n - c) * q * one_minus_q) / gap**2
+    return _variance_ratio(c * 0.25 + (n - c) * q * one_minus_q, gap)
 
 
 # --------------------------------------------------------------------------- Hadamard response
@@ -639,7 +681,9 @@ def hr_estimate(reports, epsilon, k) -> np.ndarray:
     Returns
     -------
     numpy.ndarray, shape (..., k)
-        Estimated counts (they can be negative).
+        Estimated counts (they can be negative). At a tiny ``epsilon`` (down to the smallest
+        subnormal) an estimate is ``+-inf`` where its true value, about :math:`2T_{v+1}/\varepsilon`,
+        exceeds the largest float, and 0 where :math:`T_{v+1} = 0`.
 
     Raises
     ------
@@ -653,7 +697,8 @@ def hr_estimate(reports, epsilon, k) -> np.ndarray:
     >>> hr_estimate([0, 0, 1, 3], e, 2).round(12).tolist()     # C_0 = {0, 2}, C_1 = {0, 1}
     [0.0, 4.0]
     """
-    K, tanh_half, _ = _hr(epsilon, k)
+    K, _, _ = _hr(epsilon, k)
+    epsilon = check_positive("epsilon", epsilon)
     k = check_integer("k", k, low=2)       # the int: it slices the transform
     r = _categories("reports", reports, K)
     if r.ndim == 0 or r.shape[-1] == 0:
@@ -663,7 +708,7 @@ def hr_estimate(reports, epsilon, k) -> np.ndarray:
     rows = flat.shape[0]
     hist = np.bincount((flat + K * np.arange(rows)[:, None]).ravel(), minlength=rows * K).reshape(rows, K)
     transform = _walsh_hadamard(hist)[:, 1:k + 1]           # integers: exact
-    return (transform / tanh_half).reshape(r.shape[:-1] + (k,))
+    return _over_tanh_half(transform, epsilon).reshape(r.shape[:-1] + (k,))
 
 
 def hr_variance(counts, epsilon) -> np.ndarray:
@@ -689,7 +734,8 @@ def hr_variance(counts, epsilon) -> np.ndarray:
     Returns
     -------
     numpy.ndarray, shape (k,)
-        :math:`\operatorname{Var}\hat n_v` for each category.
+        :math:`\operatorname{Var}\hat n_v` for each category (``inf`` where it exceeds the largest
+        float at a tiny ``epsilon``; 0 when there are no reports).
 
     Raises
     ------
@@ -707,7 +753,7 @@ def hr_variance(counts, epsilon) -> np.ndarray:
     _, tanh_half, sech2 = _hr(epsilon, c.size)
     n = c.sum()
     # (n_v sech^2 + n - n_v) / tanh^2: both terms positive, no cancellation for large epsilon
-    return (c * sech2 + (n - c)) / tanh_half**2
+    return _variance_ratio(c * sech2 + (n - c), tanh_half)
 
 
 # --------------------------------------------------------------------------- shuffled randomized response
@@ -1209,15 +1255,28 @@ def fmt_stronger_epsilon(epsilon0, n, delta) -> float:
     return min(math.log1p(total), epsilon0)
 
 
-def _clone_probability(epsilon0: float, clone_probability) -> float:
-    blanket = 2.0 / (1.0 + math.exp(epsilon0))
+def _clone_probability(epsilon0: float, clone_probability) -> tuple[float, float]:
+    """``(log r, log(1 - r))`` of the clone probability ``r``: by default ``r = e^-epsilon0``, taken in
+    logs once it underflows (past epsilon0 = 708; at 1e300, log(0) raised "math domain error")."""
     if clone_probability is None:
-        return math.exp(-epsilon0)
-    return check_in_range("clone_probability", clone_probability, 0.0, blanket, low_inclusive=False)
+        r = math.exp(-epsilon0)
+        if r < sys.float_info.min:             # 0 or subnormal: log(r) = -epsilon0 keeps every digit
+            return -epsilon0, -r
+        return math.log(r), math.log1p(-r)
+    # 2/(1 + e^eps0) without overflowing exp (at 1e300 math.exp raised "math range error"): past 709,
+    # 1 + e^eps0 is e^eps0 in float; it rounds to 0 past epsilon0 = 745.8
+    blanket = 2.0 / (1.0 + math.exp(epsilon0)) if epsilon0 <= 709.0 else 2.0 * math.exp(-epsilon0)
+    if blanket == 0.0:
+        r = check_real("clone_probability", clone_probability)
+        raise ValueError(f"clone_probability must be in (0, 2/(1 + e^epsilon0)], which rounds to (0, 0] "
+                         f"for epsilon0 > 745.8 (leave clone_probability at its default there), got "
+                         f"clone_probability = {r!r} at epsilon0 = {epsilon0!r}")
+    r = check_in_range("clone_probability", clone_probability, 0.0, blanket, low_inclusive=False)
+    return math.log(r), math.log1p(-r)
 
 
 @functools.lru_cache(maxsize=4)
-def _clone_table(epsilon0: float, n: int, r: float) -> tuple[_Profile, _Profile]:
+def _clone_table(epsilon0: float, n: int, log_r: float, log1m_r: float) -> tuple[_Profile, _Profile]:
     """Both orders of the pairs (B_0 + A_c, B_1 + A_c), A_c ~ Bin(c, 1/2), weighted by Pr[C = c], C ~ Bin(n - 1, r)."""
     log_p, log_q = _log_rr(epsilon0)
     big = n - 1
@@ -1225,7 +1284,7 @@ def _clone_table(epsilon0: float, n: int, r: float) -> tuple[_Profile, _Profile]
     x = np.arange(big + 1)[None, :]
     with np.errstate(invalid="ignore"):
         coins = np.where(x <= c, gammaln(c + 1) - gammaln(x + 1) - gammaln(c - x + 1) - c * math.log(2.0), -np.inf)
-    log_weight = _log_binomial(big, math.log(r), math.log1p(-r))
+    log_weight = _log_binomial(big, log_r, log1m_r)
     log0, log1 = _count_log_laws(coins, log_p, log_q)
     return _Profile(log0, log1, log_weight), _Profile(log1, log0, log_weight)
 
@@ -1259,7 +1318,9 @@ def fmt_clone_delta(epsilon0, n, epsilon, clone_probability=None):
     epsilon : float or array_like
         Central privacy parameter(s), ``>= 0``.
     clone_probability : float, optional
-        :math:`r` in :math:`(0, 2/(1+e^{\varepsilon_0})]`; default :math:`e^{-\varepsilon_0}` (FMT's).
+        :math:`r` in :math:`(0, 2/(1+e^{\varepsilon_0})]`; default :math:`e^{-\varepsilon_0}` (FMT's, taken
+        in logs, so any finite ``epsilon0`` works). For ``epsilon0 > 745.8`` the interval rounds to
+        ``(0, 0]`` in float: only the default is accepted there.
 
     Returns
     -------
@@ -1270,7 +1331,8 @@ def fmt_clone_delta(epsilon0, n, epsilon, clone_probability=None):
     ------
     ValueError
         If ``epsilon0`` is not ``> 0`` and finite, ``n`` is not an integer ``>= 2``, an ``epsilon``
-        is not a finite number ``>= 0`` (or is empty) or ``clone_probability`` is out of its range.
+        is not a finite number ``>= 0`` (or is empty) or ``clone_probability`` is out of its range
+        (any given value is, for ``epsilon0 > 745.8``: the message names both).
 
     Examples
     --------
@@ -1281,7 +1343,7 @@ def fmt_clone_delta(epsilon0, n, epsilon, clone_probability=None):
     epsilon0 = check_positive("epsilon0", epsilon0)
     n = check_integer("n", n, low=2)
     eps, scalar = _epsilons(epsilon)
-    table = _clone_table(epsilon0, n, _clone_probability(epsilon0, clone_probability))
+    table = _clone_table(epsilon0, n, *_clone_probability(epsilon0, clone_probability))
     out = np.minimum(np.array([_clone_delta(table, e) for e in eps.ravel()]).reshape(eps.shape), 1.0)   # rounding stays <= 1
     return float(out) if scalar else out
 
@@ -1301,7 +1363,7 @@ def fmt_clone_epsilon(epsilon0, n, delta, clone_probability=None) -> float:
     delta : float
         In ``(0, 1)``.
     clone_probability : float, optional
-        As in :func:`fmt_clone_delta`.
+        As in :func:`fmt_clone_delta` (only the default for ``epsilon0 > 745.8``).
 
     Returns
     -------
@@ -1312,7 +1374,8 @@ def fmt_clone_epsilon(epsilon0, n, delta, clone_probability=None) -> float:
     ------
     ValueError
         If ``epsilon0`` is not ``> 0`` and finite, ``n`` is not an integer ``>= 2``, ``delta`` is not
-        in ``(0, 1)`` or ``clone_probability`` is out of its range.
+        in ``(0, 1)`` or ``clone_probability`` is out of its range (any given value is, for
+        ``epsilon0 > 745.8``: the message names both).
 
     Examples
     --------
@@ -1323,5 +1386,5 @@ def fmt_clone_epsilon(epsilon0, n, delta, clone_probability=None) -> float:
     epsilon0 = check_positive("epsilon0", epsilon0)
     n = check_integer("n", n, low=2)
     delta = _open_delta(delta)
-    table = _clone_table(epsilon0, n, _clone_probability(epsilon0, clone_probability))
+    table = _clone_table(epsilon0, n, *_clone_probability(epsilon0, clone_probability))
     return _smallest_epsilon(lambda e: _clone_delta(table, e), delta, epsilon0)

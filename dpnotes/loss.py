@@ -245,7 +245,7 @@ def tail_bound_from_dp(epsilon, delta, epsilon_prime):
     delta : float
         In ``[0, 1)``.
     epsilon_prime : float or array_like
-        Each ``> epsilon``.
+        Each finite and ``> epsilon``.
 
     Returns
     -------
@@ -265,9 +265,19 @@ def tail_bound_from_dp(epsilon, delta, epsilon_prime):
     """
     epsilon = check_in_range("epsilon", epsilon, 0.0)
     delta = check_delta("delta", delta)
-    ep, scalar = _array("epsilon_prime", epsilon_prime, epsilon, low_inclusive=False)
+    ep, scalar = _array("epsilon_prime", epsilon_prime, -math.inf)
+    least = float(np.min(ep))
+    if not least > epsilon:
+        # a condition on the pair: named as such (with epsilon = 1e300 the message named only epsilon_prime,
+        # as "> 100000000000000005250476...", 301 digits)
+        raise ValueError(f"epsilon_prime must be > epsilon = {_number(epsilon)}, got {_number(least)}")
     bound = np.minimum(delta / -np.expm1(epsilon - ep), 1.0)
     return _out(bound, scalar)
+
+
+def _number(x: float) -> str:
+    """A float for a message: 2 for 2.0, and repr's 1e+300 rather than 301 digits."""
+    return str(int(x)) if x.is_integer() and abs(x) < 1e16 else repr(x)
 
 
 # ---------------------------------------------------------------- randomized response
@@ -597,7 +607,10 @@ def gaussian_epsilon(delta, mu) -> float:
 
     The profile decreases in :math:`\varepsilon`; the root is bracketed by
     :math:`[0, \varepsilon_1]` where :math:`\varepsilon_1` solves the tail bound
-    :math:`\Phi(\mu/2 - \varepsilon/\mu) = \delta` and found with Brent's method.
+    :math:`\Phi(\mu/2 - \varepsilon/\mu) = \delta` and found with Brent's method. From
+    :math:`\mu = 10^6` on it is found in :math:`a = \mu/2 - \varepsilon/\mu` instead, where the profile
+    is :math:`\Phi(a) - \varphi(a)R(\mu - a)` (:math:`R` the Mills ratio) and nothing of size
+    :math:`\mu^2/2` cancels.
 
     Parameters
     ----------
@@ -609,7 +622,9 @@ def gaussian_epsilon(delta, mu) -> float:
     Returns
     -------
     float
-        The epsilon, to a relative tolerance of a few machine epsilons.
+        The epsilon, to a relative tolerance of a few machine epsilons; ``inf`` where it exceeds
+        the doubles (:math:`\mu` above about :math:`1.9 \cdot 10^{154}`, where
+        :math:`\varepsilon \approx \mu^2/2`).
 
     Raises
     ------
@@ -630,6 +645,8 @@ def gaussian_epsilon(delta, mu) -> float:
     mu = check_positive("mu", mu)
     if gaussian_delta(0.0, mu) <= delta:
         return 0.0
+    if mu >= _LARGE_MU:
+        return _gaussian_epsilon_large_mu(delta, mu)
     hi = mu * (0.5 * mu - float(_special().ndtri(delta)))     # tail bound: delta(hi) <= P[L >= hi] = delta
     target = math.log(delta)
 
@@ -642,6 +659,44 @@ def gaussian_epsilon(delta, mu) -> float:
     # relative tolerance only: an absolute 1e-15 was 2.5e-9 of the root eps = 4e-7 (sigma = 1e7), enough
     # to leave delta(eps) 4e-9 above the target
     return float(brentq(gap, 0.0, hi, xtol=1e-300, rtol=4.0 * np.finfo(float).eps, maxiter=400))
+
+
+_LARGE_MU = 1e6      # from here on gaussian_epsilon solves for a = mu/2 - eps/mu (see _gaussian_epsilon_large_mu)
+
+
+def _gaussian_epsilon_large_mu(delta: float, mu: float) -> float:
+    r""":func:`gaussian_epsilon` for ``mu >= _LARGE_MU``: the root found in :math:`a = \mu/2 - arepsilon/\mu`.
+
+    With :math:`arepsilon = \mu(\mu/2 - a)`, :math:`e^{arepsilon}arphi(a - \mu) = arphi(a)`, so
+    :math:`e^{arepsilon}\Phi(a - \mu) = arphi(a) R(\mu - a)` (:math:`R` the Mills ratio,
+    :math:`\sqrt{\pi/2}\,\mathrm{erfcx}(x/\sqrt 2)`) and :math:`\delta = \Phi(a) - arphi(a) R(\mu - a)`, which
+    increases with :math:`a`: no term of size :math:`\mu^2/2` to cancel. In :math:`arepsilon` the profile
+    needs :math:`arepsilon + \log\Phi(a - \mu)`, two terms near :math:`\mu^2/2`: from :math:`\mu pprox 3\cdot
+    10^7` their rounding exceeded the margin of the bracket's end (brentq refused it: "f(a) and f(b) must have
+    different signs"), and at :math:`\mu = 10^{300}` the end :math:`\mu(\mu/2 - z)` overflowed (no
+    convergence). The root lies in :math:`[z, \mu/2]`, :math:`z = \Phi^{-1}(\delta)` (the tail bound
+    :math:`\delta(arepsilon) \le \Phi(a)`); where :math:`arphi(a) R(\mu - a)`, about :math:`|z|/\mu` of
+    :math:`\Phi(z)`, is lost in rounding the root is :math:`z` itself, the tail bound's
+    :math:`arepsilon`, which is above the root by that much. :math:`arepsilon = \mu(\mu/2 - a)` is ``inf``
+    where it exceeds the doubles (:math:`\mu` above about :math:`1.9 \cdot 10^{154}`).
+    """
+    from scipy.optimize import brentq
+
+    special = _special()
+    target = math.log(delta)
+
+    def gap(a):
+        la = float(special.log_ndtr(a))
+        lb = -0.5 * a * a + math.log(0.5 * float(special.erfcx((mu - a) / math.sqrt(2.0))))
+        return la + math.log1p(-math.exp(lb - la)) - target     # lb < la - 0.03 here: no cancellation
+
+    z = float(special.ndtri(delta))
+    if gap(z) >= 0.0:
+        a = z
+    else:
+        # eps = mu (mu/2 - a) to a relative 2^-52 needs a to an absolute 2^-54 mu (mu/2 - a) / mu
+        a = brentq(gap, z, 0.5 * mu, xtol=2.0**-54 * (0.5 * mu - z), rtol=4.0 * np.finfo(float).eps, maxiter=400)
+    return float(mu * (0.5 * mu - a))
 
 
 def gaussian_loss(mu):

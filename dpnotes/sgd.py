@@ -472,6 +472,9 @@ class DPSGDResult:
     steps_per_epoch: int
 
 
+_MIN_SAMPLING_PROBABILITY = 1e-9      # dp_sgd runs round(1 / q) steps an epoch: at most 1e9
+
+
 def dp_sgd(features, labels, *, clip_norm, noise_multiplier, sampling_probability, epochs,
            learning_rate, rng, delta=None, accountant=None, initial_weights=None,
            expected_batch_size=None) -> DPSGDResult:
@@ -501,8 +504,9 @@ def dp_sgd(features, labels, *, clip_norm, noise_multiplier, sampling_probabilit
     noise_multiplier : float >= 0
         :math:`\sigma`; the noise standard deviation is :math:`\sigma C`. With 0 the run is
         not private (epsilon ``inf``).
-    sampling_probability : float in (0, 1]
-        :math:`q`, each example's probability of being in a batch.
+    sampling_probability : float in [1e-9, 1]
+        :math:`q`, each example's probability of being in a batch. An epoch is
+        ``round(1 / q)`` steps, each one run and its batch size kept: at most ``1e9``.
     epochs : int >= 1
     learning_rate : float > 0
     rng : numpy.random.Generator
@@ -519,7 +523,8 @@ def dp_sgd(features, labels, *, clip_norm, noise_multiplier, sampling_probabilit
         size :math:`q\bar n` for a data set size :math:`\bar n` that is public. Default 1:
         the step is ``learning_rate`` times the noisy sum itself. Any default computed from
         the data would change when a record is added, and the mechanism would no longer be
-        the one the add/remove accountant describes.
+        the one the add/remove accountant describes. Small enough (``5e-324``), the steps
+        take the weights beyond the doubles: a ``ValueError``.
 
     Returns
     -------
@@ -529,8 +534,10 @@ def dp_sgd(features, labels, *, clip_norm, noise_multiplier, sampling_probabilit
     ------
     ValueError
         If the data are invalid (as in :func:`logistic_loss`), a parameter is out of its
-        range or not a number, ``accountant`` is given without ``delta`` or is not
-        callable, or the accountant returns something other than a number ``>= 0``.
+        range or not a number (``sampling_probability`` below ``1e-9`` included), ``accountant``
+        is given without ``delta`` or is not callable, the accountant returns something other
+        than a number ``>= 0``, or an update takes a weight beyond the doubles (``learning_rate``
+        over ``expected_batch_size`` times the noisy sum above ``1.8e308``).
 
     Examples
     --------
@@ -548,7 +555,9 @@ def dp_sgd(features, labels, *, clip_norm, noise_multiplier, sampling_probabilit
     n, d = x.shape
     clip_norm = check_positive("clip_norm", clip_norm)
     sigma = check_nonnegative("noise_multiplier", noise_multiplier)
-    q = check_in_range("sampling_probability", sampling_probability, 0.0, 1.0, low_inclusive=False)
+    # round(1 / q) steps an epoch, each one recorded: below 1e-9, more than 1e9 steps an epoch (q = 1e-300
+    # asked numpy for an array of 1e300 batch sizes, "Maximum allowed dimension exceeded"; 5e-324 made 1 / q inf)
+    q = check_in_range("sampling_probability", sampling_probability, _MIN_SAMPLING_PROBABILITY, 1.0)
     epochs = check_integer("epochs", epochs, low=1)
     lr = check_positive("learning_rate", learning_rate)
     rng = check_rng("rng", rng)
@@ -575,7 +584,16 @@ def dp_sgd(features, labels, *, clip_norm, noise_multiplier, sampling_probabilit
             batch = np.flatnonzero(rng.random(n) < q)          # Poisson sampling
             g = _clip(_grads(xa[batch], y[batch], w), clip_norm)
             noisy = g.sum(axis=0) + sigma * clip_norm * rng.standard_normal(d + 1)
-            w = w - lr * noisy / divisor
+            with np.errstate(over="ignore", invalid="ignore"):      # an overflow is refused just below
+                w = w - lr * noisy / divisor
+            if not np.all(np.isfinite(w)):
+                # the weights are beyond the doubles (expected_batch_size = 5e-324 made them +-inf, then their
+                # scores inf - inf = nan, refused with a message naming features and weights)
+                raise ValueError(
+                    "learning_rate * (clipped sum + noise_multiplier * clip_norm * noise) / expected_batch_size "
+                    f"must keep the weights finite (below 1.8e308), got a weight {float(w[~np.isfinite(w)][0])!r} at step "
+                    f"{epoch * steps_per_epoch + step + 1} (learning_rate = {lr!r}, expected_batch_size = "
+                    f"{divisor!r})")
             batch_sizes[epoch * steps_per_epoch + step] = batch.size
         losses[epoch] = _mean_loss(_scores(xa, w), y)
         if epsilons is not None:

@@ -36,6 +36,7 @@ present (Mironov, Talwar & Zhang 2019, Section 3). "remove" is the pair
 from __future__ import annotations
 
 import math
+import sys
 
 import numpy as np
 from scipy.special import gammaln, log_ndtr, logsumexp
@@ -80,6 +81,29 @@ def _delta(delta) -> float:
 
 
 # ---------------------------------------------------------------- amplification theorems
+_EXP_SAFE = 709.0        # math.exp and math.expm1 overflow just above 709.78
+_LOG_MAX = math.log(sys.float_info.max)
+
+
+def _log1p_q_expm1_scalar(epsilon: float, q: float) -> float:
+    """log(1 + q (e^epsilon - 1)) for epsilon >= 0 and q in [0, 1], without overflow.
+
+    Below ``_EXP_SAFE`` the direct form (log1p, expm1: accurate when the result is tiny). Above it
+    e^epsilon overflows (epsilon = 1e300 raised OverflowError): with m = q e^709 (finite) and
+    r = epsilon - 709 (exact up to 1418) the value is log1p(m e^r - q) while m e^r is finite (no
+    cancellation: m e^r >= q e^709), else log((1 - q) + m e^r) as a logaddexp, which is then above
+    709 (epsilon + log q + O(e^-epsilon / q)).
+    """
+    if epsilon < _EXP_SAFE:
+        return math.log1p(q * math.expm1(epsilon))
+    m, r = q * math.exp(_EXP_SAFE), epsilon - _EXP_SAFE
+    if m == 0.0:                                     # q = 0: nothing is ever sampled
+        return 0.0
+    if r < _EXP_SAFE and math.isfinite(t := m * math.exp(r)):
+        return math.log1p(t - q)
+    return float(np.logaddexp(math.log1p(-q) if q < 1 else -math.inf, math.log(m) + r))
+
+
 def amplify_poisson(epsilon, sampling_probability, delta=0.0) -> tuple[float, float]:
     r"""Amplification by Poisson subsampling under add/remove: :math:`(\log(1 + q(e^{\varepsilon}-1)),\ q\delta)`.
 
@@ -112,7 +136,7 @@ def amplify_poisson(epsilon, sampling_probability, delta=0.0) -> tuple[float, fl
     epsilon = check_in_range("epsilon", epsilon, 0.0)
     q = _q(sampling_probability)
     delta = check_delta("delta", delta)
-    return float(math.log1p(q * math.expm1(epsilon))), q * delta
+    return _log1p_q_expm1_scalar(epsilon, q), q * delta
 
 
 def amplify_poisson_replace_one(epsilon, sampling_probability) -> float:
@@ -164,7 +188,7 @@ def amplify_poisson_replace_one(epsilon, sampling_probability) -> float:
     x = q * math.expm1(-epsilon)                     # log(1 - q + q e^-eps): log1p loses digits near x = -1
     down = math.log1p(x) if x > -0.5 else float(np.logaddexp(math.log1p(-q) if q < 1 else -np.inf,
                                                              math.log(q) - epsilon))
-    return float(math.log1p(q * math.expm1(epsilon)) - down)
+    return float(_log1p_q_expm1_scalar(epsilon, q) - down)
 
 
 def amplify_without_replacement(epsilon, sample_size, population_size, delta=0.0) -> tuple[float, float]:
@@ -181,7 +205,7 @@ def amplify_without_replacement(epsilon, sample_size, population_size, delta=0.0
     Parameters
     ----------
     epsilon : float
-        The base mechanism's epsilon, ``>= 0`` (``inf`` allowed).
+        The base mechanism's epsilon, ``>= 0`` and finite (``1e300`` gives ``1e300 + log(m/n)``).
     sample_size : int
         The sample size :math:`m`, ``>= 1``.
     population_size : int
@@ -197,7 +221,7 @@ def amplify_without_replacement(epsilon, sample_size, population_size, delta=0.0
     Raises
     ------
     ValueError
-        If ``epsilon`` is negative or nan, either size is not a positive integer,
+        If ``epsilon`` is negative, infinite or nan, either size is not a positive integer,
         ``sample_size > population_size``, or ``delta`` is outside ``[0, 1)``.
 
     Examples
@@ -213,41 +237,118 @@ def amplify_without_replacement(epsilon, sample_size, population_size, delta=0.0
         raise ValueError(f"sample_size must be <= population_size ({n}), got {m}")
     delta = check_delta("delta", delta)
     g = m / n
-    return float(math.log1p(g * math.expm1(epsilon))), g * delta
+    return _log1p_q_expm1_scalar(epsilon, g), g * delta
 
 
 # ---------------------------------------------------------------- one step: exact privacy profile
+_SIGMA_SQUARED_SAFE = 1e150   # between 1/this and this, sigma**2 is a normal double (it overflows above 1.3e154)
+
+
+def _log1m_q_exp(e: np.ndarray, q: float) -> np.ndarray:
+    """log(1 - (1-q) e^e), for e below -log(1-q) (where the argument is positive).
+
+    log1p(-(1-q) e^e) as before wherever 1 - (1-q) e^e >= 2^-24. Below, that form keeps only the digits
+    of q that survive 1 - (1 - q): at q = 1e-300 and e = 0 it took log1p(-1) = -inf instead of
+    log q (the profile at epsilon = 0 came out q, five times the true 0.197 q, at sigma = 2; "add" gave
+    nan). There 1 - (1-q) e^e = q - (1-q) expm1(e), a sum of two terms >= 0 for e <= 0. For q = 1 it is
+    0 (the old product 0 * e^e was nan for e = 1e300).
+    """
+    if q == 1.0:
+        return np.zeros_like(e)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        arg = -(1.0 - q) * np.exp(e)
+        c = np.log1p(arg)
+        near = arg < -1.0 + 2.0**-24
+        if np.any(near):
+            c[near] = np.log(np.maximum(q - (1.0 - q) * np.expm1(e[near]), 0.0))
+    return c
+
+
+def _hockey(la: np.ndarray, lb: np.ndarray) -> np.ndarray:
+    """e^la - e^lb, floored at 0, from the logs of the two masses: e^la (1 - e^(lb - la)) with expm1.
+
+    0 where la = -inf: the first mass, hence the difference, is 0 in doubles (at epsilon = 1e300 both logs were
+    -inf and their difference nan)."""
+    with np.errstate(invalid="ignore"):
+        return np.where(la > -np.inf, np.exp(la) * -np.expm1(np.minimum(lb - la, 0.0)), 0.0)
+
+
 def _profile(eps: np.ndarray, q: float, sigma: float, direction: str) -> np.ndarray:
     """Hockey-stick divergence H_{e^eps} of one step, vectorized over real ``eps`` (no validation).
 
     The likelihood ratio is monotone in the output y, so {loss > eps} is a half-line
     {y > y*} ("remove") or {y < y*} ("add"); both masses are normal tails, taken as
     logarithms and subtracted with expm1 (as in dpnotes.loss.gaussian_delta).
+
+    y* = sigma^2 X + 1/2 and the tails are read at (1 - y*)/sigma, -y*/sigma: where sigma^2 overflows
+    (sigma > ``_SIGMA_SQUARED_SAFE``; sigma = 1e300 raised OverflowError) they are taken as
+    1/sigma - z and -z with z = y*/sigma = sigma X + 1/(2 sigma), the same numbers divided through.
     """
     eps = np.asarray(eps, dtype=float)
     out = np.empty_like(eps)
     log_q = math.log(q)
-    if direction == "remove":                  # loss >= log(1-q): below it every output counts
-        low = eps <= (math.log1p(-q) if q < 1 else -np.inf)
-        out[low] = -np.expm1(eps[low])
-        e = eps[~low]
-        c = np.log1p(-(1.0 - q) * np.exp(-e))  # log(e^eps - 1 + q) - eps
-        y = sigma**2 * (e + c - log_q) + 0.5
-        la = log_q + log_ndtr((1.0 - y) / sigma)
-        lb = e + c + log_ndtr(-y / sigma)
-        out[~low] = np.exp(la) * -np.expm1(np.minimum(lb - la, 0.0))
-    elif direction == "add":                   # loss <= -log(1-q): above it nothing counts
-        high = eps >= (-math.log1p(-q) if q < 1 else np.inf)
-        out[high] = 0.0
-        e = eps[~high]
-        c = np.log1p(-(1.0 - q) * np.exp(e))   # log(e^-eps - 1 + q) + eps
-        y = sigma**2 * (c - e - log_q) + 0.5
-        la = c + log_ndtr(y / sigma)
-        lb = e + log_q + log_ndtr((y - 1.0) / sigma)
-        out[~high] = np.exp(la) * -np.expm1(np.minimum(lb - la, 0.0))
-    else:
-        raise ValueError(f"direction must be one of 'remove', 'add', got {direction!r}")
+    huge = sigma > _SIGMA_SQUARED_SAFE
+    with np.errstate(over="ignore"):           # y* overflows to inf where the tails are 0 (eps = 1e300)
+        if direction == "remove":                  # loss >= log(1-q): below it every output counts
+            low = eps <= (math.log1p(-q) if q < 1 else -np.inf)
+            out[low] = -np.expm1(eps[low])
+            e = eps[~low]
+            c = _log1m_q_exp(-e, q)                # log(e^eps - 1 + q) - eps
+            if huge:
+                z = sigma * (e + c - log_q) + 0.5 / sigma
+                upper, lower = 1.0 / sigma - z, -z
+            else:
+                y = sigma**2 * (e + c - log_q) + 0.5
+                upper, lower = (1.0 - y) / sigma, -y / sigma
+            la = log_q + log_ndtr(upper)
+            lb = e + c + log_ndtr(lower)
+            out[~low] = _hockey(la, lb)
+        elif direction == "add":                   # loss <= -log(1-q): above it nothing counts
+            high = eps >= (-math.log1p(-q) if q < 1 else np.inf)
+            out[high] = 0.0
+            e = eps[~high]
+            c = _log1m_q_exp(e, q)                 # log(e^-eps - 1 + q) + eps
+            if huge:
+                z = sigma * (c - e - log_q) + 0.5 / sigma
+                upper, lower = z, z - 1.0 / sigma
+            else:
+                y = sigma**2 * (c - e - log_q) + 0.5
+                upper, lower = y / sigma, (y - 1.0) / sigma
+            la = c + log_ndtr(upper)
+            lb = e + log_q + log_ndtr(lower)
+            out[~high] = _hockey(la, lb)
+        else:
+            raise ValueError(f"direction must be one of 'remove', 'add', got {direction!r}")
     return out
+
+
+def _replace_tail_points(eps: np.ndarray, q: float, sigma: float):
+    """(-y*/sigma, (1 - y*)/sigma, (-1 - y*)/sigma) for the replace-one half-line {y > y*} at loss ``eps``.
+
+    y* from :meth:`_Pair.inverse` where sigma^2 is a normal double. Outside (sigma below 1e-150 or above
+    1e150) that inverse divided by sigma^2 = 0 (ZeroDivisionError at sigma = 1e-300) or squared an
+    overflowing sigma (OverflowError at 1e300); there the same root is written y* = y0 + sigma^2 r, with
+    y0 = sign(eps)/2 where x = (1-q) sinh(eps/2) e^{1/(2 sigma^2)} / q leaves the doubles (asinh(x) =
+    sign(x) log 2|x| to e^-40: its 1/(2 sigma^2) times sigma^2 is the 1/2), else y0 = 0 and
+    r = eps/2 + asinh(x); each point is (k - y0)/sigma - sigma r, with no 0 * inf.
+    """
+    if 1.0 / _SIGMA_SQUARED_SAFE <= sigma <= _SIGMA_SQUARED_SAFE:
+        y = _Pair(q, sigma, "replace_one").inverse(eps)
+        return -y / sigma, (1.0 - y) / sigma, (-1.0 - y) / sigma
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        if q == 1.0:                                    # x = 0: the Gaussian pair, y* = sigma^2 eps / 2
+            y0, r = np.zeros_like(eps), eps / 2
+        else:
+            a = np.abs(eps) / 2
+            log_2sinh = np.where(eps != 0, a + np.log1p(-np.exp(-2 * a)), 0.0)   # log(2 sinh a)
+            odds, half = math.log1p(-q) - math.log(q), (0.5 / sigma) / sigma     # half = 1/(2 sigma^2)
+            log_2x = odds + half + log_2sinh                                     # log 2|x| where eps != 0
+            far = (eps != 0) & (log_2x > 20.0)
+            # |x| <= e^20 / 2 here; through its log where e^half alone overflows (sigma < 0.027)
+            x = np.where(far | (eps == 0), 0.0, np.sign(eps) * 0.5 * np.exp(np.minimum(log_2x, 20.0)))
+            y0 = np.where(far, np.sign(eps) * 0.5, 0.0)
+            r = eps / 2 + np.where(far, np.sign(eps) * (odds + log_2sinh), np.arcsinh(x))
+        return -y0 / sigma - sigma * r, (1.0 - y0) / sigma - sigma * r, (-1.0 - y0) / sigma - sigma * r
 
 
 def _replace_profile(eps: np.ndarray, q: float, sigma: float) -> np.ndarray:
@@ -256,13 +357,13 @@ def _replace_profile(eps: np.ndarray, q: float, sigma: float) -> np.ndarray:
     The loss increases with y, so {loss > eps} = {y > y*}; both tails as logarithms, subtracted with expm1.
     """
     eps = np.asarray(eps, dtype=float)
-    y = _Pair(q, sigma, "replace_one").inverse(eps)
+    mid, upper, lower = _replace_tail_points(eps, q, sigma)
     with np.errstate(divide="ignore"):
         l1q = math.log1p(-q) if q < 1 else -np.inf
-        base = log_ndtr(-y / sigma)
-        la = np.logaddexp(l1q + base, math.log(q) + log_ndtr((1.0 - y) / sigma))
-        lb = eps + np.logaddexp(l1q + base, math.log(q) + log_ndtr((-1.0 - y) / sigma))
-    return np.exp(la) * -np.expm1(np.minimum(lb - la, 0.0))
+        base = log_ndtr(mid)
+        la = np.logaddexp(l1q + base, math.log(q) + log_ndtr(upper))
+        lb = eps + np.logaddexp(l1q + base, math.log(q) + log_ndtr(lower))
+    return _hockey(la, lb)
 
 
 def subsampled_gaussian_profile(sampling_probability, noise_multiplier, epsilon, direction="remove", *,
@@ -324,14 +425,44 @@ def subsampled_gaussian_profile(sampling_probability, noise_multiplier, epsilon,
 
 # ---------------------------------------------------------------- Renyi DP (moments accountant)
 def _log_a_integer(alpha: int, q: float, sigma: float) -> float:
-    # A_alpha = sum_k C(alpha, k) (1-q)^(alpha-k) q^k exp((k^2 - k) / (2 sigma^2))   (MTZ 2019, Section 3.2)
-    k = np.arange(alpha + 1, dtype=float)
+    # A_alpha = sum_k C(alpha, k) (1-q)^(alpha-k) q^k exp((k^2 - k) / (2 sigma^2))   (MTZ 2019, Section 3.2).
+    # The weights C(alpha, k) (1-q)^(alpha-k) q^k sum to 1, so A - 1 is the same sum of the terms >= 0 with
+    # expm1 in place of exp (k = 0, 1 add nothing), and log A = log1p(A - 1). The sum of all the terms
+    # resolved log A only to a rounding unit of A ~ 1 (rho of 1e-17 came out 0 or 2e-16: sigma >= 1e8, or
+    # q = 1e-6 at sigma = 100); sigma = 1e300 overflowed sigma**2 and 1e-300 gave 0 / 0 = nan.
+    k = np.arange(2, alpha + 1, dtype=float)
     log_binom = gammaln(alpha + 1.0) - gammaln(k + 1.0) - gammaln(alpha - k + 1.0)
     log_one_minus_q = math.log1p(-q) if q < 1 else -np.inf
-    with np.errstate(invalid="ignore"):
+    half = (0.5 / sigma) / sigma                      # 1/(2 sigma^2): 0 or inf at the extremes, no error
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        x = (k * k - k) * half
+        log_expm1 = np.where(x > 1.0, x + np.log1p(-np.exp(-x)), np.log(np.expm1(x)))   # -inf where x = 0
         terms = log_binom + k * math.log(q) + np.where(alpha - k > 0, (alpha - k) * log_one_minus_q, 0.0) \
-            + (k * k - k) / (2.0 * sigma**2)
-    return float(logsumexp(terms))
+            + log_expm1
+        return float(np.logaddexp(0.0, logsumexp(terms)))
+
+
+def _rdp_fractional(alpha: float, q: float, sigma: float) -> float:
+    """rho(alpha) for a fractional order: MTZ's series where it resolves rho, else one of two limits.
+
+    The lower bound A >= q^alpha E[e^{alpha u}] = q^alpha e^x, x = (alpha^2 - alpha) / (2 sigma^2) (drop 1-q
+    from (1 - q + q e^u)^alpha), and the upper bound A <= 1 - q + q e^x (convexity) differ by |log q| in rho:
+    once that is below half a unit of the last place, rho is known to the last digit and the upper bound is
+    returned (sigma below about 1e-8; inf where x overflows: sigma = 1e-300 gave 0 * inf = nan in the series).
+    Where sigma >= 2^27 and alpha q <= 2^-27 sigma, rho = alpha q^2 / (2 sigma^2) to a relative 2^-54: A - 1 =
+    C(alpha, 2) q^2 (e^{1/sigma^2} - 1) (1 + O(alpha q / sigma^2 + (alpha q / sigma)^2)), the moments of
+    e^u - 1 under P (mean 0). The series resolves log A only to a rounding unit of A ~ 1 there (and
+    sigma = 1e300 overflowed sigma**2).
+    """
+    log_q = math.log(q)
+    half = (0.5 / sigma) / sigma
+    x = (alpha * alpha - alpha) * half
+    lower = (alpha * log_q + x) / (alpha - 1.0)
+    if lower >= 2.0**53 * -log_q:
+        return (x + log_q + math.log1p((1.0 - q) * math.exp(-x) / q)) / (alpha - 1.0)
+    if sigma >= 2.0**27 and alpha * q <= 2.0**-27 * sigma:
+        return 0.5 * alpha * (q / sigma) * (q / sigma)
+    return _log_a_fractional(alpha, q, sigma) / (alpha - 1.0)
 
 
 _LOG_ULP = math.log(2.0**-52)   # log of a double's relative rounding unit
@@ -395,7 +526,12 @@ def subsampled_gaussian_rdp(sampling_probability, noise_multiplier, orders):
     Returns
     -------
     numpy.ndarray or float
-        :math:`\rho` at each order (a float for a scalar order).
+        :math:`\rho` at each order (a float for a scalar order): ``inf`` where it exceeds the doubles
+        (:math:`\sigma` below about :math:`10^{-154}`), ``0`` where it is below the subnormals
+        (:math:`\alpha q^2 / (2\sigma^2)` for a huge :math:`\sigma`). Where :math:`\rho` is tiny, integer
+        orders keep their digits (:math:`A_\alpha - 1` is summed with ``expm1``); fractional orders do from
+        :math:`\sigma \ge 2^{27}\max(1, \alpha q)` on (the second-order expansion), while between about
+        :math:`10^3` and there the series resolves :math:`\log A_\alpha` only to a rounding unit.
 
     Examples
     --------
@@ -415,11 +551,12 @@ def subsampled_gaussian_rdp(sampling_probability, noise_multiplier, orders):
     out = np.empty_like(flat)
     for n, a in enumerate(flat):
         if q == 1.0:
-            out[n] = a / (2.0 * sigma**2)
+            out[n] = a / (2.0 * sigma**2) if 1.0 / _SIGMA_SQUARED_SAFE <= sigma <= _SIGMA_SQUARED_SAFE \
+                else (0.5 * float(a) / sigma) / sigma    # sigma**2 overflows or underflows to 0 (inf: no warning)
         elif float(a).is_integer():
             out[n] = _log_a_integer(int(a), q, sigma) / (a - 1.0)
         else:
-            out[n] = _log_a_fractional(float(a), q, sigma) / (a - 1.0)
+            out[n] = _rdp_fractional(float(a), q, sigma)
     out = np.maximum(out, 0.0)
     return float(out[0]) if arr.ndim == 0 else out.reshape(arr.shape)
 
@@ -468,8 +605,15 @@ def subsampled_gaussian_rdp_epsilon(sampling_probability, noise_multiplier, step
     delta = _delta(delta)
     orders = DEFAULT_ORDERS if orders is None else np.atleast_1d(
         check_array("orders", orders, allow_inf=True, allow_nan=True))
-    rho = np.atleast_1d(subsampled_gaussian_rdp(sampling_probability, noise_multiplier, orders))
-    return rdp_to_dp(orders, steps * rho, delta)
+    with np.errstate(over="ignore"):
+        rho = steps * np.atleast_1d(subsampled_gaussian_rdp(sampling_probability, noise_multiplier, orders))
+    # an order whose T rho is inf (a noise so small that A_alpha overflows: sigma = 1e-300 gave rho = nan, then
+    # "rdp must be >= 0, got nan") gives epsilon = inf and cannot be the minimum; with every one inf the moments
+    # accountant bounds nothing
+    finite = np.isfinite(rho)
+    if not np.any(finite):
+        return math.inf
+    return rdp_to_dp(np.asarray(orders)[finite], rho[finite], delta)
 
 
 # ---------------------------------------------------------------- Gaussian-DP central limit
@@ -494,7 +638,8 @@ def clt_gdp_mu(sampling_probability, noise_multiplier, steps) -> float:
     Returns
     -------
     float
-        The central-limit :math:`\mu` (an approximation, not a bound).
+        The central-limit :math:`\mu` (an approximation, not a bound); ``inf`` where it exceeds the doubles
+        (:math:`\sigma` below about 0.0265 at :math:`q\sqrt T = 1`).
 
     Raises
     ------
@@ -509,7 +654,17 @@ def clt_gdp_mu(sampling_probability, noise_multiplier, steps) -> float:
     q = _q(sampling_probability)
     sigma = _sigma(noise_multiplier)
     steps = check_integer("steps", steps, low=1)
-    return float(q * math.sqrt(steps * math.expm1(1.0 / sigma**2)))
+    if sigma > _SIGMA_SQUARED_SAFE:
+        # 1/sigma^2 underflows (sigma**2 overflowed at 1e300): e^{1/sigma^2} - 1 = 1/sigma^2 to a relative 1e-300
+        return float(q * (math.sqrt(steps) / sigma))
+    u = 1.0 / sigma**2 if sigma >= 1.0 / _SIGMA_SQUARED_SAFE else math.inf   # sigma**2 underflows to 0 below
+    v = steps * math.expm1(u) if u < _EXP_SAFE else math.inf
+    if math.isinf(v):
+        # T (e^u - 1) overflows (sigma = 1e-300 divided by sigma**2 = 0: ZeroDivisionError; below 0.0375
+        # math.expm1 raised OverflowError): mu = q sqrt(T) e^{u/2} sqrt(1 - e^-u), through its log
+        log_mu = math.log(q) + 0.5 * math.log(steps) + 0.5 * u + 0.5 * math.log(-math.expm1(-u))
+        return math.exp(log_mu) if log_mu <= _LOG_MAX else math.inf                   # inf past the doubles
+    return float(q * math.sqrt(v))
 
 
 def clt_gdp_epsilon(sampling_probability, noise_multiplier, steps, delta) -> float:
@@ -529,7 +684,9 @@ def clt_gdp_epsilon(sampling_probability, noise_multiplier, steps, delta) -> flo
     Returns
     -------
     float
-        The :math:`\varepsilon` of :math:`\mu`-GDP at ``delta`` (an approximation, not a bound).
+        The :math:`\varepsilon` of :math:`\mu`-GDP at ``delta`` (an approximation, not a bound): ``inf``
+        where :math:`\mu` or :math:`\varepsilon \approx \mu^2/2` exceeds the doubles, ``0`` where
+        :math:`\mu` is below the subnormals.
 
     Raises
     ------
@@ -545,7 +702,12 @@ def clt_gdp_epsilon(sampling_probability, noise_multiplier, steps, delta) -> flo
     from .loss import gaussian_epsilon
 
     mu = clt_gdp_mu(sampling_probability, noise_multiplier, steps)
-    return gaussian_epsilon(_delta(delta), mu)
+    delta = _delta(delta)
+    if mu == 0.0:              # q sqrt(T) / sigma underflowed (q = 1e-300, sigma = 1e300): 0-GDP, no loss at all
+        return 0.0
+    if math.isinf(mu):         # the noise is so small that mu exceeds the doubles: no epsilon at any delta < 1
+        return math.inf
+    return gaussian_epsilon(delta, mu)
 
 
 # ---------------------------------------------------------------- privacy loss distribution by FFT
@@ -1185,6 +1347,27 @@ def _validate_pld(sampling_probability, noise_multiplier, steps, relation):
             _relation(relation))
 
 
+# The noise multipliers for which the FFT accountant (0 < q < 1, steps > 1) is run. Below 0.1 the tilted FFT
+# stopped reaching the answer (a private _Unreached escaped at sigma = 0.05; an OverflowError at 0.02;
+# "repeats may not contain negative values" at 1e-300); up to 1e10 its epsilon stays within 2e-4 of the central limit
+# theorem's epsilon, which is exact in the limit of large sigma (at 1e12 one step's masses summed to more
+# than 1; sigma = 1e300 overflowed sigma**2).
+_PLD_NOISE_RANGE = (0.1, 1e10)
+
+
+def _check_pld_domain(sigma: float, steps: int, delta=None) -> None:
+    """Refuse what the FFT accountant cannot compute: sigma outside _PLD_NOISE_RANGE, or a delta whose
+    truncation tail 1e-7 delta / steps is not a normal double (delta = 5e-324: 'math domain error')."""
+    lo, hi = _PLD_NOISE_RANGE
+    if not lo <= sigma <= hi:
+        raise ValueError(f"noise_multiplier must be in [{lo:g}, {hi:g}] for the FFT accountant (0 < "
+                         f"sampling_probability < 1, steps > 1), got {sigma!r}")
+    if delta is not None and 1e-7 * delta / steps < sys.float_info.min:
+        least = 1e7 * sys.float_info.min * steps
+        raise ValueError(f"delta must be in [{least!r}, 1) for the FFT accountant at steps = {steps} (its tails "
+                         f"are cut at 1e-7 * delta / steps, a normal double), got {delta!r}")
+
+
 def _one_step_profiles(q, sigma, relation, eps) -> float:
     """The exact one-step delta at ``eps``, worse direction."""
     eps = np.atleast_1d(float(eps))
@@ -1222,7 +1405,9 @@ def subsampled_gaussian_delta(sampling_probability, noise_multiplier, steps, eps
     sampling_probability : float
         :math:`q` in ``(0, 1]``.
     noise_multiplier : float
-        :math:`\sigma > 0`.
+        :math:`\sigma > 0`; in ``[0.1, 1e10]`` where the composition is
+        computed by FFT (:math:`0 < q < 1` and :math:`T > 1`; :math:`q = 1` and one step are exact at
+        every :math:`\sigma`).
     steps : int
         :math:`T \ge 1`.
     epsilon : float
@@ -1238,7 +1423,9 @@ def subsampled_gaussian_delta(sampling_probability, noise_multiplier, steps, eps
     Raises
     ------
     ValueError
-        If an argument is outside its range.
+        If an argument is outside its range, ``noise_multiplier`` outside ``[0.1, 1e10]`` where the FFT
+        is needed (below, the tilted FFT stops reaching the answer; above, one step's masses lose their
+        digits; ``1e300`` overflowed).
 
     Examples
     --------
@@ -1254,6 +1441,8 @@ def subsampled_gaussian_delta(sampling_probability, noise_multiplier, steps, eps
         from .loss import gaussian_delta
 
         mu = _exact_gaussian(q, sigma, steps, relation)
+        if math.isinf(mu):          # sqrt(T) / sigma beyond the doubles (sigma = 5e-324): the two laws are
+            return 1.0              # disjoint to double precision, delta = 1 at every finite epsilon
         if epsilon >= 0:
             return float(gaussian_delta(epsilon, mu))
         # the Gaussian pair is its own dual: H_t = 1 - t + t H_{1/t}
@@ -1265,6 +1454,7 @@ def subsampled_gaussian_delta(sampling_probability, noise_multiplier, steps, eps
         # delta(eps) = 1 - e^eps + e^eps delta(-eps) (hockey-stick duality H_t(P|Q) = 1 - t + t H_{1/t}(Q|P))
         return float(-math.expm1(epsilon) + math.exp(epsilon) * subsampled_gaussian_delta(
             q, sigma, steps, -epsilon, relation=relation))
+    _check_pld_domain(sigma, steps)
     try:
         return float(_account(q, sigma, steps, relation, epsilon=epsilon))
     except _Unreached:
@@ -1341,11 +1531,15 @@ def subsampled_gaussian_epsilon(sampling_probability, noise_multiplier, steps, d
     sampling_probability : float
         :math:`q` in ``(0, 1]``.
     noise_multiplier : float
-        :math:`\sigma > 0`.
+        :math:`\sigma > 0`; in ``[0.1, 1e10]`` where the composition is
+        computed by FFT: :math:`0 < q < 1`, :math:`T > 1` and :math:`\varepsilon > 0` (:math:`q = 1` and
+        one step are exact at every :math:`\sigma`, and so is :math:`\varepsilon = 0`, decided by the
+        total variation).
     steps : int
         :math:`T \ge 1`.
     delta : float
-        In ``(0, 1)``.
+        In ``(0, 1)``; where the FFT is run, at least ``1e7 * 2.2e-308 * steps`` (about
+        ``2.2e-301 * steps``): its tails are cut at ``1e-7 * delta / steps``, which must be a normal double.
     relation : {"add_remove", "replace_one"}
         The neighbouring relation.
 
@@ -1353,12 +1547,15 @@ def subsampled_gaussian_epsilon(sampling_probability, noise_multiplier, steps, d
     -------
     float
         The smallest :math:`\varepsilon \ge 0` at which the bound on :math:`\delta(\varepsilon)`
-        is ``<= delta``.
+        is ``<= delta``; ``inf`` where it exceeds the doubles (one step, or :math:`q = 1`, at a tiny
+        :math:`\sigma`: :math:`\varepsilon \approx 1/(2\sigma^2)`).
 
     Raises
     ------
     ValueError
-        If an argument is outside its range, or ``relation`` is not one of the two names.
+        If an argument is outside its range, or ``relation`` is not one of the two names; where the
+        FFT is needed, if ``noise_multiplier`` is outside ``[0.1, 1e10]`` or ``delta`` below
+        ``2.2e-301 * steps``.
 
     Examples
     --------
@@ -1378,8 +1575,8 @@ def subsampled_gaussian_epsilon(sampling_probability, noise_multiplier, steps, d
         from .loss import gaussian_delta, gaussian_epsilon
 
         mu = _exact_gaussian(q, sigma, steps, relation)
-        eps = gaussian_epsilon(delta, mu)
-        while eps > 0 and gaussian_delta(eps, mu) > delta:     # the root's last ulps, upwards
+        eps = math.inf if math.isinf(mu) else gaussian_epsilon(delta, mu)     # inf: mu^2 / 2 overflows
+        while 0 < eps < math.inf and gaussian_delta(eps, mu) > delta:     # the root's last ulps, upwards
             eps = math.nextafter(eps, math.inf)
         return float(eps)
     if steps == 1:
@@ -1389,6 +1586,7 @@ def subsampled_gaussian_epsilon(sampling_probability, noise_multiplier, steps, d
     tv1 = _one_step_profiles(q, sigma, relation, 0.0)
     if -math.expm1(steps * math.log1p(-tv1)) <= delta:
         return 0.0
+    _check_pld_domain(sigma, steps, delta)
     return float(_account(q, sigma, steps, relation, delta=delta))
 
 
@@ -1403,7 +1601,12 @@ def _one_step_epsilon(q, sigma, relation, delta) -> float:
         return 0.0
     hi = 1.0
     while f(hi) > 0:
-        hi *= 2.0
+        if hi == sys.float_info.max:
+            # delta(eps) > delta even at the largest double (sigma below about 1e-154, where the root is
+            # near 1 / (2 sigma^2)): the epsilon exceeds the doubles. Doubling on reached inf, where the
+            # profile is nan (a ValueError from brentq at sigma = 1e-300)
+            return math.inf
+        hi = min(2.0 * hi, sys.float_info.max)
     eps = brentq(f, 0.0, hi, xtol=1e-300, rtol=4 * np.finfo(float).eps, maxiter=500)
     while f(eps) > 0:
         eps = math.nextafter(eps, math.inf)

@@ -27,11 +27,11 @@ from __future__ import annotations
 
 import itertools
 import math
+import sys
 
 import numpy as np
 from scipy import integrate, optimize
 
-from . import composition
 from ._validate import (
     check_array,
     check_delta,
@@ -90,11 +90,59 @@ def _neighbours(answers, answers_prime) -> tuple[np.ndarray, np.ndarray]:
     return a, b
 
 
-def _scales(epsilon, threshold_scale, query_scale) -> tuple[float, float]:
+def _scales(epsilon, threshold_scale, query_scale) -> tuple[float, float, float]:
+    """The noise scales of the exact laws, 2/epsilon and 4/epsilon unless given: see :func:`_law_scales`."""
+    return _law_scales(epsilon, [("threshold_scale", threshold_scale, 2.0), ("query_scale", query_scale, 4.0)])
+
+
+def _law_scales(epsilon, scales) -> tuple[float, float, float]:
+    """(b_t, b_q, unit) for an exact law: each ``(name, given, numerator)`` is the given scale or
+    numerator/epsilon. A law is the same when every position and scale is multiplied by one number:
+    where numerator/epsilon overflows (epsilon below about 2e-308) the positions are to be read in
+    units of 2^64 (``unit`` = 2^-64, 1 otherwise), and so are the scales returned."""
     epsilon = check_positive("epsilon", epsilon)
-    b_t = 2.0 / epsilon if threshold_scale is None else check_positive("threshold_scale", threshold_scale)
-    b_q = 4.0 / epsilon if query_scale is None else check_positive("query_scale", query_scale)
-    return b_t, b_q
+    given = [None if g is None else check_positive(name, g) for name, g, _ in scales]
+    overflow = any(g is None and numerator / epsilon == math.inf for g, (_, _, numerator) in zip(given, scales))
+    unit = 2.0 ** -64 if overflow else 1.0
+    out = [numerator * unit / epsilon if g is None else g * unit for g, (_, _, numerator) in zip(given, scales)]
+    for value, g, (name, _, _) in zip(out, given, scales):
+        if not value > 0:                   # a given scale below 2^64 * 5e-324 beside an overflowing one
+            least = max(numerator for g2, (_, _, numerator) in zip(given, scales) if g2 is None) / sys.float_info.max
+            raise ValueError(f"epsilon must be >= {least:.4g} when {name} = {g!r} is given: the scales then "
+                             f"differ by more than the floats span, got {epsilon!r}")
+    return out[0], out[1], unit
+
+
+# a Laplace draw of numpy is at most 36.05 scales from its centre (53-bit uniforms): below this
+# scale every draw is a float, above it some overflow to +-inf and comparisons of two such are wrong
+_MAX_NOISE_SCALE = sys.float_info.max / 64.0        # 2.81e306
+
+
+def _sampling_scales(epsilon, scales) -> tuple[float, ...]:
+    """The noise scales of a sampler: each ``(name, given, numerator)`` is the given scale or
+    numerator/epsilon, at most _MAX_NOISE_SCALE. A given one above is refused by its name; else
+    epsilon below the least that keeps every derived scale there (the largest numerator over
+    _MAX_NOISE_SCALE), stated in the message."""
+    for name, given, _ in scales:
+        if given is not None:
+            given = check_positive(name, given)
+            if given > _MAX_NOISE_SCALE:
+                raise ValueError(f"{name} must be in (0, {_MAX_NOISE_SCALE:.3g}] to sample (where every "
+                                 f"Laplace draw is a float), got {given!r}")
+    derived = [(numerator, name) for name, given, numerator in scales if given is None]
+    if derived:
+        numerator, name = max(derived)
+        if numerator / epsilon > _MAX_NOISE_SCALE:
+            raise ValueError(f"epsilon must be >= {numerator / _MAX_NOISE_SCALE:.4g} to sample: the {name} "
+                             f"{numerator:.6g}/epsilon must be at most {_MAX_NOISE_SCALE:.3g} (where every "
+                             f"Laplace draw is a float), got {epsilon!r}")
+    return tuple(float(given) if given is not None else numerator / epsilon for _, given, numerator in scales)
+
+
+def _log_inverse(x) -> float:
+    """log(1/x) for 0 < x <= 1, also where 1/x overflows (x = 5e-324: 744.44, not log(inf))."""
+    inverse = 1.0 / x
+    return math.log(inverse) if inverse < math.inf else -math.log(x)
 
 
 # --------------------------------------------------------------------------- the algorithm
@@ -121,10 +169,12 @@ def above_threshold(answers, threshold, epsilon, *, rng, threshold_scale=None, q
     threshold : float
         The public threshold :math:`T`.
     epsilon : float
-        Privacy parameter, ``> 0``; the run is :math:`\varepsilon`-DP (Theorem 3.23).
+        Privacy parameter, ``> 0``; the run is :math:`\varepsilon`-DP (Theorem 3.23). With the
+        default scales at least ``1.42e-306`` (= 4/2.81e306: the query noise scale ``4/epsilon``
+        is sampled only up to ``2.81e306``, where every Laplace draw is a float).
     rng : numpy.random.Generator
     threshold_scale, query_scale : float, optional
-        As in :func:`sample_outputs` (default ``2/epsilon`` and ``4/epsilon``).
+        As in :func:`sample_outputs` (default ``2/epsilon`` and ``4/epsilon``), in ``(0, 2.81e306]``.
 
     Returns
     -------
@@ -134,6 +184,14 @@ def above_threshold(answers, threshold, epsilon, *, rng, threshold_scale=None, q
         result is ``k`` times ``False``: the stream ended, no :math:`\top` was given.
         It is one run of :func:`_above_threshold_runs`, the core of :func:`sample_outputs`.
 
+    Raises
+    ------
+    ValueError
+        If ``answers`` is not a non-empty 1-D sequence of finite numbers, a parameter is out of
+        range, or a noise scale exceeds ``2.81e306`` (``epsilon`` below ``1.42e-306`` with the
+        default scales): a Laplace draw of larger scale may overflow to ``inf``, and two such
+        draws no longer compare as the noise they stand for.
+
     Examples
     --------
     >>> above_threshold([-50.0, -50.0, 50.0, 0.0], 0.0, 1.0, rng=np.random.default_rng(1))
@@ -141,7 +199,8 @@ def above_threshold(answers, threshold, epsilon, *, rng, threshold_scale=None, q
     """
     answers = _answers("answers", answers)
     threshold = check_real("threshold", threshold)
-    b_t, b_q = _scales(epsilon, threshold_scale, query_scale)
+    b_t, b_q = _sampling_scales(check_positive("epsilon", epsilon), [("threshold_scale", threshold_scale, 2.0),
+                                                                   ("query_scale", query_scale, 4.0)])
     rng = check_rng("rng", rng)
     o = int(_above_threshold_runs(answers, threshold, b_t, b_q, 1, rng)[0])
     return np.arange(min(o + 1, answers.size)) == o           # o bottoms, then a top unless o == k
@@ -158,15 +217,22 @@ def sample_outputs(answers, threshold, epsilon, size, *, rng, threshold_scale=No
         Number of independent runs, ``>= 1``.
     rng : numpy.random.Generator
     threshold_scale, query_scale : float, optional
-        Laplace scales of the threshold and query noise; default ``2/epsilon`` and
-        ``4/epsilon`` (the algorithm as analysed). Other values serve to show what
-        goes wrong with less noise, and to run other budget splits.
+        Laplace scales of the threshold and query noise, in ``(0, 2.81e306]``; default
+        ``2/epsilon`` and ``4/epsilon`` (the algorithm as analysed). Other values serve to show
+        what goes wrong with less noise, and to run other budget splits. The exact laws
+        (:func:`output_log_probabilities`) take any positive scale.
 
     Returns
     -------
     numpy.ndarray of int
         The output of each run as the number ``o`` of :math:`\bot` it contains
         (``o < k``: halted at query ``o + 1``; ``o == k``: no :math:`\top`).
+
+    Raises
+    ------
+    ValueError
+        As :func:`above_threshold` (a noise scale above ``2.81e306``, ``epsilon`` below
+        ``1.42e-306`` with the default scales, is refused), or ``size < 1``.
 
     Examples
     --------
@@ -176,7 +242,8 @@ def sample_outputs(answers, threshold, epsilon, size, *, rng, threshold_scale=No
     """
     answers = _answers("answers", answers)
     threshold = check_real("threshold", threshold)
-    b_t, b_q = _scales(epsilon, threshold_scale, query_scale)
+    b_t, b_q = _sampling_scales(check_positive("epsilon", epsilon), [("threshold_scale", threshold_scale, 2.0),
+                                                                   ("query_scale", query_scale, 4.0)])
     size = check_integer("size", size, low=1)
     rng = check_rng("rng", rng)
     chunk = max(1, _CHUNK // answers.size)
@@ -185,80 +252,374 @@ def sample_outputs(answers, threshold, epsilon, size, *, rng, threshold_scale=No
 
 
 # --------------------------------------------------------------------------- exact law
+_LOG2 = math.log(2.0)
+_SATURATED = 40.0      # psi(x) = log(2 - e^-x) is log 2 to 2e-18 from x = 40 on
+_NEGLIGIBLE = 55.0     # the integrand is integrated where it is above exp(-55) of its peak
+_FINE = 1e3            # a piece is integrated from one end while (t - kink)/b_q stays below this
+_QUAD_RTOL = 1e-12
+_LOG_MAX = math.log(sys.float_info.max)
+
+
 def _log_cdf(u, b) -> float:
     """log of the Laplace(0, b) CDF at the scalar u.
 
-    Written out with :mod:`math` (not ``scipy.stats.laplace.logcdf``) because
-    :func:`scipy.integrate.quad` calls the integrand one point at a time and the
-    scipy.stats call overhead would dominate; ``tests/test_svt.py`` compares it
-    with ``scipy.stats.laplace.logcdf``.
+    Written out with :mod:`math` (not ``scipy.stats.laplace.logcdf``) because the
+    integrals below evaluate it one point at a time and the scipy.stats call overhead
+    would dominate; ``tests/test_svt.py`` compares it with ``scipy.stats.laplace.logcdf``.
     """
-    u = u / b
-    return u + _LOG_HALF if u < 0 else math.log1p(-0.5 * math.exp(-u))
+    return _log_std_cdf(u / b)
 
 
-def _log_sf(u, b) -> float:
-    return _log_cdf(-u, b)
+def _log_std_cdf(x) -> float:
+    """log of the standard Laplace CDF at x, for every x in [-inf, inf]."""
+    return x + _LOG_HALF if x < 0 else math.log1p(-0.5 * math.exp(-x))
 
 
-def _log_integral(log_f, breakpoints, upper=math.inf) -> float:
-    """log of the integral of exp(log_f) over (-inf, upper), where log_f is concave and
-    smooth between the breakpoints (a product of Laplace densities, CDFs and survival
-    functions). Written by hand: quad needs the kinks, the peak and a log-scale shift."""
-    pts = np.unique(np.asarray(breakpoints, dtype=float))
-    pts = pts[pts < upper]
-    # log-concave integrand: its maximum gives the scale, and a further breakpoint. The
-    # search interval grows until the maximum is inside it (the Laplace density of the
-    # threshold makes the integrand vanish at both ends, so the maximum is finite); a
-    # maximum at a finite upper limit is accepted.
-    ref = np.append(pts, upper) if math.isfinite(upper) else pts
-    width = 1.0 + float(np.ptp(ref))
-    while True:
-        lo, hi = ref[0] - width, min(ref[-1] + width, upper)
-        peak = optimize.minimize_scalar(lambda t: -log_f(t), bounds=(lo, hi),
-                                        method="bounded", options={"xatol": 1e-10})
-        inside_hi = peak.x < hi - 1e-3 * width or hi == upper
-        if (lo + 1e-3 * width < peak.x and inside_hi) or width > 1e8:
-            break
-        width *= 8.0
-    pts = np.unique(np.append(pts, min(peak.x, upper)))
-    pts = pts[pts < upper]
-    edges = [-np.inf, *pts, upper]
-    c = max(log_f(p) for p in edges[1:] if math.isfinite(p))
-    total = 0.0
-    for lo, hi in zip(edges[:-1], edges[1:]):
-        # log-concave integrand with its peak among the edges: on a piece its largest
-        # value is at a finite end; skip pieces below exp(-600) of the peak
-        if max(log_f(x) for x in (lo, hi) if math.isfinite(x)) - c < -600.0:
+def _dpsi(x0, x1) -> float:
+    """psi(x1) - psi(x0) with psi(x) = log(2 - e^-x), for x0, x1 >= 0 (x1 clipped at 0): the
+    change of log F(x) = log(1/2) + psi(x) on the bulk side x >= 0 of the standard Laplace CDF F.
+    Written with e^-x, which never overflows there: x0 and x1 may be huge or infinite."""
+    e0 = math.exp(-x0)
+    e1 = math.exp(-x1) if x1 > 0 else 1.0
+    return math.log1p((e0 - e1) / (2.0 - e0))
+
+
+def _exp(x) -> float:
+    """math.exp, inf past the largest float instead of OverflowError."""
+    return math.exp(x) if x < _LOG_MAX else math.inf
+
+
+def _log_int_exp(sign, log_rate, log_length) -> float:
+    """log of the integral of exp(sign * r * u) over 0 < u < L, given log r (-inf: r = 0) and
+    log L (inf: L = inf, only with sign < 0); neither r nor L need be representable."""
+    if log_rate == -math.inf:
+        return log_length
+    log_rl = log_rate + log_length
+    if log_rl < -40.0:                        # r L below 4e-18: the integrand is 1 to that
+        return log_length
+    rl = _exp(log_rl)
+    if sign < 0:
+        return math.log(-math.expm1(-rl)) - log_rate
+    return rl + math.log(-math.expm1(-rl)) - log_rate
+
+
+def _logsumexp(values) -> float:
+    values = [v for v in values if v > -math.inf]
+    if not values:
+        return -math.inf
+    top = max(values)
+    return top + math.log(math.fsum(math.exp(v - top) for v in values))
+
+
+def _log_part(x0s, cs, ns, drift, log_kappa, end, log_end) -> float:
+    r"""log of :math:`\int_0^{end}\exp\bigl(d\,\kappa z + \sum_j n_j[\psi(x_{0j} + c_j z) - \psi(x_{0j})]\bigr)dz`,
+    one part of a piece of the integrand of :class:`_Law`, in a scaled variable z in which the rate
+    kappa (``log_kappa`` = log kappa, -inf for 0; d = ``drift``, -1: falling, +1: rising) and the
+    rates c_j of the factors' arguments x are at most 1 in size. A factor changes only while its x
+    is below 40 (its window): between windows the integrand is an exponential, integrated in
+    closed form (``end`` may be infinite, or overflow: ``log_end`` is its log), and within them
+    by quad, where the integrand (log-concave) is within exp(-55) of its largest value there."""
+    kappa = drift * math.exp(log_kappa)
+    act, windows, marks = [], [], []
+    for x0, c, n in zip(x0s, cs, ns):
+        if c > 0 and x0 < _SATURATED:                          # rises to saturation
+            w = (0.0, (_SATURATED - x0) / c)
+            marks += [(m - x0) / c for m in (1.0, 4.0) if m > x0]
+        elif c < 0 and x0 + c * end < _SATURATED:              # falls towards its kink
+            w = (max(0.0, (x0 - _SATURATED) / -c), x0 / -c)
+            marks += [(x0 - m) / -c for m in (4.0, 1.0) if m < x0]
+        else:
             continue
-        if hi - lo < 1e-6:          # a sliver between near-equal kinks: trapezoid rule
-            total += 0.5 * (hi - lo) * (math.exp(log_f(lo) - c) + math.exp(log_f(hi) - c))
+        act.append((x0, c, n))
+        windows.append((w[0], min(w[1], end)))
+    if not act:
+        return _log_int_exp(drift, log_kappa, log_end)
+
+    def h(z):
+        if not z:
+            return 0.0
+        val = kappa * z
+        for x0, c, n in act:
+            val += n * _dpsi(x0, x0 + c * z)
+        return val
+
+    def dh(z):
+        val = kappa
+        for x0, c, n in act:
+            x = x0 + c * z
+            e = math.exp(-x) if x > 0 else 1.0
+            val += n * c * e / (2.0 - e)
+        return min(max(val, -1e300), 1e300)
+
+    # the largest value over the windows (h is concave: dh decreases)
+    top = min(end, max(w1 for _, w1 in windows))
+    if dh(0.0) <= 0:
+        zs = 0.0
+    elif dh(top) >= 0:
+        zs = top
+    else:
+        right = min(1.0, top)                                   # bracket the root within a factor 2
+        if dh(right) > 0:
+            while dh(right) > 0:
+                right = min(2.0 * right, top)
+        else:
+            while right / 2.0 > 0 and dh(right / 2.0) <= 0:
+                right /= 2.0
+        left = right / 2.0
+        zs = optimize.brentq(dh, left, right, xtol=1e-300, rtol=1e-10) if dh(left) > 0 else left
+
+    def cut(m, floor, sign, room):
+        """From m in direction sign (room to go): a point where h < floor, or the end of room."""
+        if room <= 0:
+            return m
+        step = room if room < 1.0 else 1.0
+        if h(m + sign * step) < floor:
+            while m + sign * step / 2 != m and h(m + sign * step / 2) < floor:
+                step /= 2
+        else:
+            while step < room and h(m + sign * step) >= floor:
+                step *= 2
+            step = min(step, room)
+        return m + sign * step
+
+    edges = sorted({0.0, end, *(p for w in windows for p in w if 0.0 < p < end)})
+    segments = list(zip(edges[:-1], edges[1:]))
+    windowed = [any(w0 < z1 and z0 < w1 for w0, w1 in windows) for z0, z1 in segments]
+    parts = []
+    for (z0, z1), win in zip(segments, windowed):
+        if not win:             # no factor changes here: an exponential, read at an inner point
+            p = z0 + min(1.0, (z1 - z0) / 2.0)
+            log_length = log_end if (z1 == end and end == math.inf) else math.log(z1 - z0)
+            parts.append(h(p) - kappa * (p - z0) + _log_int_exp(drift, log_kappa, log_length))
+    for (z0, z1), win in zip(segments, windowed):
+        if not win:
             continue
-        val, _ = integrate.quad(lambda t: math.exp(log_f(t) - c), lo, hi,
-                                epsabs=0.0, epsrel=1e-11, limit=200)
-        total += val
-    return c + math.log(total)
+        m = min(max(zs, z0), z1)                       # the largest value on the segment (concave)
+        hm = h(m)
+        if parts and hm + math.log(z1 - z0) < max(parts) - _NEGLIGIBLE:
+            continue                                   # far below the rest of the part
+        a, b = cut(m, hm - _NEGLIGIBLE, -1.0, m - z0), cut(m, hm - _NEGLIGIBLE, 1.0, z1 - m)
+        if not b > a:
+            continue
+        if b - a < 1e-6:                # a sliver between near-equal kinks: the midpoint rule
+            parts.append(h(a + (b - a) / 2) + math.log(b - a))
+            continue
+        inner = []
+        for p in sorted({*marks, m}):
+            if a + 1e-6 < p < b - 1e-6 and (not inner or p > inner[-1] + 1e-6):
+                inner.append(p)
+        val, _ = integrate.quad(lambda z: math.exp(h(z) - hm), a, b, points=inner or None,
+                                epsabs=0.0, epsrel=_QUAD_RTOL, limit=200)
+        parts.append(hm + math.log(val) if val > 0 else -math.inf)
+    return _logsumexp(parts)
+
+
+class _Law:
+    r"""The integrand :math:`f(t) = p(t)\prod_j F(s_j (t - v_j)/b_q)^{n_j}` over t < upper: p is the
+    Laplace(threshold, b_t) density, F the standard Laplace CDF, s = +1 for an answer reported
+    below and -1 for one reported above. f is log-concave and, between its kinks (the threshold,
+    the answers and the upper limit), the exponential of a linear function times the factors
+    on their bulk side, which change only within about 40 b_q of their kink.
+
+    Every piece is integrated in coordinates relative to one of its ends, and the log values of
+    the kinks relative to the largest are summed from piece to piece: nothing is evaluated at the
+    scale of the absolute positions (a threshold at 1e300 keeps the shape of the integrand near
+    it and near answers at 0), the rates 1/b_t and 1/b_q may overflow (scales of 5e-324), and the
+    scales may differ by any factor."""
+
+    def __init__(self, threshold, b_t, b_q, values, signs, upper=math.inf):
+        self.T, self.b_t, self.b_q, self.upper = float(threshold), float(b_t), float(b_q), float(upper)
+        self.log_bt, self.log_bq = math.log(self.b_t), math.log(self.b_q)
+        counts = {}
+        for v, s in zip(values, signs):
+            counts[(float(v), int(s))] = counts.get((float(v), int(s)), 0) + 1
+        self.factors = [(v, s, n) for (v, s), n in sorted(counts.items())]
+        kinks = {self.T, *(v for v, _, _ in self.factors)}
+        if self.upper < math.inf:
+            kinks.add(self.upper)
+        self.kinks = sorted(k for k in kinks if k <= self.upper)
+        pieces = list(zip(self.kinks[:-1], self.kinks[1:]))
+        self.slopes = [self._slope(a, b) for a, b in pieces]
+        steps = [self._step(a, b, *s) for (a, b), s in zip(pieces, self.slopes)]
+        # log f rises, then falls, along the kinks (log-concave): the largest is where it starts to fall
+        self.top = next((i for i, d in enumerate(steps) if d < 0), len(self.kinks) - 1)
+        rel = [0.0] * len(self.kinks)
+        for i in range(self.top, len(self.kinks) - 1):
+            rel[i + 1] = rel[i] + steps[i]
+        for i in range(self.top - 1, -1, -1):
+            rel[i] = rel[i + 1] - steps[i]
+        self.rel = rel                         # log f(kink) - log f(top kink)
+
+    def _slope(self, a, b):
+        """The piece (a, b): its bulk factors, and the slope sigma of its linear part in t as
+        (sigma, sign, log|sigma|); sign 0 when it is flat."""
+        side = 1 if self.T <= a else -1
+        bulk, tails = [], 0
+        for v, s, n in self.factors:
+            if (s > 0 and v <= a) or (s < 0 and v >= b):
+                bulk.append((v, s, n))
+            else:
+                tails += s * n
+        # sigma = tails/b_q - side/b_t = (tails b_t - side b_q)/(b_t b_q): flat exactly when tails b_t = side b_q
+        if tails * self.b_t == side * self.b_q:
+            return bulk, (0.0, 0, -math.inf)
+        num = tails * self.b_t - side * self.b_q
+        if math.isfinite(num) and abs(num) > 1e-290:
+            sign, log_num = (1 if num > 0 else -1), math.log(abs(num))
+        elif tails == 0:                                   # b_q subnormal (or b_t huge)
+            sign, log_num = -side, self.log_bq
+        else:                                              # one term dwarfs the other: by logs
+            log_t = math.log(abs(tails)) + self.log_bt
+            if log_t >= self.log_bq:
+                rest = 1.0 - side * (self.b_q / self.b_t) / tails
+                sign, log_num = (1 if tails > 0 else -1) * (1 if rest > 0 else -1), log_t + math.log(abs(rest))
+            else:
+                rest = 1.0 - tails * (self.b_t / self.b_q) / side
+                sign, log_num = -side * (1 if rest > 0 else -1), self.log_bq + math.log(abs(rest))
+        sigma = tails / self.b_q - side / self.b_t
+        if not math.isfinite(sigma):
+            sigma = sign * math.inf
+        return bulk, (sigma, sign, log_num - self.log_bt - self.log_bq)
+
+    def _step(self, a, b, bulk, slope) -> float:
+        """log f(b) - log f(a) for consecutive kinks a < b."""
+        sigma, sign, log_sigma = slope
+        if sign == 0:
+            val = 0.0
+        elif math.isfinite(sigma):
+            val = sigma * (b - a)
+        else:                                       # 1/b_t or 1/b_q overflows, not the product
+            log_val = log_sigma + math.log(b - a)
+            val = sign * _exp(log_val)
+        for v, s, n in bulk:
+            val += n * _dpsi(s * (a - v) / self.b_q, s * (b - v) / self.b_q)
+        return val
+
+    def _part(self, anchor, direction, length, bulk, slope) -> float:
+        """log of the integral of f(t)/f(anchor) from the kink ``anchor`` over ``length`` in
+        ``direction`` (+1: to the right), in the variable z = (t - anchor)/S, S the smaller of
+        the exponential's scale 1/|sigma| and b_q."""
+        sigma, sign, log_sigma = slope
+        log_s = self.log_bq if sign == 0 else min(-log_sigma, self.log_bq)
+        log_c = log_s - self.log_bq
+        c = math.exp(log_c)
+        x0s = [max(s * (anchor - v) / self.b_q, 0.0) for v, s, _ in bulk]
+        cs = [direction * s * c for _, s, _ in bulk]
+        ns = [n for _, _, n in bulk]
+        log_end = math.log(length) - log_s
+        end = _exp(log_end)
+        log_kappa = -math.inf if sign == 0 else log_sigma + log_s     # <= 0
+        return log_s + _log_part(x0s, cs, ns, direction * sign, log_kappa, end, log_end)
+
+    def log_mass(self) -> float:
+        """log of the integral of f(t)/f(top kink) over t < upper."""
+        kinks, rel, parts = self.kinks, self.rel, []
+        # the rays: the left one falls to the left of the first kink, the right one to the right of the last
+        if rel[0] > -math.inf:
+            parts.append(rel[0] + self._part(kinks[0], -1, math.inf, *self._slope(-math.inf, kinks[0])))
+        if self.upper == math.inf and rel[-1] > -math.inf:
+            parts.append(rel[-1] + self._part(kinks[-1], 1, math.inf, *self._slope(kinks[-1], math.inf)))
+        for i, (bulk, slope) in enumerate(self.slopes):
+            a, b, sign = kinks[i], kinks[i + 1], slope[1]
+            length = b - a
+            if length / self.b_q <= _FINE:      # short: from the end it falls from (the left one if flat)
+                ends = [(i, 1, length)] if sign <= 0 else [(i + 1, -1, length)]
+            else:                               # long: each half from its own end
+                ends = [(i, 1, b / 2 - a / 2), (i + 1, -1, b / 2 - a / 2)]
+            for j, direction, span in ends:
+                if rel[j] > -math.inf:
+                    parts.append(rel[j] + self._part(kinks[j], direction, span, bulk, slope))
+        return _logsumexp(parts)
+
+    def log_value(self, t) -> float:
+        """log f(t), absolute."""
+        val = -_LOG2 - self.log_bt - abs(t - self.T) / self.b_t
+        for v, s, n in self.factors:
+            val += n * _log_std_cdf(s * (t - v) / self.b_q)
+        return val
+
+    def log_integral(self) -> float:
+        return self.log_value(self.kinks[self.top]) + self.log_mass()
+
+
+def _pattern_law(below, above, threshold, b_t, b_q, upper) -> _Law:
+    below, above = list(np.asarray(below, dtype=float)), list(np.asarray(above, dtype=float))
+    return _Law(threshold, b_t, b_q, below + above, [1] * len(below) + [-1] * len(above), upper)
 
 
 def _pattern_log_probability(below, above, threshold, b_t, b_q, upper=math.inf) -> float:
     """log of the integral over t < upper of p(t) prod_below F(t - f) prod_above (1 - F(t - f)),
     with p the Laplace(threshold, b_t) density and F the Laplace(0, b_q) CDF: the
     probability that one noisy threshold sends the answers ``below`` under it and the
-    answers ``above`` over it (each with fresh query noise)."""
-    log_norm = math.log(2.0 * b_t)
-    lows = list(zip(*np.unique(np.asarray(below, dtype=float), return_counts=True)))
-    highs = list(zip(*np.unique(np.asarray(above, dtype=float), return_counts=True)))
+    answers ``above`` over it (each with fresh query noise). At most 0 (a probability; the
+    quadrature's 1e-12 may put it a hair above)."""
+    return min(_pattern_law(below, above, threshold, b_t, b_q, upper).log_integral(), 0.0)
 
-    def log_f(t):
-        val = -abs(t - threshold) / b_t - log_norm          # threshold noise density
-        for v, n in lows:                                   # answers reported below
-            val += n * _log_cdf(t - v, b_q)
-        for v, n in highs:                                  # answers reported above
-            val += n * _log_sf(t - v, b_q)
-        return val
 
-    pts = [threshold] + [v for v, _ in lows] + [v for v, _ in highs]
-    return _log_integral(log_f, pts, upper)
+def _pattern_log_ratio(below, above, below2, above2, threshold, b_t, b_q, upper=math.inf):
+    """log Pr[pattern on (below, above)] - log Pr[pattern on (below2, above2)], the answers of the
+    two index by index within about 1 of each other (neighbouring data sets), as the triple
+    (a, b, rest) of the ratio a/b_t + b/b_q + rest (:func:`_ratio_value`): a and b gather the
+    terms that 1/b_t and 1/b_q can blow up, so that rounds of Sparse add up before dividing.
+
+    Neither log-probability is formed: both may be -2.5e299 (a threshold at 1e300) while their
+    difference is 0.25. Each law is read relative to a kink, the same kink on both (the
+    threshold, the upper limit, or the same answer, moved), whose log-values on the two laws
+    differ by terms computed from the answers' differences (:func:`_log_value_gap`); of these
+    kinks the one nearest the largest value of both laws."""
+    law1 = _pattern_law(below, above, threshold, b_t, b_q, upper)
+    law2 = _pattern_law(below2, above2, threshold, b_t, b_q, upper)
+    v1 = [float(x) for x in (*below, *above)]
+    v2 = [float(x) for x in (*below2, *above2)]
+    signs = [1] * len(below) + [-1] * len(above)
+    rel1, rel2 = dict(zip(law1.kinks, law1.rel)), dict(zip(law2.kinks, law2.rel))
+    pairs = {(law1.T, law1.T), (law1.upper, law1.upper), *zip(v1, v2)}
+    finite = [(rel1[p] + rel2[q], p, q) for p, q in pairs
+              if rel1.get(p, -math.inf) > -math.inf and rel2.get(q, -math.inf) > -math.inf]
+    # else the two largest kinks (with b_q tiny, the largest answer of one law may be another
+    # answer than on the other, and every kink -inf on one of them)
+    _, p, q = max(finite) if finite else (0.0, law1.kinks[law1.top], law2.kinks[law2.top])
+    a, b, rest = _log_value_gap(p, q, law1.T, v1, v2, signs, b_q)
+    return a, b, rest + rel2[q] - rel1[p] + law1.log_mass() - law2.log_mass()
+
+
+def _log_value_gap(p1, p2, threshold, v1, v2, signs, b_q):
+    """log f1(p1) - log f2(p2) for the integrands of a pattern on answers v1 and v2, at points p1
+    and p2 = p1 + shift, as (a, b, rest) with the value a/b_t + b/b_q + rest: every term is formed
+    from differences of nearby numbers (the tails' (shift - (v2 - v1))/b_q, not the difference of
+    two huge numbers), and the terms over b_t and over b_q are kept apart (either may overflow)."""
+    shift = p2 - p1
+    d1, d2 = p1 - threshold, p2 - threshold
+    if (d1 >= 0 and d2 >= 0) or (d1 <= 0 and d2 <= 0):
+        a = shift if (d1 > 0 or d2 > 0) else -shift
+    else:
+        a = -(abs(d1) - abs(d2))
+    b, rest = [], []
+    for x, y, s in zip(v1, v2, signs):
+        x1, x2 = s * (p1 - x) / b_q, s * (p2 - y) / b_q
+        if x1 <= 0 and x2 <= 0:                   # both in the exponential tail: x1 - x2
+            b.append(-s * (shift - (y - x)))
+        elif x1 >= 0 and x2 >= 0:
+            rest.append(-_dpsi(x1, x2))
+        elif x1 < 0:                              # x1 + log(1/2) - log F(x2)
+            b.append(s * (p1 - x))
+            rest.append(_LOG_HALF - _log_std_cdf(x2))
+        else:                                     # log F(x1) - x2 - log(1/2)
+            b.append(-s * (p2 - y))
+            rest.append(_log_std_cdf(x1) - _LOG_HALF)
+    return a, math.fsum(b), math.fsum(rest)
+
+
+def _ratio_value(a, b, rest, b_t, b_q) -> float:
+    """a/b_t + b/b_q + rest, without inf - inf when 1/b_t or 1/b_q overflows: the two quotients
+    are added over the smaller scale (the result overflows to +-inf only when the sum does)."""
+    if a == 0 or b == 0:
+        lin = (a / b_t if a else 0.0) + (b / b_q if b else 0.0)
+    elif b_q <= b_t:
+        lin = (a * (b_q / b_t) + b) / b_q
+    else:
+        lin = (a + b * (b_t / b_q)) / b_t
+    return lin + rest
 
 
 def output_log_probabilities(answers, threshold, epsilon, *, threshold_scale=None, query_scale=None) -> np.ndarray:
@@ -271,20 +632,43 @@ def output_log_probabilities(answers, threshold, epsilon, *, threshold_scale=Non
               \Pr[\bot^{k}] = \int p_{\hat T}(t)\,\prod_{i \le k} F_\nu(t - f_i)\,dt,
 
     with :math:`p_{\hat T}` the Laplace(``T``, ``2/epsilon``) density and :math:`F_\nu`
-    the Laplace(0, ``4/epsilon``) CDF. Each integral is computed with
-    :func:`scipy.integrate.quad` on the pieces between the kinks (``T`` and the
-    answers) and the integrand's maximum, relative tolerance ``1e-11``. This does
-    not use the sampler, so it can check it (and the privacy theorem).
+    the Laplace(0, ``4/epsilon``) CDF. Between its kinks (``T`` and the answers) the
+    integrand is an exponential times the CDFs on their bulk side, which change only
+    within about ``40 * query_scale`` of their kink: each piece is integrated from one
+    of its ends, in closed form where no CDF changes and with :func:`scipy.integrate.quad`
+    (relative tolerance ``1e-12``) where one does, and the pieces' values relative to each
+    other are carried from kink to kink (:class:`_Law`). So every finite threshold and
+    answers, and every pair of scales, from 5e-324 to the largest float, get their law:
+    a threshold at ``1e300`` above answers at 0 gives log-probabilities near ``-1e300/b_q``
+    (a float), a threshold scale of ``5e-324`` the law of a threshold without noise. This
+    does not use the sampler, so it can check it (and the privacy theorem).
 
     Parameters
     ----------
-    answers, threshold, epsilon, threshold_scale, query_scale
-        As in :func:`sample_outputs`.
+    answers, threshold
+        As in :func:`above_threshold`.
+    epsilon : float
+        ``> 0``, any float: it sets the scales not given, ``2/epsilon`` and ``4/epsilon``. The
+        law is the same when the positions and the scales are multiplied by one number, so
+        where ``4/epsilon`` overflows (``epsilon`` below ``2.2e-308``) all are read in units of
+        ``2**64``.
+    threshold_scale, query_scale : float, optional
+        Laplace scales of the threshold and query noise, any positive float (unlike the
+        samplers, which stop at ``2.81e306``).
 
     Returns
     -------
     numpy.ndarray
-        ``k + 1`` natural-log probabilities, indexed by the number ``o`` of :math:`\bot`.
+        ``k + 1`` natural-log probabilities (``<= 0``), indexed by the number ``o`` of
+        :math:`\bot`; ``-inf`` for an output whose log-probability is below the
+        most negative float.
+
+    Raises
+    ------
+    ValueError
+        If ``answers`` is not a non-empty 1-D sequence of finite numbers, or a parameter is
+        out of range, or ``epsilon`` is below ``2.2e-308`` while a scale given is below
+        ``2**64 * 5e-324`` (the two scales then differ by more than the floats span).
 
     Examples
     --------
@@ -294,9 +678,9 @@ def output_log_probabilities(answers, threshold, epsilon, *, threshold_scale=Non
     """
     answers = _answers("answers", answers)
     threshold = check_real("threshold", threshold)
-    b_t, b_q = _scales(epsilon, threshold_scale, query_scale)
-    k = answers.size
-    return np.array([_output_log_probability(answers, threshold, b_t, b_q, o) for o in range(k + 1)])
+    b_t, b_q, unit = _scales(epsilon, threshold_scale, query_scale)
+    answers, threshold = answers * unit, threshold * unit       # unit 1 but for epsilon below 2e-308
+    return np.array([_output_log_probability(answers, threshold, b_t, b_q, o) for o in range(answers.size + 1)])
 
 
 def _output_log_probability(answers, threshold, b_t, b_q, o) -> float:
@@ -312,17 +696,23 @@ def max_log_ratio(answers, answers_prime, threshold, epsilon, *, threshold_scale
     :math:`D` and :math:`D'` is :math:`\varepsilon`-DP on these queries exactly when
     the result is ``<= epsilon``.
 
+    Each log-ratio is computed without forming the two log-probabilities, whose
+    difference would lose it when they are large: with the threshold at ``1e300`` above
+    answers at 0 both are near ``-1e300/b_q``, and their difference is the exact
+    ``|f_i - f'_i|/b_q`` (:func:`_pattern_log_ratio`). It is ``inf`` when the difference
+    overflows (``query_scale = 5e-324`` and an answer moved across a threshold without noise).
+
     Parameters
     ----------
     answers, answers_prime : sequence of float
         The answers on :math:`D` and on :math:`D'`, of the same length, each pair within 1.
     threshold, epsilon, threshold_scale, query_scale
-        As in :func:`sample_outputs`.
+        As in :func:`output_log_probabilities`.
 
     Returns
     -------
     float
-        The largest absolute log-ratio, ``>= 0``.
+        The largest absolute log-ratio, ``>= 0`` (``inf`` past the largest float).
 
     Raises
     ------
@@ -337,10 +727,11 @@ def max_log_ratio(answers, answers_prime, threshold, epsilon, *, threshold_scale
     True
     """
     a, b = _neighbours(answers, answers_prime)
-    kw = dict(threshold_scale=threshold_scale, query_scale=query_scale)
-    la = output_log_probabilities(a, threshold, epsilon, **kw)
-    lb = output_log_probabilities(b, threshold, epsilon, **kw)
-    return float(np.max(np.abs(la - lb)))
+    threshold = check_real("threshold", threshold)
+    b_t, b_q, unit = _scales(epsilon, threshold_scale, query_scale)
+    a, b, threshold = a * unit, b * unit, threshold * unit     # unit 1 but for epsilon below 2e-308
+    return max(abs(_ratio_value(*_pattern_log_ratio(a[:o], a[o:o + 1], b[:o], b[o:o + 1], threshold, b_t, b_q),
+                                b_t, b_q)) for o in range(a.size + 1))
 
 
 def search_worst_case(k, epsilon, *, rng, n_starts=4, maxfev=150, spread=None,
@@ -365,9 +756,10 @@ def search_worst_case(k, epsilon, *, rng, n_starts=4, maxfev=150, spread=None,
     n_starts, maxfev : int
         Number of random starts and evaluations per start, ``>= 1``.
     spread : float, optional
-        Bound on the answers' distance from the threshold; default ``8/epsilon``.
+        Bound on the answers' distance from the threshold, ``> 0``; default ``8/epsilon``, which
+        requires ``epsilon >= 4.45e-308``.
     threshold_scale, query_scale : float, optional
-        As in :func:`sample_outputs`.
+        As in :func:`output_log_probabilities`.
 
     Returns
     -------
@@ -379,7 +771,8 @@ def search_worst_case(k, epsilon, *, rng, n_starts=4, maxfev=150, spread=None,
     Raises
     ------
     ValueError
-        If a parameter is out of range.
+        If a parameter is out of range, or ``epsilon`` is below ``4.45e-308`` and ``spread`` is
+        not given (the default spread ``8/epsilon`` must be a float: the answers lie within it).
 
     Examples
     --------
@@ -392,7 +785,13 @@ def search_worst_case(k, epsilon, *, rng, n_starts=4, maxfev=150, spread=None,
     rng = check_rng("rng", rng)
     n_starts = check_integer("n_starts", n_starts, low=1)
     maxfev = check_integer("maxfev", maxfev, low=1)
-    spread = 8.0 / epsilon if spread is None else check_positive("spread", spread)
+    if spread is None:
+        spread = 8.0 / epsilon
+        if spread == math.inf:
+            raise ValueError(f"epsilon must be >= {8.0 / sys.float_info.max:.4g} when spread is not given (the "
+                             f"answers range over (-8/epsilon, 8/epsilon)), got {epsilon!r}")
+    else:
+        spread = check_positive("spread", spread)
     kw = dict(threshold_scale=threshold_scale, query_scale=query_scale)
 
     def unpack(x):
@@ -434,7 +833,9 @@ def accuracy_alpha(k, epsilon, beta) -> float:
     Returns
     -------
     float
-        :math:`\alpha`.
+        :math:`\alpha`; ``inf`` when it exceeds the largest float (``epsilon`` below about
+        ``1e-306``), and :math:`\log(2/\beta)` is formed as :math:`\log 2 - \log\beta` where
+        ``2/beta`` overflows (``beta = 5e-324``: 745.1, not ``inf``).
 
     Raises
     ------
@@ -449,7 +850,7 @@ def accuracy_alpha(k, epsilon, beta) -> float:
     k = check_integer("k", k, low=1)
     epsilon = check_positive("epsilon", epsilon)
     beta = check_in_range("beta", beta, 0.0, 1.0, low_inclusive=False, high_inclusive=False)
-    return 8.0 * (math.log(k) + math.log(2.0 / beta)) / epsilon
+    return 8.0 * (math.log(k) + _log_quotient(2.0, beta)) / epsilon      # inf past the largest float
 
 
 def is_accurate(answers, threshold, alpha, outputs) -> np.ndarray:
@@ -535,7 +936,7 @@ def accuracy_failure_probability(k, epsilon, alpha, *, threshold_scale=None, que
     alpha : float
         The accuracy, ``> 0``.
     threshold_scale, query_scale : float, optional
-        As in :func:`sample_outputs`.
+        As in :func:`output_log_probabilities`.
 
     Returns
     -------
@@ -554,9 +955,9 @@ def accuracy_failure_probability(k, epsilon, alpha, *, threshold_scale=None, que
     True
     """
     k = check_integer("k", k, low=1)
-    b_t, b_q = _scales(epsilon, threshold_scale, query_scale)
+    b_t, b_q, unit = _scales(epsilon, threshold_scale, query_scale)
     alpha = check_positive("alpha", alpha)
-    log_success = _output_log_probability(_worst_instance(k, 0.0, alpha), 0.0, b_t, b_q, k - 1)
+    log_success = _output_log_probability(_worst_instance(k, 0.0, alpha * unit), 0.0, b_t, b_q, k - 1)
     return float(max(-math.expm1(log_success), 0.0))       # quad may put the success at 1 + 2e-16
 
 
@@ -569,7 +970,8 @@ def simulate_accuracy_failure(k, epsilon, alpha, n_runs, *, rng) -> float:
     k : int
         Number of queries, ``>= 1``.
     epsilon : float
-        Privacy parameter, ``> 0``.
+        Privacy parameter, at least ``1.42e-306`` (as in :func:`above_threshold`: the query noise
+        scale ``4/epsilon`` is sampled up to ``2.81e306``).
     alpha : float
         The accuracy, ``> 0``.
     n_runs : int
@@ -585,7 +987,7 @@ def simulate_accuracy_failure(k, epsilon, alpha, n_runs, *, rng) -> float:
     Raises
     ------
     ValueError
-        If a parameter is out of range.
+        If a parameter is out of range (``epsilon`` below ``1.42e-306`` included).
 
     Examples
     --------
@@ -607,8 +1009,13 @@ def advanced_per_query_epsilon(epsilon, k, delta_prime) -> float:
     r"""The per-query :math:`\varepsilon_0` whose ``k``-fold advanced composition costs ``epsilon``.
 
     Solves :math:`\varepsilon_0\sqrt{2k\log(1/\delta')} + k\varepsilon_0(e^{\varepsilon_0}-1) = \varepsilon`
-    (:func:`dpnotes.composition.advanced`, :cite:`dwork2014algorithmic` Theorem 3.20)
-    with :func:`scipy.optimize.brentq`; the left side increases in :math:`\varepsilon_0`.
+    (the bound of :func:`dpnotes.composition.advanced`, :cite:`dwork2014algorithmic` Theorem 3.20)
+    with :func:`scipy.optimize.brentq`; the left side increases in :math:`\varepsilon_0`. The
+    bound is written here with :math:`-\log\delta'` (finite down to ``delta_prime = 5e-324``)
+    and solved for :math:`\varepsilon_0/\varepsilon` when ``epsilon <= 1`` (a root near
+    ``epsilon/sqrt(2k log(1/delta'))`` keeps its relative precision down to ``epsilon = 1e-300``),
+    for :math:`\varepsilon_0` itself above, bracketed below ``log(1 + epsilon/k)`` (at ``epsilon =
+    1e300``, :math:`e^{\varepsilon_0}` stays a float: ``e0 = 679.6`` for ``k = 100``).
 
     Parameters
     ----------
@@ -622,7 +1029,9 @@ def advanced_per_query_epsilon(epsilon, k, delta_prime) -> float:
     Returns
     -------
     float
-        :math:`\varepsilon_0`, to a relative tolerance of a few machine epsilons.
+        :math:`\varepsilon_0`, to a relative tolerance of a few machine epsilons; ``0.0`` when it
+        is below the smallest float (``epsilon = 5e-324``: the root is ``5e-324/52.6`` for
+        ``k = 100, delta' = 1e-6``).
 
     Raises
     ------
@@ -639,9 +1048,43 @@ def advanced_per_query_epsilon(epsilon, k, delta_prime) -> float:
     epsilon = check_positive("epsilon", epsilon)
     k = check_integer("k", k, low=1)
     delta_prime = check_in_range("delta_prime", delta_prime, 0.0, 1.0, low_inclusive=False, high_inclusive=False)
-    f = lambda e0: composition.advanced(e0, k, delta_prime)[0] - epsilon  # noqa: E731
-    # relative tolerance only: e0 is 1e-8 at eps = 1e-4, k = 1e6, where an absolute 1e-15 was 1e-7 of it
-    return float(optimize.brentq(f, 1e-300, epsilon, xtol=1e-300, rtol=4 * np.finfo(float).eps))
+    return _per_query_epsilon(epsilon, k, delta_prime)[0]
+
+
+def _per_query_epsilon(epsilon, k, delta_prime) -> tuple[float, float]:
+    """(e0, epsilon/e0) for :func:`advanced_per_query_epsilon`: the second is finite even when e0
+    underflows, so that 1/e0 can be formed as (epsilon/e0)/epsilon (inf only past the largest float)."""
+    s = math.sqrt(2.0 * k * -math.log(delta_prime))       # > 0: delta' < 1
+    tol = 4 * np.finfo(float).eps                          # relative only: e0 may be 1e-302
+    if epsilon <= 1.0:
+        # u = e0/epsilon: u (s + k expm1(eps u)) = 1, so u <= 1/s and (expm1(x) >= x) u <= 1/sqrt(k eps)
+        g = lambda u: u * (s + k * math.expm1(epsilon * u)) - 1.0  # noqa: E731
+        hi = min(1.0 / s, 1.0 / math.sqrt(k * epsilon))
+        lo = 1.0 / (s + k * math.expm1(epsilon * hi))
+        if g(hi) <= 0:
+            u = hi
+        elif g(lo) >= 0:
+            u = lo
+        else:
+            u = optimize.brentq(g, lo, hi, xtol=1e-300, rtol=tol)
+        return epsilon * u, 1.0 / u
+    # e0 <= epsilon/s, and e0 <= log(1 + epsilon/k) once e0 >= 1: below 709, where e^e0 is a float
+    f = lambda e0: e0 * (s + k * math.expm1(e0)) - epsilon  # noqa: E731
+    hi = min(epsilon / s, max(1.0, math.log1p(epsilon / k)) * (1.0 + 1e-12), 709.0)
+    lo = epsilon / (s + k * math.expm1(hi))
+    if f(hi) <= 0:
+        e0 = hi
+    elif f(lo) >= 0:
+        e0 = lo
+    else:
+        e0 = optimize.brentq(f, lo, hi, xtol=1e-300, rtol=tol)
+    return e0, epsilon / e0
+
+
+def _log_quotient(a, b) -> float:
+    """log(a/b) for a, b > 0, also where a/b overflows (b = 5e-324)."""
+    q = a / b
+    return math.log(q) if 0.0 < q < math.inf else math.log(a) - math.log(b)
 
 
 def laplace_alpha(k, epsilon, beta, *, method="basic", delta_prime=None) -> float:
@@ -688,15 +1131,17 @@ def laplace_alpha(k, epsilon, beta, *, method="basic", delta_prime=None) -> floa
     k = check_integer("k", k, low=1)
     epsilon = check_positive("epsilon", epsilon)
     beta = check_in_range("beta", beta, 0.0, 1.0, low_inclusive=False, high_inclusive=False)
+    log_term = _log_quotient(k, beta)
     if method == "basic":
-        eps0 = epsilon / k
-    elif method == "advanced":
+        return log_term * k / epsilon                    # log(k/beta) / (epsilon/k), inf past the floats
+    if method == "advanced":
         if delta_prime is None:
             raise ValueError("delta_prime must be given for method='advanced', got None")
-        eps0 = advanced_per_query_epsilon(epsilon, k, delta_prime)
-    else:
-        raise ValueError(f"method must be 'basic' or 'advanced', got {method!r}")
-    return math.log(k / beta) / eps0
+        delta_prime = check_in_range("delta_prime", delta_prime, 0.0, 1.0, low_inclusive=False,
+                                     high_inclusive=False)
+        eps0, ratio = _per_query_epsilon(epsilon, k, delta_prime)
+        return log_term / eps0 if eps0 > 1e-290 else log_term * ratio / epsilon
+    raise ValueError(f"method must be 'basic' or 'advanced', got {method!r}")
 
 
 # --------------------------------------------------------------------------- Sparse
@@ -722,17 +1167,24 @@ def _sparse_runs(answers, threshold, threshold_scale, query_scale, c, size, rng,
     return tops
 
 
+def _sigma_numerator(c, log_inverse_delta) -> float:
+    """epsilon times the threshold noise scale of Sparse (Algorithm 2): 2c, or sqrt(32 c log(1/delta))
+    (``log_inverse_delta`` None for delta = 0)."""
+    return 2.0 * c if log_inverse_delta is None else math.sqrt(32.0 * c * log_inverse_delta)
+
+
 def _sparse_sigma(epsilon, c, delta) -> float:
     """Threshold noise scale of Sparse (Algorithm 2): 2c/eps, or sqrt(32 c log(1/delta))/eps."""
-    return 2.0 * c / epsilon if delta == 0 else math.sqrt(32.0 * c * math.log(1.0 / delta)) / epsilon
+    return _sigma_numerator(c, None if delta == 0 else _log_inverse(delta)) / epsilon
 
 
-def _sparse_scales(epsilon, c, delta, threshold_scale, query_scale) -> tuple[float, float]:
+def _sparse_scales(epsilon, c, delta, threshold_scale, query_scale, sampling=False) -> tuple[float, ...]:
+    """Sparse's scales sigma and 2 sigma unless given: for a sampler (b_t, b_q), refused past
+    _MAX_NOISE_SCALE; for an exact law (b_t, b_q, unit) as :func:`_law_scales`."""
     epsilon = check_positive("epsilon", epsilon)
-    sigma = _sparse_sigma(epsilon, c, delta)
-    b_t = sigma if threshold_scale is None else check_positive("threshold_scale", threshold_scale)
-    b_q = 2.0 * sigma if query_scale is None else check_positive("query_scale", query_scale)
-    return b_t, b_q
+    numerator = _sigma_numerator(c, None if delta == 0 else _log_inverse(delta))
+    scales = [("threshold_scale", threshold_scale, numerator), ("query_scale", query_scale, 2.0 * numerator)]
+    return _sampling_scales(epsilon, scales) if sampling else _law_scales(epsilon, scales)
 
 
 def _tops_to_answers(tops, k, c) -> np.ndarray:
@@ -762,13 +1214,16 @@ def sparse(answers, threshold, epsilon, c, *, rng, delta=0.0) -> np.ndarray:
     threshold : float
         The public threshold :math:`T`.
     epsilon : float
-        Privacy parameter, ``> 0``.
+        Privacy parameter, ``> 0``, and at least :math:`2\sigma\varepsilon/(2.81\cdot 10^{306})` (the
+        query noise scale :math:`2\sigma` is sampled only up to ``2.81e306``, where every Laplace
+        draw is a float): ``c * 1.42e-306`` for ``delta == 0``.
     c : int
         Number of :math:`\top` before halting, ``>= 1``.
     rng : numpy.random.Generator
         The source of the noise.
     delta : float
-        In ``[0, 1)``; ``0`` for the pure-DP calibration.
+        In ``[0, 1)``; ``0`` for the pure-DP calibration. :math:`\log(1/\delta)` is taken as
+        :math:`-\log\delta`: finite down to ``5e-324`` (744.4).
 
     Returns
     -------
@@ -780,7 +1235,9 @@ def sparse(answers, threshold, epsilon, c, *, rng, delta=0.0) -> np.ndarray:
     Raises
     ------
     ValueError
-        If ``answers`` is not a non-empty 1-D sequence of finite numbers, or a parameter is out of range.
+        If ``answers`` is not a non-empty 1-D sequence of finite numbers, a parameter is out of
+        range, or ``epsilon`` is below the least one whose noise scales are at most ``2.81e306``
+        (the message states it).
 
     Examples
     --------
@@ -792,7 +1249,7 @@ def sparse(answers, threshold, epsilon, c, *, rng, delta=0.0) -> np.ndarray:
     c = check_integer("c", c, low=1)
     rng = check_rng("rng", rng)
     delta = check_delta("delta", delta)
-    b_t, b_q = _sparse_scales(epsilon, c, delta, None, None)
+    b_t, b_q = _sparse_scales(epsilon, c, delta, None, None, sampling=True)
     tops = _sparse_runs(answers, threshold, b_t, b_q, c, 1, rng)[0]
     return _tops_to_answers(tops, answers.size, c)
 
@@ -821,7 +1278,10 @@ def sparse_alpha(k, epsilon, beta, c, delta=0.0) -> float:
     Returns
     -------
     float
-        :math:`\alpha`.
+        :math:`\alpha`; ``inf`` when it exceeds the largest float (``epsilon`` below about
+        ``1e-306``: :math:`\varepsilon_0` would be 0), with :math:`\log(2c/\beta)` and
+        :math:`\log(1/\delta)` formed from ``beta`` and ``delta`` where the quotients overflow
+        (``beta`` or ``delta`` = ``5e-324``).
 
     Raises
     ------
@@ -838,8 +1298,14 @@ def sparse_alpha(k, epsilon, beta, c, delta=0.0) -> float:
     beta = check_in_range("beta", beta, 0.0, 1.0, low_inclusive=False, high_inclusive=False)
     c = check_integer("c", c, low=1)
     delta = check_delta("delta", delta)
-    eps0 = epsilon / c if delta == 0 else epsilon / math.sqrt(8.0 * c * math.log(1.0 / delta))
-    return 8.0 * (math.log(k) + math.log(2.0 * c / beta)) / eps0
+    return _sparse_alpha(k, epsilon, _log_quotient(2.0 * c, beta), c, None if delta == 0 else _log_inverse(delta))
+
+
+def _sparse_alpha(k, epsilon, log_term, c, log_inverse_delta) -> float:
+    """8 (log k + log(2c/beta)) / eps0 with eps0 = epsilon/c, or epsilon/sqrt(8 c log(1/delta)): the
+    factor multiplies before epsilon divides (eps0 underflows at epsilon = 5e-324; alpha is then inf)."""
+    factor = c if log_inverse_delta is None else math.sqrt(8.0 * c * log_inverse_delta)
+    return 8.0 * (math.log(k) + log_term) * factor / epsilon
 
 
 def sample_sparse(answers, threshold, epsilon, c, size, *, rng, delta=0.0, threshold_scale=None,
@@ -854,8 +1320,9 @@ def sample_sparse(answers, threshold, epsilon, c, size, *, rng, delta=0.0, thres
         Number of independent runs, ``>= 1``.
     rng : numpy.random.Generator
     threshold_scale, query_scale : float, optional
-        Laplace scales of the threshold and query noise; default :math:`\sigma` and
-        :math:`2\sigma` of :func:`sparse`.
+        Laplace scales of the threshold and query noise, in ``(0, 2.81e306]`` (where every
+        Laplace draw is a float); default :math:`\sigma` and :math:`2\sigma` of :func:`sparse`
+        (``epsilon`` then as small as :func:`sparse` allows).
     refresh : bool
         Redraw the threshold after every :math:`\top` (Algorithm 2, the default). With
         ``False`` one noisy threshold serves all ``c`` rounds, as in the variant analysed by
@@ -868,6 +1335,12 @@ def sample_sparse(answers, threshold, epsilon, c, size, *, rng, delta=0.0, thres
         The positions (0-based) of the tops of each run in increasing order, ``k`` for
         the tops that did not come because the stream ended.
 
+    Raises
+    ------
+    ValueError
+        As :func:`sparse` (a noise scale above ``2.81e306`` is refused, naming ``epsilon`` or the
+        scale given), or ``size < 1``.
+
     Examples
     --------
     >>> sample_sparse([50.0, -50.0, 50.0], 0.0, 1.0, 2, 3, rng=np.random.default_rng(0)).tolist()
@@ -879,7 +1352,7 @@ def sample_sparse(answers, threshold, epsilon, c, size, *, rng, delta=0.0, thres
     size = check_integer("size", size, low=1)
     rng = check_rng("rng", rng)
     delta = check_delta("delta", delta)
-    b_t, b_q = _sparse_scales(epsilon, c, delta, threshold_scale, query_scale)
+    b_t, b_q = _sparse_scales(epsilon, c, delta, threshold_scale, query_scale, sampling=True)
     return _sparse_runs(answers, threshold, b_t, b_q, c, size, rng, refresh=bool(refresh))
 
 
@@ -890,20 +1363,45 @@ def _sparse_outputs(k, c) -> np.ndarray:
     return np.array(rows, dtype=np.int64).reshape(-1, c)
 
 
-def _sparse_log_probability(answers, threshold, b_t, b_q, tops, refresh) -> float:
-    k = answers.size
+def _sparse_patterns(k, tops, refresh):
+    """The output of Sparse with these top positions as patterns (indices reported below, indices
+    reported above) of independent integrals: one per AboveThreshold round with ``refresh``, the
+    last of which may meet the stream's end; a single one without."""
     hits = [int(t) for t in tops if t < k]
     asked = hits[-1] + 1 if len(hits) == len(tops) else k     # halted at the c-th top, or the end
     if not refresh:                                           # one threshold for every answer
-        below = np.delete(answers[:asked], hits)
-        return _pattern_log_probability(below, answers[hits], threshold, b_t, b_q)
-    total, first = 0.0, 0                                     # independent AboveThreshold rounds
+        return [([i for i in range(asked) if i not in hits], hits)]
+    rounds, first = [], 0                                     # independent AboveThreshold rounds
     for h in hits:
-        total += _pattern_log_probability(answers[first:h], answers[h:h + 1], threshold, b_t, b_q)
+        rounds.append((list(range(first, h)), [h]))
         first = h + 1
     if first < asked:                                         # the last round met the stream's end
-        total += _pattern_log_probability(answers[first:asked], [], threshold, b_t, b_q)
+        rounds.append((list(range(first, asked)), []))
+    return rounds
+
+
+def _sparse_log_probability(answers, threshold, b_t, b_q, tops, refresh) -> float:
+    total = 0.0                         # each term <= 0: a sum below the floats is -inf
+    for lo, hi in _sparse_patterns(answers.size, tops, refresh):
+        total += _pattern_log_probability(answers[lo], answers[hi], threshold, b_t, b_q)
     return total
+
+
+def _sparse_log_ratio(a, b, threshold, b_t, b_q, tops, refresh) -> float:
+    """log Pr[output on a] - log Pr[output on b], round by round (:func:`_pattern_log_ratio`): the
+    rounds' terms over b_t and over b_q are added before dividing (each may overflow alone)."""
+    parts = [_pattern_log_ratio(a[lo], a[hi], b[lo], b[hi], threshold, b_t, b_q)
+             for lo, hi in _sparse_patterns(a.size, tops, refresh)]
+    return _ratio_value(*(_add(p[i] for p in parts) for i in range(3)), b_t, b_q)
+
+
+def _add(values) -> float:
+    """Their sum: exactly rounded (math.fsum) unless a term is beyond 1e300, where fsum may raise
+    on an intermediate overflow; there in floating point, overflowing to +-inf as the terms do."""
+    values = list(values)
+    if all(abs(v) < 1e300 for v in values):
+        return math.fsum(values)
+    return sum(values)
 
 
 def sparse_output_log_probabilities(answers, threshold, epsilon, c, *, delta=0.0, threshold_scale=None,
@@ -922,6 +1420,8 @@ def sparse_output_log_probabilities(answers, threshold, epsilon, c, *, delta=0.0
     ----------
     answers, threshold, epsilon, c, delta, threshold_scale, query_scale, refresh
         As in :func:`sample_sparse`; ``len(answers)`` at most 12 (the outputs are enumerated).
+        As for :func:`output_log_probabilities`, ``epsilon`` may be any positive float and the
+        scales any positive floats (the samplers stop where a noise scale exceeds ``2.81e306``).
 
     Returns
     -------
@@ -940,7 +1440,8 @@ def sparse_output_log_probabilities(answers, threshold, epsilon, c, *, delta=0.0
     threshold = check_real("threshold", threshold)
     c = check_integer("c", c, low=1)
     delta = check_delta("delta", delta)
-    b_t, b_q = _sparse_scales(epsilon, c, delta, threshold_scale, query_scale)
+    b_t, b_q, unit = _sparse_scales(epsilon, c, delta, threshold_scale, query_scale)
+    answers, threshold = answers * unit, threshold * unit       # unit 1 but for epsilon below 2e-308
     outputs = _sparse_outputs(answers.size, c)
     lp = np.array([_sparse_log_probability(answers, threshold, b_t, b_q, row, bool(refresh)) for row in outputs])
     return outputs, lp
@@ -958,7 +1459,7 @@ def sparse_max_log_ratio(answers, answers_prime, threshold, epsilon, c, *, delta
         The answers on :math:`D` and on :math:`D'`, of the same length (at most 12), each pair
         within 1.
     threshold, epsilon, c, delta, threshold_scale, query_scale, refresh
-        As in :func:`sample_sparse`.
+        As in :func:`sparse_output_log_probabilities`.
 
     Returns
     -------
@@ -978,10 +1479,15 @@ def sparse_max_log_ratio(answers, answers_prime, threshold, epsilon, c, *, delta
     True
     """
     a, b = _neighbours(answers, answers_prime)
-    kw = dict(delta=delta, threshold_scale=threshold_scale, query_scale=query_scale, refresh=refresh)
-    la = sparse_output_log_probabilities(a, threshold, epsilon, c, **kw)[1]
-    lb = sparse_output_log_probabilities(b, threshold, epsilon, c, **kw)[1]
-    return float(np.max(np.abs(la - lb)))
+    if a.size > 12:
+        raise ValueError(f"answers must have at most 12 entries (outputs are enumerated), got {a.size}")
+    threshold = check_real("threshold", threshold)
+    c = check_integer("c", c, low=1)
+    delta = check_delta("delta", delta)
+    b_t, b_q, unit = _sparse_scales(epsilon, c, delta, threshold_scale, query_scale)
+    a, b, threshold = a * unit, b * unit, threshold * unit     # unit 1 but for epsilon below 2e-308
+    return max(abs(_sparse_log_ratio(a, b, threshold, b_t, b_q, row, bool(refresh)))
+               for row in _sparse_outputs(a.size, c))
 
 
 # --------------------------------------------------------------------------- NumericSparse
@@ -1023,9 +1529,16 @@ def numeric_sparse_epsilons(epsilon, delta=0.0) -> tuple[float, float]:
     return root * epsilon / (root + 1.0), 2.0 * epsilon / (root + 1.0)
 
 
+def _numeric_numerator(c, delta) -> float:
+    """epsilon times sigma of Algorithm 3: 2c, or sqrt(32 c log(2/delta)) (Sparse at delta/2, with
+    log(2/delta) formed from delta itself: delta/2 is 0 for delta = 5e-324, which is not delta = 0)."""
+    return _sigma_numerator(c, None if delta == 0 else _log_inverse(delta / 2.0) if delta / 2.0 > 1e-300
+                            else _LOG2 - math.log(delta))
+
+
 def _numeric_sigma(epsilon, c, delta) -> float:
     """sigma of Algorithm 3: 2c/eps, or sqrt(32 c log(2/delta))/eps (Sparse at delta/2)."""
-    return _sparse_sigma(epsilon, c, delta / 2.0)
+    return _numeric_numerator(c, delta) / epsilon
 
 
 def numeric_sparse(answers, threshold, epsilon, c, *, rng, delta=0.0) -> np.ndarray:
@@ -1040,8 +1553,13 @@ def numeric_sparse(answers, threshold, epsilon, c, *, rng, delta=0.0) -> np.ndar
 
     Parameters
     ----------
-    answers, threshold, epsilon, c, rng, delta
-        As in :func:`sparse`.
+    answers, threshold, c, rng, delta
+        As in :func:`sparse`. With ``delta > 0`` the scales use :math:`\log(2/\delta)`, formed from
+        ``delta`` itself (``delta/2`` is 0 for ``delta = 5e-324``, which is not the pure-DP case).
+    epsilon : float
+        The total budget, ``> 0``, and large enough that the release noise scale
+        :math:`\sigma(\varepsilon_2)`, the largest, is at most ``2.81e306`` (where every Laplace
+        draw is a float): ``epsilon >= 9c/2.81e306 = c * 3.2e-306`` for ``delta == 0``.
 
     Returns
     -------
@@ -1052,7 +1570,9 @@ def numeric_sparse(answers, threshold, epsilon, c, *, rng, delta=0.0) -> np.ndar
     Raises
     ------
     ValueError
-        If ``answers`` is not a non-empty 1-D sequence of finite numbers, or a parameter is out of range.
+        If ``answers`` is not a non-empty 1-D sequence of finite numbers, a parameter is out of
+        range, or ``epsilon`` is below the least one whose noise scales are at most ``2.81e306``
+        (the message states it).
 
     Examples
     --------
@@ -1066,12 +1586,16 @@ def numeric_sparse(answers, threshold, epsilon, c, *, rng, delta=0.0) -> np.ndar
     rng = check_rng("rng", rng)
     delta = check_delta("delta", delta)
     eps1, eps2 = numeric_sparse_epsilons(epsilon, delta)
-    sigma1 = _numeric_sigma(eps1, c, delta)
+    root = 8.0 if delta == 0 else math.sqrt(512.0)
+    numerator = _numeric_numerator(c, delta)
+    # the largest noise, the release's sigma(eps2) = numerator (root + 1)/(2 epsilon), must be sampled
+    _sampling_scales(epsilon, [("release noise scale sigma(epsilon_2) =", None, numerator * (root + 1.0) / 2.0)])
+    sigma1 = numerator / eps1
     tops = _sparse_runs(answers, threshold, sigma1, 2.0 * sigma1, c, 1, rng)[0]
     shape = _tops_to_answers(tops, answers.size, c)
     out = np.full(shape.size, np.nan)
     hits = np.flatnonzero(shape)
-    out[hits] = answers[hits] + rng.laplace(0.0, _numeric_sigma(eps2, c, delta), c)[:hits.size]
+    out[hits] = answers[hits] + rng.laplace(0.0, numerator / eps2, c)[:hits.size]
     return out
 
 
@@ -1101,7 +1625,10 @@ def numeric_sparse_alpha(k, epsilon, beta, c, delta=0.0) -> float:
     Returns
     -------
     float
-        :math:`\alpha`.
+        :math:`\alpha`; ``inf`` when it exceeds the largest float (``epsilon`` below about
+        ``1e-306``). :math:`\beta/2` and :math:`\delta/2` enter through their logs, formed from
+        ``beta`` and ``delta`` where halving underflows (``delta = 5e-324`` halves to 0, which would
+        be the pure-DP calibration).
 
     Raises
     ------
@@ -1118,8 +1645,15 @@ def numeric_sparse_alpha(k, epsilon, beta, c, delta=0.0) -> float:
     beta = check_in_range("beta", beta, 0.0, 1.0, low_inclusive=False, high_inclusive=False)
     c = check_integer("c", c, low=1)
     eps1, eps2 = numeric_sparse_epsilons(epsilon, delta)
-    comparisons = sparse_alpha(k, eps1, beta / 2.0, c, delta / 2.0)
-    values = _numeric_sigma(eps2, c, delta) * math.log(2.0 * c / beta)
+    # Sparse at beta/2 and delta/2, with the logs formed from beta and delta where halving underflows
+    half_beta, half_delta = beta / 2.0, delta / 2.0
+    log_term = _log_quotient(2.0 * c, half_beta) if half_beta > 1e-300 else math.log(4.0 * c) - math.log(beta)
+    log_inverse = None if delta == 0 else _log_inverse(half_delta) if half_delta > 1e-300 else _LOG2 - math.log(delta)
+    comparisons = _sparse_alpha(k, eps1, log_term, c, log_inverse)
+    # the released values: sigma(eps2) log(2c/beta), sigma(eps2) = numerator/eps2 = numerator (root + 1)/(2 eps)
+    spread = _numeric_numerator(c, delta) * _log_quotient(2.0 * c, beta)
+    root = 8.0 if delta == 0 else math.sqrt(512.0)
+    values = spread / eps2 if eps2 > 1e-300 else spread * ((root + 1.0) / 2.0) / epsilon
     return max(comparisons, values)
 
 
@@ -1171,9 +1705,10 @@ def numeric_log_density(answers, threshold, value, *, threshold_scale, query_sca
     value = check_real("value", value)
     b_t = check_positive("threshold_scale", threshold_scale)
     b_q = check_positive("query_scale", query_scale)
+    last = float(answers[-1])
     if value_scale is None:                          # the released value is the compared one
-        log_noise = -abs(value - answers[-1]) / b_q - math.log(2.0 * b_q)
+        log_noise = -abs(value - last) / b_q - _LOG2 - math.log(b_q)
         return log_noise + _pattern_log_probability(answers[:-1], [], threshold, b_t, b_q, upper=value)
     b_v = check_positive("value_scale", value_scale)
-    log_noise = -abs(value - answers[-1]) / b_v - math.log(2.0 * b_v)
+    log_noise = -abs(value - last) / b_v - _LOG2 - math.log(b_v)
     return log_noise + _pattern_log_probability(answers[:-1], answers[-1:], threshold, b_t, b_q)

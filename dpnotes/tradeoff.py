@@ -25,6 +25,29 @@ from ._validate import check_array, check_delta, check_distribution_pair, check_
 __all__ = ["error_pairs", "optimal_tradeoff", "region_lower_boundary", "in_privacy_region"]
 
 _MAX_OUTCOMES = 20
+# exp(epsilon) is a finite float up to epsilon = 709.78; past it e^epsilon * x is still finite for a
+# small x (e^710 * 5e-324 = 1.1e-15), +-inf for a larger one, and 0 at x = 0 (never inf * 0 = nan)
+_EXP_FINITE = 709.0
+
+
+def _times_exp(x: np.ndarray, epsilon: float) -> np.ndarray:
+    """``x * e**epsilon`` elementwise for ``epsilon >= 0``, ``0`` where ``x == 0`` however large epsilon is."""
+    if epsilon <= _EXP_FINITE:
+        return math.exp(epsilon) * x
+    half = math.exp(epsilon / 2) if epsilon / 2 <= _EXP_FINITE else math.inf
+    nonzero = x != 0
+    out = np.zeros_like(x)
+    with np.errstate(over="ignore"):   # a product past 1.8e308 is the true +-inf
+        out[nonzero] = x[nonzero] * half * half
+    return out
+
+
+def _over_exp(x: np.ndarray, epsilon: float) -> np.ndarray:
+    """``x * e**-epsilon`` elementwise for ``epsilon >= 0`` (``0`` once it underflows)."""
+    if epsilon <= _EXP_FINITE:
+        return x / math.exp(epsilon)
+    half = math.exp(epsilon / 2) if epsilon / 2 <= _EXP_FINITE else math.inf
+    return x / half / half
 
 
 def error_pairs(p, q) -> np.ndarray:
@@ -124,7 +147,8 @@ def region_lower_boundary(alpha, epsilon, delta=0.0) -> np.ndarray:
     alpha : float or array_like
         Levels (false-positive rates), each in ``[0, 1]``.
     epsilon : float
-        ``>= 0``.
+        ``>= 0``, finite, of any size: past 709.78 :math:`e^{\varepsilon}` overflows a float but the
+        boundary does not (at ``1e300`` it is the axes: ``1 - delta`` at ``alpha = 0``, 0 elsewhere).
     delta : float
         In ``[0, 1)``.
 
@@ -146,8 +170,11 @@ def region_lower_boundary(alpha, epsilon, delta=0.0) -> np.ndarray:
     epsilon = check_in_range("epsilon", epsilon, 0.0)
     delta = check_delta("delta", delta)
     a = check_array("alpha", alpha, low=0.0, high=1.0, allow_empty=True)
-    e = math.exp(epsilon)
-    return np.maximum.reduce([np.zeros_like(a), 1.0 - delta - e * a, (1.0 - delta - a) / e])
+    # at a huge epsilon (1e300) the boundary is the axes: 1 - delta at alpha = 0, 0 for alpha > 0
+    # (the 0 comes last: on a tie np.maximum keeps its second argument, and e^-epsilon (1 - delta - 1)
+    # underflows to -0.0)
+    return np.maximum.reduce([1.0 - delta - _times_exp(a, epsilon), _over_exp(1.0 - delta - a, epsilon),
+                              np.zeros_like(a)])
 
 
 def in_privacy_region(alpha, beta, epsilon, delta=0.0, *, tol=1e-12) -> np.ndarray:
@@ -163,7 +190,8 @@ def in_privacy_region(alpha, beta, epsilon, delta=0.0, *, tol=1e-12) -> np.ndarr
         ``[0, 1]``; a value outside, such as a sum of probabilities that rounds to ``1 + 1e-16``,
         is not refused: the inequalities still answer for it.)
     epsilon : float
-        ``>= 0``.
+        ``>= 0``, finite, of any size (:math:`e^{\varepsilon}\cdot 0` is 0 even where
+        :math:`e^{\varepsilon}` overflows a float).
     delta : float
         In ``[0, 1)``.
     tol : float
@@ -191,5 +219,4 @@ def in_privacy_region(alpha, beta, epsilon, delta=0.0, *, tol=1e-12) -> np.ndarr
     b = check_array("beta", beta, allow_empty=True)
     if a.shape != b.shape:
         raise ValueError(f"alpha and beta must have the same shape, got {a.shape} and {b.shape}")
-    e = math.exp(epsilon)
-    return (e * a + b >= 1.0 - delta - tol) & (a + e * b >= 1.0 - delta - tol)
+    return (_times_exp(a, epsilon) + b >= 1.0 - delta - tol) & (a + _times_exp(b, epsilon) >= 1.0 - delta - tol)

@@ -436,3 +436,43 @@ def test_census_uses_the_mean_of_a_group_of_one():
     sols = at.census_block_solutions(stats, age_max=4, adult_age=4)
     ages = {tuple((r[0], r[1]) for r in s) for s in sols}
     assert ages == {((1, "M"), (3, "F"))} and len(sols) == 4              # two races each, both single
+
+
+# ----------------------------------------------------------------------------------- extreme magnitudes
+def _mp_analytic_sigma(eps, delta, sensitivity):
+    """The analytic Gaussian calibration at 60 digits: the root mu of
+    Phi(mu/2 - eps/mu) - e^eps Phi(-mu/2 - eps/mu) = delta, sigma = sensitivity / mu (bisection)."""
+    import mpmath
+
+    with mpmath.workdps(60):
+        eps, delta = mpmath.mpf(eps), mpmath.mpf(delta)
+
+        def f(mu):
+            b = -mu / 2 - eps / mu
+            return mpmath.ncdf(mu / 2 - eps / mu) - mpmath.exp(eps + mpmath.log(mpmath.ncdf(b))) - delta
+
+        lo, hi = mpmath.sqrt(2 * eps) / 2, 2 * mpmath.sqrt(2 * eps) + 100
+        assert f(lo) < 0 < f(hi)
+        for _ in range(400):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if f(mid) < 0 else (lo, mid)
+        return float(sensitivity / lo)
+
+
+@pytest.mark.parametrize("eps, delta", [(1e16, 1e-5), (1e16, 1e-300), (3e17, 0.5), (1e20, 5e-324), (1e20, 1e-5)])
+def test_gaussian_answers_at_a_huge_epsilon_is_the_analytic_calibration(eps, delta):
+    # gaussian_sigma overflowed in math.exp from eps ~ 6e18 (subnormal delta) and at 1e300 for delta = 1e-5
+    Q = np.array([[1, 0, 1], [1, 1, 0], [1, 0, 1], [1, 0, 0]])   # column sums 4, 1, 2: L2 sensitivity 2
+    noise = at.gaussian_answers([0, 0, 0], Q, eps, delta, rng=np.random.default_rng(9))
+    sigma = noise / np.random.default_rng(9).standard_normal(4)
+    exact = _mp_analytic_sigma(eps, delta, 2.0)
+    assert np.allclose(sigma, exact, rtol=4e-16, atol=0)         # two ulps
+
+
+@pytest.mark.parametrize("eps", [1e300, 1.7e308])
+def test_gaussian_answers_at_the_top_of_the_float_range(eps):
+    # the closed-form limit sigma = Delta / sqrt(2 eps) = 1 / sqrt(eps) for Delta = sqrt(2) (the root's
+    # offset z = -4.3 is 1e-150 relative there); it raised OverflowError at 1e300
+    noise = at.gaussian_answers([0, 0], [[1, 1], [0, 1]], eps, 1e-5, rng=np.random.default_rng(3))
+    sigma = noise / np.random.default_rng(3).standard_normal(2)
+    assert np.allclose(sigma, 1.0 / np.sqrt(eps), rtol=4e-16, atol=0)

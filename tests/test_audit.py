@@ -611,3 +611,57 @@ def test_pattern_score_judges_patterns_whole_and_values_by_bins():
     # log(P'(above)/P(above)) - log(P'(below)/P(below)), P the conditional laws of N(0 or 1, 1) at the median 0.5
     gap = math.log(stats.norm.sf(-0.5) / stats.norm.sf(0.5)) - math.log(stats.norm.cdf(-0.5) / stats.norm.cdf(0.5))
     assert s(hi)[0] - s(lo)[0] == pytest.approx(gap, abs=0.1)
+
+
+# ----------------------------------------------------------------- one run at a tiny confidence
+def mp_one_run_complement(m, r, v, eps, delta):
+    """1 - (the one-run p-value), summed directly at 50 digits (no 1 - p): Pr[W < v] minus the
+    delta term; <= 0 where the p-value is clipped at 1."""
+    with mp.workdps(50):
+        eps = mp.mpf(eps)
+        q, q_bar = mp.e**eps / (1 + mp.e**eps), 1 / (1 + mp.e**eps)
+        pmf = [mp.binomial(r, i) * q**i * q_bar ** (r - i) for i in range(v)]
+        below = mp.fsum(pmf)
+        if delta == 0 or v == 0:
+            return below
+        return below - 2 * m * mp.mpf(delta) * max(mp.fsum(pmf[v - i: v]) / i for i in range(1, v + 1))
+
+
+def mp_one_run_epsilon(m, r, v, delta, confidence):
+    """The epsilon where the complement of the p-value falls to confidence, by bisection."""
+    with mp.workdps(50):
+        lo, hi = mp.mpf(0), mp.mpf(2000)
+        for _ in range(80):                               # 2000 / 2**80 = 1.7e-21
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if mp_one_run_complement(m, r, v, mid, delta) >= confidence else (lo, mid)
+        return float(lo)
+
+
+@pytest.mark.parametrize("m, r, v, delta, confidence", [
+    (100, 10, 8, 0.0, 1e-300), (100, 10, 8, 0.0, 5e-324), (100, 10, 10, 0.0, 1e-300),
+    (1000, 200, 150, 1e-5, 1e-300), (1000, 200, 150, 1e-5, 1e-6), (500, 60, 50, 1e-5, 1e-16),
+    (1000, 200, 170, 0.0, 9.9e-5),
+])
+def test_one_run_epsilon_at_a_tiny_confidence_is_the_crossing(m, r, v, delta, confidence):
+    # 1 - confidence rounded to 1: the p-value never exceeded it and the upper end of the search
+    # doubled to inf ('epsilon must be finite, got inf' at confidence = 1e-300)
+    e = audit.one_run_epsilon(m, r, v, delta=delta, confidence=confidence)
+    assert e == pytest.approx(mp_one_run_epsilon(m, r, v, delta, confidence), rel=1e-9, abs=0)
+    assert mp_one_run_complement(m, r, v, e, delta) >= confidence * (1 - 1e-9)     # rejected at e (sound)
+
+
+def test_one_run_epsilon_closed_form_at_confidence_1e_300():
+    # all 10 right: 1 - q^10 = 1e-300, q = e^eps / (1 + e^eps): eps = log(10) + 690.78 to 1e-290
+    with mp.workdps(400):
+        q = (1 - mp.mpf("1e-300")) ** (mp.mpf(1) / 10)
+        exact = float(mp.log(q / (1 - q)))
+    assert audit.one_run_epsilon(100, 10, 10, confidence=1e-300) == pytest.approx(exact, rel=1e-10, abs=0)
+    assert audit.one_run_epsilon(100, 10, 0, confidence=1e-300) == 0.0
+
+
+def test_one_run_audit_at_a_tiny_confidence():
+    perfect = lambda inc, rng: inc.astype(float)          # noqa: E731
+    res = audit.one_run_audit(perfect, 40, n_positive=5, n_negative=5, rng=np.random.default_rng(0),
+                              confidence=1e-300)
+    assert res.n_correct == 10 and res.confidence == 1e-300
+    assert res.epsilon == audit.one_run_epsilon(40, 10, 10, confidence=1e-300) and 690 < res.epsilon < 695

@@ -630,6 +630,7 @@ def test_registry_tables_name_real_parameters():
     for name, kwargs in REGISTRY.items():
         params = inspect.signature(CALLABLES[name]).parameters
         assert set(kwargs) <= set(params), f"{name}: {set(kwargs) - set(params)} are not parameters"
+    assert set(NAN_BY_DESIGN) <= set(REGISTRY)
     for table in (NOT_NUMERIC, VECTORIZED, NAMED_AS, {k[:2] for k in DOCUMENTED}, {k[:2] for k in NAMED_AS_FOR}):
         for name, param in table:
             assert name in REGISTRY and param in REGISTRY[name], (name, param)
@@ -713,6 +714,67 @@ def test_a_number_spelled_otherwise_gives_the_same_answer(name):
             if not _same(got, expected):
                 found[(param, label)] = f"returned {got!r:.80} instead of {expected!r:.80}"
     assert not found, f"{name}:\n" + "\n".join(f"  {p} as {label}: {v}" for (p, label), v in sorted(found.items()))
+
+
+EXTREMES = [("1e300", 1e300), ("-1e300", -1e300), ("1e-300", 1e-300), ("-1e-300", -1e-300),
+            ("5e-324", 5e-324), ("-5e-324", -5e-324)]
+EXTREME_TIMEOUT = 10           # seconds per call
+# Functions whose answer holds nan by design, with the docstring that says so (nan is not checked there).
+NAN_BY_DESIGN = {
+    "svt.numeric_sparse": "docstring: 'the released value for a top, nan for a bottom'",
+}
+
+
+def _has_nan(x, depth=0) -> bool:
+    if depth > 4:
+        return False
+    if isinstance(x, (float, np.floating)):
+        return math.isnan(x)
+    if isinstance(x, np.ndarray):
+        return x.dtype.kind in "fc" and bool(np.isnan(x).any())
+    if isinstance(x, (tuple, list)):
+        return any(_has_nan(v, depth + 1) for v in x)
+    if isinstance(x, dict):
+        return any(_has_nan(v, depth + 1) for v in x.values())
+    if dataclasses.is_dataclass(x) and not isinstance(x, type):
+        return any(_has_nan(getattr(x, f.name), depth + 1) for f in dataclasses.fields(x))
+    return False
+
+
+def extreme_outcome(name, param, value) -> str | None:
+    """None if ``value`` (a float of extreme magnitude) gets an answer without nan, or a ValueError
+    naming the parameter; else what happened."""
+    global TIMEOUT
+    saved, TIMEOUT = TIMEOUT, EXTREME_TIMEOUT
+    try:
+        result = call(CALLABLES[name], dict(REGISTRY[name], **{param: value}))
+    except ValueError as exc:
+        named = NAMED_AS.get((name, param), param)
+        return None if _names(str(exc), named) else f"ValueError not naming {named}: {str(exc)[:150]}"
+    except _Timeout:
+        return f"no answer within {EXTREME_TIMEOUT} s"
+    except Exception as exc:  # noqa: BLE001 - the finding
+        return f"{type(exc).__name__}: {str(exc)[:150]}"
+    finally:
+        TIMEOUT = saved
+    return f"nan in the answer {result!r:.100}" if _has_nan(result) and name not in NAN_BY_DESIGN else None
+
+
+@pytest.mark.parametrize("name", sorted(REGISTRY))
+def test_extreme_magnitudes(name):
+    """Every float parameter at +-1e300, +-1e-300 and +-5e-324 (the smallest subnormal): an answer
+    with no nan (the right one: inf or 0 where that is the limit), or a ValueError that names the
+    parameter (and its docstring states the range), within EXTREME_TIMEOUT. Not an OverflowError,
+    a ZeroDivisionError, scipy's complaint about a bracket or an error naming an inner variable."""
+    found = {}
+    for param, baseline in numeric_parameters(name):
+        if not isinstance(baseline, float):
+            continue
+        for label, value in EXTREMES:
+            what = extreme_outcome(name, param, value)
+            if what is not None:
+                found[(param, label)] = what
+    assert not found, f"{name}:\n" + "\n".join(f"  {p} = {label}: {v}" for (p, label), v in sorted(found.items()))
 
 
 def test_the_walker_can_fail():

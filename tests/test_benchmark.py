@@ -375,3 +375,101 @@ def test_numerical_svt_functions_reject_bad_input():
         benchmark.numerical_svt_pair_epsilon(np.zeros(3), np.ones(4))
     with pytest.raises(ValueError, match="epsilon"):
         benchmark.numerical_svt_pair_epsilon(np.zeros(3), np.ones(3), epsilon=0.0)
+
+
+# ----------------------------------------------------------------- extreme magnitudes
+def test_geometric_sample_at_the_smallest_subnormal_epsilon():
+    # 2 / 5e-324 overflowed and ceil(log(inf)) raised OverflowError; k = ceil(ln(2 / eps)) = 746
+    import mpmath as mp
+
+    with mp.workdps(30):
+        k = int(mp.ceil(mp.log(2 / mp.mpf(5e-324))))
+    assert k == 746
+    cdf = benchmark.geometric_sample_cdf(1, 5e-324, 2)
+    d = (2 ** (k + 1) + 1) * (2**k + 1)
+    assert cdf == [2**k * (2**k + 1), d - 2**k * (2**k + 1), d]     # Balcer and Vadhan, n = 2, c = 1
+    law = [benchmark.geometric_sample_law(c, 5e-324, 2) for c in range(3)]
+    assert all(sum(p) == 1 for p in law)
+    # ln(1 + 2^-k)-DP, reached by adjacent counts (as at epsilon = 0.1 with k = 3)
+    assert max(max(p / q, q / p) for c in range(2) for p, q in zip(law[c], law[c + 1])) == 1 + Fraction(1, 2**k)
+
+
+def _svt_law_reference(g, c, pattern, k):
+    """A pattern's probability in units of the threshold noise, by scipy.integrate.quad and
+    scipy.stats (independent of the module): int e^{-|s|}/2 prod F(s/(2c) - g_i) ... ds."""
+    lap = stats.laplace()
+    last = pattern[-1] if len(pattern) == c else k - 1
+
+    def f(s):
+        v = lap.pdf(s)
+        for i in range(last + 1):
+            u = s / (2 * c) - g[i]
+            v *= lap.sf(u) if i in pattern else lap.cdf(u)
+        return v
+
+    pts = sorted({0.0, *[2 * c * gi for gi in g]})
+    return integrate.quad(f, -60, 60, points=pts, epsabs=0, epsrel=1e-12, limit=400)[0]
+
+
+@pytest.mark.parametrize("epsilon", [1e-300, 5e-324])
+def test_numerical_svt_pattern_law_at_a_tiny_epsilon_is_the_equal_answers_limit(epsilon):
+    # every offset (f_i - T) eps / (6c) is 0: the law of answers at the threshold. The quadrature
+    # ran over a noise scale of 3e300 and did not end (10 s)
+    pats, law = benchmark.numerical_svt_pattern_law([0.0, 1.0, 0.0], epsilon=epsilon, c=2, threshold=1.0)
+    ref = [_svt_law_reference([0.0, 0.0, 0.0], 2, p, 3) for p in pats]
+    assert law == pytest.approx(ref, rel=1e-9, abs=0)
+    # no top: int e^{-|s|}/2 F(s/4)^3 ds = 3/20 exactly (mpmath at 30 digits: 0.15)
+    assert law[pats.index(())] == pytest.approx(0.15, rel=1e-9)
+
+
+def test_numerical_svt_pattern_law_at_a_huge_threshold_or_epsilon():
+    pats, law = benchmark.numerical_svt_pattern_law([0.0, 1.0, 0.0], threshold=1e300)
+    assert law[pats.index(())] == pytest.approx(1.0, rel=1e-12) and np.all(np.delete(law, pats.index(())) == 0.0)
+    pats, law = benchmark.numerical_svt_pattern_law([0.0, 1.0, 0.0], threshold=-1e300)    # every query a top
+    assert law[pats.index((0, 1))] == pytest.approx(1.0, rel=1e-12) and law.sum() == pytest.approx(1.0, rel=1e-12)
+    # epsilon = 1e300: answers 0 are bottoms surely; the answer at the threshold is a top with
+    # probability 1/2 (a symmetric comparison): () and (1,) have 1/2 each
+    pats, law = benchmark.numerical_svt_pattern_law([0.0, 1.0, 0.0], epsilon=1e300, c=2, threshold=1.0)
+    want = np.zeros(len(pats))
+    want[[pats.index(()), pats.index((1,))]] = 0.5
+    assert np.allclose(law, want, rtol=1e-10, atol=0)
+
+
+@pytest.mark.parametrize("threshold", [1e-300, -5e-324, 40.0])
+def test_numerical_svt_pattern_law_at_small_and_far_thresholds(threshold):
+    # a kink at s = -1.7e-301 next to the one at 0 held the quadrature (no answer in 10 s)
+    x, eps, c = np.array([0.0, 1.0, 0.0]), 0.5, 2
+    pats, law = benchmark.numerical_svt_pattern_law(x, epsilon=eps, c=c, threshold=threshold)
+    g = (x - threshold) * eps / (6 * c)
+    assert law == pytest.approx([_svt_law_reference(g, c, p, 3) for p in pats], rel=1e-8, abs=0)
+
+
+def test_numerical_svt_pair_epsilon_refuses_patterns_below_the_float_range():
+    for kwargs, name in (({"threshold": 1e300}, "threshold"), ({"epsilon": 1e300}, "epsilon"),
+                         ({"threshold": -1e300}, "threshold")):
+        with pytest.raises(ValueError, match=rf"{name} = .*probability is below e\^-700"):
+            benchmark.numerical_svt_pair_epsilon([0.0, 1.0], [1.0, 0.0], c=1, **{"epsilon": 0.5, "threshold": 0.5,
+                                                                                **kwargs})
+    # at a tiny epsilon it answers, within the theorem's bound and the method's 1e-10
+    for eps in (1e-300, 5e-324):
+        got = benchmark.numerical_svt_pair_epsilon([0.0, 1.0], [1.0, 0.0], epsilon=eps, c=1, threshold=0.5)
+        assert 0.0 <= got <= eps + 1e-10
+
+
+@pytest.mark.parametrize("noise", ["laplace", "exponential"])
+def test_index_law_at_extreme_epsilons(noise):
+    # the quadrature ran in units of the answers: the law was [0, 0] at epsilon = 1e300 and 5e-324
+    assert np.allclose(benchmark.noisy_max_index_law([0.0, 1.0], 1e300, noise=noise), [0.0, 1.0], rtol=1e-12, atol=0)
+    for eps in (1e-300, 5e-324):                          # the noise swamps the answers: uniform
+        assert np.allclose(benchmark.noisy_max_index_law([0.0, 1.0], eps, noise=noise), 0.5, rtol=1e-12, atol=0)
+    law = benchmark.noisy_max_index_law([0.0, 1e308, -1e308], 5e-324, noise=noise)
+    assert np.allclose(law, 1 / 3, rtol=1e-12, atol=0)
+
+
+def test_index_law_closed_forms_at_a_noise_scale_of_1e300():
+    # answers 1e300 apart with noise scale 1e300 (epsilon = 2e-300): one scale apart. Exponential:
+    # Pr[lower] = e^{-1}/2; Laplace: Pr[L_0 - L_1 > 1] = (2 + 1) e^{-1} / 4
+    law = benchmark.noisy_max_index_law([1e300, 0.0], 2e-300, noise="exponential")
+    assert law[1] == pytest.approx(0.5 * math.exp(-1), rel=1e-10, abs=0)
+    law = benchmark.noisy_max_index_law([1e300, 0.0], 2e-300)
+    assert law[1] == pytest.approx(3 * math.exp(-1) / 4, rel=1e-10, abs=0) and law.sum() == pytest.approx(1, rel=1e-10)

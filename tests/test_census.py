@@ -12,6 +12,7 @@ order, re-derived here. Hypothesis properties are in tests/test_props_census.py.
 import dataclasses
 import itertools
 import math
+import re
 from fractions import Fraction
 
 import numpy as np
@@ -816,11 +817,29 @@ def test_least_squares_messages_and_exact_measurement_checks():
         cs.least_squares_histogram(dataclasses.replace(exact, detailed=detailed), Q)
 
 
-def test_least_squares_reports_a_tolerance_it_cannot_reach():
-    # a dual gradient of 1e-300 people is below double precision: the fit says so instead of returning
+def test_least_squares_refuses_a_tolerance_below_the_rounding_of_its_gradient():
+    # a dual gradient of 1e-300 people is below double precision: it raised RuntimeError ('did not
+    # converge', whatever the data); it is now refused up front, by name, with the floor for this
+    # measurement: 2**-45 * max(1, total) + 2**-53 * largest |noisy count|, computed here independently
     m = cs.measure_block(TRUTH, 1.0, rng=np.random.default_rng(0), queries=Q)
-    with pytest.raises(RuntimeError, match=r"^least squares did not converge \(dual gradient .* > tol 1\.00e-300\)"):
-        cs.least_squares_histogram(m, Q, tol=1e-300)
+    largest = max(int(np.abs(m.detailed).max()), int(np.abs(m.groups).max()))
+    floor = float(Fraction(7, 2**45) + Fraction(largest, 2**53))
+    for tol in (1e-300, 5e-324, math.nextafter(floor, 0.0) * 0.999):
+        with pytest.raises(ValueError, match=rf"^tol must be >= 2\*\*-45 \* max\(1, total\) \+ 2\*\*-53 \* "
+                                             rf"largest \|noisy count\| = {floor:.3g} for this measurement"):
+            cs.least_squares_histogram(m, Q, tol=tol)
+    x = cs.least_squares_histogram(m, Q, tol=floor)          # the floor itself is reached
+    assert x.min() >= 0 and abs(x.sum() - 7) < 1e-12
+    with pytest.raises(ValueError, match=r"^queries must be a BlockQueries \(from block_queries\(\)\), got str$"):
+        cs.least_squares_histogram(m, "table 1")
+
+
+def test_least_squares_still_reports_a_solver_that_stops_short():
+    # at rho = 1e-11 the noisy counts reach 2e6 and trust-exact stops at its iteration limit with a
+    # dual gradient of 2.6e5 people: a tolerance above the floor that is not met is a RuntimeError
+    m = cs.measure_block(TRUTH, 1e-11, rng=np.random.default_rng(0), queries=Q)
+    with pytest.raises(RuntimeError, match=r"^least squares did not converge \(dual gradient .* > tol 1\.00e-09\)"):
+        cs.least_squares_histogram(m, Q)
     with pytest.raises(ValueError, match=r"^queries must be a BlockQueries \(from block_queries\(\)\), got str$"):
         cs.least_squares_histogram(m, "table 1")
 
@@ -830,3 +849,63 @@ def test_budget_split_without_noise_keeps_every_field():
     assert (b.rho, b.detailed_share, b.n_groups, b.rho_detailed, b.rho_group, b.sigma_detailed, b.sigma_group) == \
         (math.inf, 0.3, 13, math.inf, math.inf, 0.0, 0.0)
     assert b.shares.tolist() == [math.inf] * 14
+
+
+# ---------------------------------------------------------------------------- extreme magnitudes
+@pytest.mark.parametrize("rho, share", [(5e-324, 0.5), (2.0, 5e-324), (1e-300, 0.5), (1e300, 0.5)])
+def test_budget_split_at_extreme_budgets_buys_the_exact_scales(rho, share):
+    """math.sqrt(float(1/rho_d)) raised "integer division result too large for a float" once the variance
+    passed 1.8e308 (rho_d = 2.5e-324). The scales are representable (6.4e161 at rho = 5e-324): each is
+    the smallest double whose square reaches the variance, checked in exact rationals, and near
+    1/sqrt(rho_d) by mpmath."""
+    import mpmath
+
+    b = cs.budget_split(rho, 4, detailed_share=share)
+    rho_d = Fraction(rho) * Fraction(share)
+    rho_g = (Fraction(rho) - rho_d) / 4
+    for sigma, variance in ((b.sigma_detailed, 1 / rho_d), (b.sigma_group, 1 / (2 * rho_g))):
+        assert Fraction(sigma) ** 2 >= variance > Fraction(math.nextafter(sigma, 0.0)) ** 2
+        with mpmath.workdps(50):
+            want = mpmath.sqrt(mpmath.mpf(variance.numerator) / variance.denominator)
+        assert sigma == pytest.approx(float(want), rel=1e-15)
+
+
+@pytest.mark.parametrize("rho, share", [(1e-300, 0.5), (5e-324, 0.5), (1.0, 1e-300), (1.0, 5e-324),
+                                        (2.0**-110, math.nextafter(2.0**-6, 0.0)), (2.0**-115, 0.5)])
+def test_measure_and_release_refuse_a_budget_whose_noise_cannot_be_int64(rho, share):
+    """The noise scale 1/sqrt(rho * share) (1.4e150 at rho = 1e-300) is a double, but no int64 holds
+    value + noise: discrete_gaussian_mechanism refused it as 'value + noise does not fit in int64',
+    naming neither rho nor detailed_share (and at 5e-324 budget_split raised OverflowError). The
+    bounds: sigma_detailed <= 2**58 iff rho * share >= 2**-116, sigma_group <= 2**58 iff
+    rho * (1 - share) >= 13 * 2**-117."""
+    msg = (r"^rho \* detailed_share must be >= 2\*\*-116 \(1\.2e-35\) and rho \* \(1 - detailed_share\) >= 13 "
+           r"\* 2\*\*-117 \(one share per group count\) for the noise scales to stay <= 2\*\*58, so that value "
+           rf"\+ noise fits in int64; got rho = {re.escape(repr(rho))}, detailed_share = {re.escape(repr(share))} ")
+    with pytest.raises(ValueError, match=msg):
+        cs.measure_block(TRUTH, rho, rng=np.random.default_rng(0), queries=Q, detailed_share=share)
+    with pytest.raises(ValueError, match=msg):
+        cs.release_block(TRUTH, rho, rng=np.random.default_rng(0), queries=Q, detailed_share=share)
+
+
+def test_measure_block_at_the_largest_releasable_scale():
+    """rho * share = 2**-116 exactly: sigma_detailed = 2**58, the largest the int64 release takes."""
+    m = cs.measure_block(TRUTH, 2.0**-110, rng=np.random.default_rng(0), queries=Q, detailed_share=2.0**-6)
+    assert m.budget.sigma_detailed == 2.0**58 and m.detailed.dtype == np.int64
+    assert np.abs(m.detailed).max() > 2**50                  # noise of that size, in int64
+
+
+@pytest.mark.parametrize("tail", [1e-300, 5e-324])
+def test_composition_at_the_smallest_tails(tail):
+    """tail / n * m underflowed to 0 at tail = 5e-324 and log(m / 0) raised ZeroDivisionError; the cut is
+    now compared in logs. One sigma: the discrete Gaussian's own profile (summed by dpnotes.discrete,
+    another algorithm). Two: within the tail of the profile at tail = 1e-30 (the more mass kept, the
+    larger), and composition_epsilon inverts it."""
+    from dpnotes.discrete import discrete_gaussian_delta
+
+    eps = np.array([0.0, 0.5, 2.0])
+    assert cs.composition_delta(eps, [2.0], tail=tail) == pytest.approx(discrete_gaussian_delta(2.0, eps), rel=1e-13)
+    coarse = cs.composition_delta(eps, [2.0, 3.0], tail=1e-30)
+    fine = cs.composition_delta(eps, [2.0, 3.0], tail=tail)
+    assert np.all(fine >= coarse - 1e-16) and np.all(fine <= coarse + 1e-30 + 1e-16)
+    e = cs.composition_epsilon(1e-6, [3.0, 3.0], tail=tail)
+    assert cs.composition_delta(e, [3.0, 3.0], tail=tail) == pytest.approx(1e-6, rel=1e-9)

@@ -557,3 +557,108 @@ def test_optimal_never_exceeds_k_epsilon():
     catastrophe mass the answer is just below the top breakpoint k eps, and rounding put it one ulp above."""
     eps = 0.049787068367863944
     assert comp.optimal(eps, 1, 1.000000000000001e-12, step_delta=1e-12) <= eps
+
+
+# ----------------------------------------------------------------------------------- extreme magnitudes
+def _mp(f):
+    import mpmath
+
+    with mpmath.workdps(50):
+        return float(f(mpmath))
+
+
+def test_advanced_is_an_infinite_bound_beyond_the_float_range():
+    # math.expm1(1e300) raised OverflowError; eps (e^eps - 1) > 1.8e308 from eps ~ 703
+    eps, dlt = comp.advanced(1e300, 100, 1e-6, 1e-7)
+    assert eps == math.inf and dlt == pytest.approx(1.1e-5, rel=1e-12, abs=0)
+    assert comp.advanced(710.0, 1, 0.5)[0] == math.inf
+    assert comp.advanced(704.0, 1, 0.5)[0] == math.inf          # 704 e^704 = 1.2e308 * 704
+    exact = _mp(lambda mp: 700 * mp.sqrt(2 * mp.log(2)) + 700 * mp.expm1(700))
+    assert comp.advanced(700.0, 1, 0.5)[0] == pytest.approx(exact, rel=1e-13, abs=0)
+
+
+@pytest.mark.parametrize("fn, mean", [
+    (comp.advanced, lambda mp, e: e * mp.expm1(e)),
+    (comp.advanced_reduction, lambda mp, e: e * mp.tanh(e / 2)),
+])
+@pytest.mark.parametrize("eps, k, delta_prime", [(0.1, 100, 5e-324), (0.1, 100, 1e-300), (1e-300, 7, 1e-6),
+                                                 (5e-324, 100, 1e-6), (1e300, 100, 1e-6)])
+def test_advanced_bounds_at_extreme_magnitudes_are_the_closed_form(fn, mean, eps, k, delta_prime):
+    # log(1 / 5e-324) was log(inf) = inf: the bound at the smallest delta' is 0.1 sqrt(200 * 744.44) + ...
+    exact = _mp(lambda mp: mp.mpf(eps) * mp.sqrt(2 * k * -mp.log(mp.mpf(delta_prime)))
+                + k * mean(mp, mp.mpf(eps)))
+    got = fn(eps, k, delta_prime)[0]
+    if exact == math.inf:
+        assert got == math.inf
+    elif eps == 5e-324:            # the result itself is subnormal: within an ulp of 5e-324
+        assert abs(got - exact) <= 5e-324
+    else:
+        assert got == pytest.approx(exact, rel=1e-13, abs=0)
+
+
+@pytest.mark.parametrize("epsilons, delta_prime", [([1e300], 1e-6), ([1e300, 1e299, 3e300], 1e-300),
+                                                   ([1e-200, 1e-200], 1e-6), ([1e-160], 0.5),
+                                                   ([0.5, 0.2], 5e-324)])
+def test_advanced_heterogeneous_at_extreme_magnitudes_is_the_closed_form(epsilons, delta_prime):
+    # sum(eps * eps) overflowed (inf at [1e300], where the bound is 6.26e300) or underflowed to 0
+    # (the bound at [1e-200, 1e-200] was 0.0, not 1.05e-199)
+    exact = _mp(lambda mp: mp.sqrt(2 * -mp.log(mp.mpf(delta_prime)) * sum(mp.mpf(e) ** 2 for e in epsilons))
+                + sum(mp.mpf(e) * mp.tanh(mp.mpf(e) / 2) for e in epsilons))
+    assert comp.advanced_heterogeneous(epsilons, delta_prime)[0] == pytest.approx(exact, rel=1e-13, abs=0)
+
+
+def test_rr_reduction_channel_at_extreme_epsilon():
+    import numpy as np
+
+    p, q = [0.5, 0.3, 0.2], [0.3, 0.4, 0.3]
+    # at eps = 1e300, U = (0, 1, 0, 0) and V = (0, 0, 1, 0): the channel's middle rows are p and q
+    t = comp.rr_reduction_channel(p, q, 1e300)
+    assert np.allclose(t[1], p, atol=1e-12) and np.allclose(t[2], q, atol=1e-12)
+    u, v = comp.uv_pair(1e-300)
+    t = comp.rr_reduction_channel(p, p, 1e-300)                 # equal laws: always a channel
+    assert np.allclose(u @ t, p) and np.allclose(v @ t, p)
+    # distinct laws are not 1e-300-indistinguishable: the refusal names epsilon (it named no parameter)
+    for eps in (1e-300, 5e-324):
+        with pytest.raises(ValueError, match=r"not \(epsilon, delta\) = \((1e-300|5e-324), 0\.0\)-indistinguishable"):
+            comp.rr_reduction_channel(p, q, eps)
+
+
+def _mp_optimal(eps, k, delta, dps=400):
+    """The smallest eps' with delta_k(eps') <= delta, by bisection on the exact profile of k-fold
+    randomized response (400 digits: p = 1/2 + eps/4 must be resolved at eps = 1e-300)."""
+    import mpmath
+
+    with mpmath.workdps(dps):
+        eps, delta = mpmath.mpf(eps), mpmath.mpf(delta)
+        p = mpmath.e**eps / (1 + mpmath.e**eps)
+
+        def profile(ep):
+            return mpmath.fsum(mpmath.binomial(k, l) * p ** (k - l) * (1 - p) ** l * -mpmath.expm1(ep - (k - 2 * l) * eps)
+                               for l in range(k + 1) if (k - 2 * l) * eps > ep)
+
+        lo, hi = mpmath.mpf(0), k * eps
+        for _ in range(120):
+            mid = (lo + hi) / 2
+            lo, hi = (lo, mid) if profile(mid) <= delta else (mid, hi)
+        return float(hi)
+
+
+@pytest.mark.parametrize("eps, k, delta", [(1e-20, 10, 1e-30), (1e-20, 10, 1e-21), (1e-12, 10, 1e-20),
+                                           (1e-300, 10, 1e-310), (1e-300, 7, 1e-301), (1e-100, 40, 1e-101)])
+def test_optimal_at_a_tiny_epsilon_is_the_exact_root(eps, k, delta):
+    # A_m (1 - C e^{-2 (m-lo) eps} / A_m) cancelled to 0 below eps = 1e-16: log 0 warned and the bound
+    # was 0.0 although delta(0) = 1.2e-20 > 1e-30 (a (0, 1e-30)-DP claim, unsound)
+    assert comp.optimal(eps, k, delta) == pytest.approx(_mp_optimal(eps, k, delta), rel=1e-12, abs=0)
+
+
+@pytest.mark.parametrize("delta", [5e-324, 1e-300])
+def test_conversions_at_a_subnormal_delta(delta):
+    # log(1/delta) overflowed to inf at 5e-324: zcdp_to_dp and rdp_to_dp(method="classic") returned inf
+    import mpmath
+
+    with mpmath.workdps(50):
+        log_inv = -mpmath.log(mpmath.mpf(delta))
+        zcdp = float(mpmath.mpf(0.5) + 2 * mpmath.sqrt(mpmath.mpf(0.5) * log_inv))
+        classic = float(min(mpmath.mpf(0.5) + log_inv / 1, mpmath.mpf(2.0) + log_inv / 7))
+    assert comp.zcdp_to_dp(0.5, delta) == pytest.approx(zcdp, rel=1e-14, abs=0)
+    assert comp.rdp_to_dp([2.0, 8.0], [0.5, 2.0], delta, method="classic") == pytest.approx(classic, rel=1e-14, abs=0)

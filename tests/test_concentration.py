@@ -197,3 +197,57 @@ def test_rr_loss_paths_single_path():
 def test_bad_inputs_name_the_parameter_and_the_value(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+# ----------------------------------------------------------------------------------- extreme magnitudes
+def _mp_hoeffding(tau, n, a, b):
+    import mpmath
+
+    with mpmath.workdps(50):
+        tau, a, b = mpmath.mpf(tau), mpmath.mpf(a), mpmath.mpf(b)
+        return float(mpmath.exp(-2 * tau**2 / (n * (b - a) ** 2)))
+
+
+@pytest.mark.parametrize("tau, n, a, b", [
+    (1e300, 20, -1e300, 1.5),        # (b - a) ** 2 overflowed: OverflowError
+    (5.0, 20, -1e300, 1.5),          # the bound is 1 to double precision
+    (1e300, 20, -1.0, 1e300),        # same, through b
+    (1e308, 1, -1e308, 1e308),       # b - a = 2e308 overflows the float range itself
+    (5e-324, 1, 0.0, 5e-324),        # a subnormal width: q = 1/sqrt(1)
+    (1e-300, 4, 1.0, 1.0 + 2**-52),  # a tiny deviation over a one-ulp width
+    (5.0, 20, -1.0, 5e-324),
+])
+def test_hoeffding_at_extreme_magnitudes_is_the_closed_form(tau, n, a, b):
+    got = conc.hoeffding_bound(tau, n, a, b)
+    assert got == pytest.approx(_mp_hoeffding(tau, n, a, b), rel=1e-13, abs=0)
+
+
+def test_hoeffding_limits_zero_and_one():
+    assert conc.hoeffding_bound(5.0, 20, 0.0, 5e-324) == 0.0           # exp(-2 * 1e647 / 20)
+    assert conc.hoeffding_bound(1e300, 1, -1e-300, 1e-300) == 0.0
+    assert conc.hoeffding_bound(5e-324, 20, -1e300, 1e300) == 1.0       # exp(-1e-1247)
+    assert conc.hoeffding_bound(1.0, 10**400, 0.0, 1.0) == 1.0          # n beyond the float range
+
+
+@pytest.mark.parametrize("a, b", [(1e300, 1.5), (-1.0, -1e300), (5e-324, 0.0)])
+def test_hoeffding_empty_range_names_a_and_b(a, b):
+    # 'b must be > 1000...(301 digits)' named only b, for a wrong a
+    with pytest.raises(ValueError, match=r"b must be > .* = a \(a must be < b\), got a = .*, b = ") as info:
+        conc.hoeffding_bound(1.0, 3, a, b)
+    assert len(str(info.value)) < 120
+
+
+@pytest.mark.parametrize("t, c, exponent", [
+    (1e300, [1e300], -0.5),                  # t * t / sum(c * c) was inf / inf = nan
+    (1e300, [1e300] * 4, -0.125),
+    (1e-300, [1e-300, 1e-300], -0.25),       # 0 / 0 = nan
+    (5e-324, [5e-324], -0.5),
+])
+def test_azuma_at_extreme_magnitudes_is_the_closed_form(t, c, exponent):
+    assert conc.azuma_bound(t, c) == pytest.approx(math.exp(exponent), rel=1e-14, abs=0)
+
+
+def test_azuma_limits_zero_and_one():
+    assert conc.azuma_bound(1.0, [5e-324]) == 0.0
+    assert conc.azuma_bound(5e-324, [1e300]) == 1.0
+    assert np.array_equal(conc.azuma_bound([0.0, 1e300], [1e-300]), [1.0, 0.0])

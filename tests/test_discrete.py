@@ -938,3 +938,103 @@ def test_snapping_law_far_tail_at_the_top_of_the_range(lam, bound, p):
     cdf = lambda x: stats.laplace.cdf(x, loc=bound, scale=lam)  # noqa: E731
     ideal = np.r_[cdf(inner[0] - big / 2), cdf(inner + big / 2) - cdf(inner - big / 2), 1 - cdf(inner[-1] + big / 2)]
     assert np.allclose(probs, ideal, rtol=0.05, atol=0)
+
+
+# ---------------------------------------------------------------- extreme magnitudes
+def test_discrete_gaussian_pmf_at_a_vanishing_sigma_is_a_point_mass():
+    """sigma^2 underflowed to 0: x^2/(2 sigma^2) was 0/0 = nan at x = 0 ([nan, nan] at 1e-300). The limit
+    of e^{-x^2/(2 sigma^2)}/Z as sigma -> 0 is 1 at 0 and 0 elsewhere (Z = 1 + 2e^{-1/(2 sigma^2)} + ...)."""
+    for sigma in (1e-300, 5e-324, 1e-160):
+        assert dsc.discrete_gaussian_pmf([-2, 0, 2, 10**300], sigma).tolist() == [0.0, 1.0, 0.0, 0.0]
+        assert dsc.discrete_gaussian_pmf(0, sigma) == 1.0
+
+
+def test_discrete_gaussian_pmf_at_a_huge_sigma():
+    """sigma**2 raised OverflowError (Numerical result out of range) past 1.3e154. For sigma >= 10 the
+    normalizer is sigma sqrt(2 pi) in float (Poisson summation), so the pmf is phi(x/sigma)/sigma (mpmath)."""
+    sigma = 1e300
+    xs = [0, 10**300, -2 * 10**300, 2]
+    with mp.workdps(50):
+        s = mp.mpf(sigma)
+        want = [float(mp.npdf(mp.mpf(x) / s) / s) for x in xs]
+    assert dsc.discrete_gaussian_pmf(xs, sigma).tolist() == pytest.approx(want, rel=1e-14)
+
+
+def test_discrete_gaussian_delta_at_a_vanishing_sigma_is_a_step():
+    """sigma^2 underflowed to 0 and the sum divided by it (ZeroDivisionError at 1e-300). The two laws are
+    then point masses at 0 and k apart up to e^{-1/(2 sigma^2)}: delta = 1 - e^{eps - k^2/(2 sigma^2)}
+    for eps < k^2/(2 sigma^2), 0 from there (every term has |y| >= 1)."""
+    assert dsc.discrete_gaussian_delta(1e-300, [0.0, 1.0, 1e300]).tolist() == [1.0, 1.0, 1.0]
+    assert dsc.discrete_gaussian_delta(5e-324, [0.0, 1.7e308], 3).tolist() == [1.0, 1.0]
+    # sigma = 2^-510: k^2/(2 sigma^2) = 2^1019 (k = 1), 2^1021 (k = 2), the step exactly there
+    sigma, step = 2.0**-510, 2.0**1019
+    below = math.nextafter(step, 0.0)
+    assert dsc.discrete_gaussian_delta(sigma, [below, step, 1.7e308]).tolist() == [1.0, 0.0, 0.0]
+    assert dsc.discrete_gaussian_delta(sigma, [step, 2 * step, 4 * step], 2).tolist() == [1.0, 1.0, 0.0]
+
+
+def _mp_gaussian_delta(eps, mu, dps=700):
+    """The continuous profile Phi(a) - e^eps Phi(a - mu), a = mu/2 - eps/mu, with digits to spare."""
+    with mp.workdps(dps):
+        eps, mu = mp.mpf(eps), mp.mpf(mu)
+        a = mu / 2 - eps / mu
+        return mp.ncdf(a) - mp.exp(eps) * mp.ncdf(a - mu)
+
+
+def test_discrete_gaussian_delta_at_a_huge_sigma_is_the_continuous_one():
+    """sigma = 1e300 raised OverflowError. There the discrete and continuous profiles agree to 1e-500
+    relative (Z = sigma sqrt(2 pi) and Euler-Maclaurin corrections of relative size sigma^-2): each
+    shift's profile is Phi(a) - e^eps Phi(a - mu), mu = k/sigma, at 700 digits."""
+    sigma = 1e300
+    eps = [0.0, 1e-300, 3e-300, 1e-299]
+    for sens in (1, 2):
+        got = dsc.discrete_gaussian_delta(sigma, eps, sens)
+        want = [float(max(_mp_gaussian_delta(e, k / sigma) for k in range(1, sens + 1))) for e in eps]
+        assert got.tolist() == pytest.approx(want, rel=1e-12)
+        assert got[0] == pytest.approx(sens / (sigma * math.sqrt(2 * math.pi)), rel=1e-12)
+    # into the subnormals, and 0 once eps sigma is past about 40
+    tiny = dsc.discrete_gaussian_delta(1.7e308, [0.0, 1.0])
+    assert tiny[0] == pytest.approx(float(_mp_gaussian_delta(0.0, 1 / 1.7e308)), rel=1e-6) and tiny[1] == 0.0
+
+
+@pytest.mark.parametrize("sigma", [1e6, 2.5e6])
+def test_discrete_gaussian_delta_past_a_million_matches_the_direct_sum(sigma):
+    """From sigma = 1e6 the sum over ~8 sigma integers is replaced by the continuous profile plus its
+    Euler-Maclaurin correction (the continuous one alone is off by up to 6e-11 here, the corrected one
+    by 2e-13); the direct sum, checked against mpmath at smaller sigma, is the reference."""
+    log_z = dsc._dgauss_log_normalizer(sigma)
+    for k in (1, 3):
+        zs = np.array([0.0, 0.5, 3.0, 20.0, 37.0])
+        eps = zs * k / sigma
+        got = dsc.discrete_gaussian_delta(sigma, eps, k)
+        direct = [max(dsc._dgauss_delta_shift(sigma, log_z, float(e), j)[0] for j in range(1, k + 1)) for e in eps]
+        assert got.tolist() == pytest.approx(direct, rel=1e-12)
+        plain = [max(loss.gaussian_delta(float(e), j / sigma) for j in range(1, k + 1)) for e in eps]
+        assert abs(plain[-1] / direct[-1] - 1) > 5e-12         # the correction is needed
+
+
+def test_discrete_gaussian_delta_at_a_huge_epsilon_is_zero():
+    """s2 * eps overflowed to inf: c = -inf and math.ceil raised OverflowError (eps = 1e300). Every term
+    then lies below y = -40 sigma: the sum is under e^-800, 0 in float."""
+    assert dsc.discrete_gaussian_delta(2.0, [1e10, 1e300, 1.7e308]).tolist() == [0.0, 0.0, 0.0]
+    assert dsc.discrete_gaussian_delta(0.5, 1e300, 3) == 0.0
+
+
+def test_discrete_gaussian_mechanism_refuses_a_sigma_whose_noise_cannot_be_int64():
+    """At sigma = 1e300 the draw was made, then 'value + noise does not fit in int64' named neither
+    sigma nor a range. Up to 2**58 the release fits but with probability below e^-128."""
+    with pytest.raises(ValueError, match=r"^sigma must be <= 2\*\*58 \(2\.9e17\) for value \+ noise to fit in "
+                                         r"int64, got 1e\+300 \(add sample_discrete_gaussian draws"):
+        dsc.discrete_gaussian_mechanism([0, 100], 1e300, rng=np.random.default_rng(0))
+    with pytest.raises(ValueError, match=r"^sigma must be <= 2\*\*58"):
+        dsc.discrete_gaussian_mechanism(0, Fraction(2**58) + Fraction(1, 10**30), rng=random.Random(0))
+    out = dsc.discrete_gaussian_mechanism([0, 100], 2**58, rng=random.Random(0))
+    src = random.Random(0)
+    assert out.dtype == np.int64 and out.tolist() == [v + dsc.sample_discrete_gaussian(2**58, src) for v in (0, 100)]
+
+
+def test_discrete_laplace_pmf_and_profile_at_extreme_magnitudes_are_warning_free():
+    """Right values, but numpy warned (overflow in divide / expm1), which the test configuration makes an
+    error: the pmf at scale 5e-324 is the point mass at 0; the profile at eps = 1e300 is 0."""
+    assert dsc.discrete_laplace_pmf([0, 1, -3], 5e-324).tolist() == [1.0, 0.0, 0.0]
+    assert dsc.discrete_laplace_delta(2.0, [1e300, 1.7e308], 2).tolist() == [0.0, 0.0]

@@ -605,3 +605,170 @@ def test_real_inputs_may_be_fractions_but_not_mixed_with_non_numbers():
 def test_answers_message_states_the_rule_and_the_value(bad, shown):
     with pytest.raises(ValueError, match=rf"^answers must be a non-empty 1-D sequence of finite numbers, got {shown}$"):
         flawed.sparse_vector_variant(bad, 0.0, 1.0, 2, rng=np.random.default_rng(0), algorithm=1)
+
+
+# ----------------------------------------------------------------- extreme magnitudes
+def _noisy_max_index_law(units):
+    """P(argmax_i (u_i + L_i) = i) for independent Laplace(1) L_i, by quadrature (scipy.stats)."""
+    lap = stats.laplace()
+    out = []
+    for i, ui in enumerate(units):
+        others = [uj for j, uj in enumerate(units) if j != i]
+        f = lambda x: lap.pdf(x - ui) * np.prod([lap.cdf(x - uj) for uj in others])   # noqa: E731
+        pts = sorted(set(units))
+        out.append(integrate.quad(f, -60, 60, points=pts, epsabs=1e-13, limit=200)[0])
+    return np.array(out)
+
+
+def _within(counts, probs, n, sigmas=5.0):
+    return np.all(np.abs(counts - n * probs) <= sigmas * np.sqrt(n * probs * (1 - probs)) + 1)
+
+
+@pytest.mark.parametrize("answers, eps, units", [
+    ([0.0, 2e307, -2e307], 1e-307, [0.0, 1.0, -1.0]),       # the noise scale 2e307 is past 1e306
+    ([0.0, 10.0, 3.0], 5e-324, [0.0, 0.0, 0.0]),             # 2/eps = inf: the uniform limit
+])
+def test_noisy_max_index_at_a_noise_scale_beyond_the_floats(answers, eps, units):
+    # the noise scale 2/epsilon overflowed (inf at 5e-324) and laplace_noise refused it as 'scale'
+    n = 60_000
+    idx = flawed.noisy_max(answers, eps, n, rng=np.random.default_rng(4))
+    assert _within(np.bincount(idx, minlength=3), _noisy_max_index_law(units), n)
+    ide = flawed.noisy_max(answers, eps, n, rng=np.random.default_rng(4), noise="exponential")
+    if units == [0.0, 0.0, 0.0]:
+        assert _within(np.bincount(ide, minlength=3), np.full(3, 1 / 3), n)
+
+
+def test_noisy_max_value_refuses_a_noise_scale_beyond_1e306():
+    with pytest.raises(ValueError, match=r"epsilon must be >= 2e-306 with release='value'.*got 5e-324"):
+        flawed.noisy_max([0.0, 1.0], 5e-324, 3, rng=np.random.default_rng(0), release="value")
+    val = flawed.noisy_max([0.0, 1.0], 2e-306, 1000, rng=np.random.default_rng(0), release="value")
+    assert np.all(np.isfinite(val)) and np.median(np.abs(val)) > 1e305
+
+
+def test_laplace_with_rare_leak_at_tiny_epsilon():
+    with pytest.raises(ValueError, match=r"epsilon must be >= 1e-306 .*got 5e-324"):
+        flawed.laplace_with_rare_leak(3.0, 5e-324, 3, rng=np.random.default_rng(0), leak_probability=0.1)
+    for eps in (1e-300, 1e-306):
+        out = flawed.laplace_with_rare_leak(3.0, eps, 20_000, rng=np.random.default_rng(1), leak_probability=0.0)
+        # 3 + Lap(1/eps): every release finite, E|X - 3| = 1/eps
+        assert np.all(np.isfinite(out)) and abs(np.mean(np.abs(out - 3.0) * eps) - 1.0) < 0.05
+
+
+@pytest.mark.parametrize("algorithm", [1, 2, 4])
+def test_sparse_vector_at_epsilon_5e_324_is_the_limit_law(algorithm):
+    # answers * eps -> 0: AboveThreshold on equal answers with the algorithm's scales (in units of
+    # 1/eps); the law of the first top from dpnotes.svt's quadrature. It raised 'scale must be finite'
+    b_rho, b_nu = flawed.lyu_noise_scales(algorithm, 1.0, 1)
+    probs = np.exp(svt.output_log_probabilities([0.0, 0.0], 0.0, 1.0, threshold_scale=b_rho, query_scale=b_nu))
+    n = 40_000
+    out = flawed.sparse_vector_variant([-5.0, 5.0], 0.0, 5e-324, n, rng=np.random.default_rng(2), algorithm=algorithm)
+    bottoms = np.where(out[:, 0] == 1, 0, np.where(out[:, 1] == 1, 1, 2))
+    assert _within(np.bincount(bottoms, minlength=3), probs, n)
+
+
+@pytest.mark.parametrize("algorithm, c", [(1, 2), (2, 1), (4, 1), (5, 1), (6, 1)])
+def test_sparse_vector_beyond_scale_1e306_is_the_same_comparisons_in_units_of_one_over_epsilon(algorithm, c):
+    # exactly the algorithm run at epsilon = 1 on answers and threshold times epsilon (same draws)
+    answers, threshold, eps = np.array([-3e306, 2e306, 0.0, 5e306]), 1e306, 1e-306
+    got = flawed.sparse_vector_variant(answers, threshold, eps, 50, rng=np.random.default_rng(3),
+                                       algorithm=algorithm, c=c)
+    want = flawed.sparse_vector_variant(answers * eps, threshold * eps, 1.0, 50, rng=np.random.default_rng(3),
+                                        algorithm=algorithm, c=c)
+    np.testing.assert_array_equal(got, want)
+    assert len(np.unique(got, axis=0)) > 1
+
+
+def test_sparse_vector_algorithm_3_refuses_a_noise_scale_beyond_1e306():
+    with pytest.raises(ValueError, match=r"epsilon must be >= 4e-306 for algorithm 3 with c = 2.*got 5e-324"):
+        flawed.sparse_vector_variant([0.0], 0.0, 5e-324, 2, rng=np.random.default_rng(0), algorithm=3, c=2)
+    out = flawed.sparse_vector_variant([0.0, 0.0], 0.0, 2e-306, 200, rng=np.random.default_rng(0), algorithm=3)
+    tops = out[np.isfinite(out)]
+    assert tops.size and np.median(np.abs(tops)) > 1e305
+
+
+# ----------------------------------------------------------------- siblings at extreme magnitudes
+def test_lyu_privacy_of_algorithm_4_at_a_tiny_epsilon_is_not_zero():
+    # round(7/4 * eps, 15) made every epsilon below 5e-16 a privacy parameter of 0.0 (a 0-DP claim)
+    assert flawed.lyu_privacy(4, 1e-20) == pytest.approx(1.75e-20, rel=1e-15, abs=0)
+    assert flawed.lyu_privacy(4, 5e-324) == 1e-323                      # 7/4 of the smallest subnormal, rounded
+    assert flawed.lyu_privacy(4, 1e300, c=3) == pytest.approx(4.75e300, rel=1e-15, abs=0)
+    assert flawed.lyu_privacy(4, 0.1) == 0.175
+
+
+def _mp_max_value_log_density(y, answers, eps, noise):
+    with mp.workdps(50):
+        eps, b = mp.mpf(eps), 2 / mp.mpf(eps)
+        if noise == "laplace":
+            pdf = lambda u: mp.exp(-abs(u) / b) / (2 * b)                                # noqa: E731
+            cdf = lambda u: mp.exp(u / b) / 2 if u < 0 else 1 - mp.exp(-u / b) / 2      # noqa: E731
+        else:
+            pdf = lambda u: mp.exp(-u / b) / b if u >= 0 else mp.mpf(0)                 # noqa: E731
+            cdf = lambda u: -mp.expm1(-u / b) if u > 0 else mp.mpf(0)                   # noqa: E731
+        y, f = mp.mpf(y), [mp.mpf(a) for a in answers]
+        total = mp.fsum(pdf(y - fi) * mp.fprod([cdf(y - fj) for j, fj in enumerate(f) if j != i])
+                        for i, fi in enumerate(f))
+        return float(mp.log(total))
+
+
+@pytest.mark.parametrize("y, eps, noise", [(0.0, 5e-324, "laplace"), (0.0, 1e-300, "laplace"),
+                                           (2.0, 5e-324, "exponential"), (2.0, 1e-300, "exponential"),
+                                           (0.0, 1e300, "laplace"), (2.0, 1e300, "exponential")])
+def test_noisy_max_value_log_density_at_extreme_epsilons(y, eps, noise):
+    # scipy's laws of scale 2/epsilon gave -inf: scale inf at 5e-324, and log 0 for -5e299 at 1e300
+    got = flawed.noisy_max_value_log_density([y], [0.0, 1.0], eps, noise=noise)[0]
+    assert got == pytest.approx(_mp_max_value_log_density(y, [0.0, 1.0], eps, noise), rel=1e-13, abs=0)
+
+
+def _mp_no_cutoff_log_probability(answers, threshold, eps, pattern):
+    """Algorithm 6 in units of the noise scale, at 50 digits: int e^{-|s|}/2 prod S or F (s - g_i) ds."""
+    with mp.workdps(50):
+        g = [(mp.mpf(f) - mp.mpf(threshold)) * mp.mpf(eps) / 2 for f in answers]
+        cdf = lambda u: mp.exp(u) / 2 if u < 0 else 1 - mp.exp(-u) / 2                 # noqa: E731
+        sf = lambda u: mp.exp(-u) / 2 if u >= 0 else 1 - mp.exp(u) / 2                  # noqa: E731
+        f = lambda s: mp.exp(-abs(s)) / 2 * mp.fprod(sf(s - gi) if a else cdf(s - gi)
+                                                      for gi, a in zip(g, pattern))
+        kinks = sorted({mp.mpf(0), *g})
+        grid = [kinks[0] - 100 + 10 * j for j in range(int((kinks[-1] - kinks[0] + 200) / 10) + 1)]
+        # mpmath's quad stops at an absolute error of 1e-50: an integrand of size e^-500 is scaled up
+        top = max(f(t) for t in kinks)
+        return float(mp.log(mp.quad(lambda s: f(s) / top, [-mp.inf, *sorted(set(grid) | set(kinks)), mp.inf]))
+                     + mp.log(top))
+
+
+@pytest.mark.parametrize("answers, eps", [([0.0, 1.0], 1000.0), ([0.0, -1.0], 1000.0), ([0.5, -0.3], 0.8),
+                                          ([0.0, 1.0], 5e-324), ([0.0, 1.0], 1e-300)])
+def test_algorithm_6_log_probabilities_at_extreme_epsilons(answers, eps):
+    # at 5e-324 every pattern was -inf (impossible), and quad warned at 1e-300; at eps = 1000 a
+    # pattern of probability e^-495 was -inf
+    pats = [[0, 1], [1, 1], [0, 0], [1, 0]]
+    got = flawed.no_cutoff_pattern_log_probabilities(answers, 0.0, eps, pats, algorithm=6)
+    want = [_mp_no_cutoff_log_probability(answers, 0.0, eps, p) for p in pats]
+    assert got == pytest.approx(want, rel=1e-9, abs=0)
+    if eps < 1e-200:                         # the limit: the orderings of three i.i.d. draws
+        assert np.exp(got) == pytest.approx([1 / 6, 1 / 3, 1 / 3, 1 / 6], rel=1e-9)
+
+
+def test_algorithm_6_refuses_a_log_probability_below_minus_1e4():
+    for kwargs in ({"epsilon": 1e300}, {"threshold": 1e300}):
+        args = dict(answers=[0.0, 1.0], threshold=0.0, epsilon=1.0, patterns=[[0, 0], [1, 1]], algorithm=6) | kwargs
+        name = next(iter(kwargs))
+        with pytest.raises(ValueError, match=rf"{name} = .*log-probability is about -.*below -1e4"):
+            flawed.no_cutoff_pattern_log_probabilities(**args)
+
+
+@pytest.mark.parametrize("eps", [5e-324, 1e-300, 1e300])
+def test_algorithm_5_log_probabilities_closed_form_at_extreme_epsilons(eps):
+    # Pr[pattern] = Pr[rho in (max f over bottoms, min f over tops] - T], rho ~ Lap(2/eps), at 50 digits;
+    # scipy's Laplace of scale inf gave -inf for every pattern at 5e-324
+    def mp_log_mass(lo, hi):
+        with mp.workdps(400):                       # F(0.5/b) - F(-0.5/b) = 1/(4e323) at 5e-324
+            b = 2 / mp.mpf(eps)
+            cdf = lambda u: mp.exp(u / b) / 2 if u < 0 else 1 - mp.exp(-u / b) / 2      # noqa: E731
+            sf = lambda u: mp.exp(-u / b) / 2 if u >= 0 else 1 - mp.exp(u / b) / 2      # noqa: E731
+            lo, hi = mp.mpf(lo), mp.mpf(hi)
+            return float(mp.log(sf(lo) - sf(hi) if lo >= 0 else cdf(hi) - cdf(lo)))
+
+    answers, pats = [0.0, 1.0, 3.0], [[0, 1, 1], [0, 0, 1], [1, 1, 1], [0, 0, 0], [1, 0, 1]]
+    got = flawed.no_cutoff_pattern_log_probabilities(answers, 0.5, eps, pats, algorithm=5)
+    want = [mp_log_mass(-0.5, 0.5), mp_log_mass(0.5, 2.5), mp_log_mass(-mp.inf, -0.5), mp_log_mass(2.5, mp.inf)]
+    assert got[:4] == pytest.approx(want, rel=1e-12, abs=0) and got[4] == -math.inf

@@ -1,7 +1,9 @@
 """Unit tests of dpnotes.functional (GP noise, RKHS norms, private KDE)."""
 
 import math
+import sys
 
+import mpmath as mp
 import numpy as np
 import pytest
 from scipy import integrate, linalg, optimize, stats
@@ -769,3 +771,216 @@ def test_kde_in_several_blocks_matches_the_direct_sum():
     direct = np.exp(-np.subtract.outer(g, x) ** 2 / (2 * h * h)).sum(axis=1) / (x.size * math.sqrt(2 * math.pi) * h)
     assert 2_000_000 // x.size < g.size
     assert np.allclose(got, direct, rtol=1e-12, atol=0)
+
+
+# ---------------------------------------------------------------- extreme bandwidths
+# References at 50 digits (mpmath, each test under mp.workdps(50)) from the defining formulas, with the
+# floats given exactly (mp.mpf of a float is that float); a value beyond the float range is checked to
+# be beyond it first.
+_MAX = mp.mpf(sys.float_info.max)
+
+
+def _mp_kernel(x, y, h):
+    return mp.exp(-(mp.mpf(x) - mp.mpf(y)) ** 2 / (2 * mp.mpf(h) ** 2))
+
+
+def _mp_phi(t, h):                         # the N(0, h^2) density at t
+    return mp.exp(-mp.mpf(t) ** 2 / (2 * mp.mpf(h) ** 2)) / (mp.sqrt(2 * mp.pi) * mp.mpf(h))
+
+
+@mp.workdps(50)
+def test_gaussian_kernel_at_bandwidths_whose_square_under_or_overflows():
+    """h^2 underflowed to 0 below 1.5e-154 (0 / 0 = nan on the diagonal, where the kernel is 1) and
+    overflowed above 9e153; the kernel is exp(-(x - y)^2 / (2 h^2)) at every h."""
+    x, y = [0.0, 1e-300, 3.0], [0.0, 2.5e-300]
+    got = fn.gaussian_kernel(x, y, 1e-300)
+    want = [[float(_mp_kernel(a, b, 1e-300)) for b in y] for a in x]   # 1, e^-3.125; e^-0.5, e^-1.125; 0, 0
+    assert want[0][1] < want[1][0] and want[2] == [0.0, 0.0]
+    assert np.allclose(got, want, rtol=1e-14, atol=0)
+    # two dimensions, 5e-200 apart at h = 1e-200: e^-12.5 (cdist's squared distance underflows there)
+    k2 = fn.gaussian_kernel([[0.0, 0.0], [3e-200, 4e-200]], [[0.0, 0.0]], 1e-200)[:, 0]
+    assert k2[0] == 1.0 and math.isclose(k2[1], math.exp(-12.5), rel_tol=1e-14)
+    # the smallest bandwidth: 1 on the diagonal, 0 off it; a huge one: 1 nearby, e^-1/2 and e^-2 at h and 2h
+    assert fn.gaussian_kernel([0.0, 1.0], [0.0, 1.0], 5e-324).tolist() == [[1.0, 0.0], [0.0, 1.0]]
+    far = fn.gaussian_kernel([0.0], [3.0, 1e300, -2e300], 1e300)[0]
+    assert far[0] == 1.0 and np.allclose(far[1:], [math.exp(-0.5), math.exp(-2.0)], rtol=1e-14, atol=0)
+
+
+@mp.workdps(50)
+def test_normalised_kernel_at_extreme_bandwidths_is_the_normal_density():
+    """(2 pi h^2)^(-1/2) raised 0.0 to a negative power below h = 1.5e-154 and was 0 above 1e154."""
+    ts = [0.0, 1e-300, 40e-300]                         # the last: e^-800 times 4e299, about 1.5e-48
+    got = fn.gaussian_kernel(ts, [0.0], 1e-300, normalized=True)[:, 0]
+    want = [float(_mp_phi(t, 1e-300)) for t in ts]
+    assert np.allclose(got, want, rtol=1e-13, atol=0) and 1e-49 < got[2] < 1e-47
+    got = fn.gaussian_kernel([0.0, 1e300], [0.0], 1e300, normalized=True)[:, 0]
+    assert np.allclose(got, [float(_mp_phi(0.0, 1e300)), float(_mp_phi(1e300, 1e300))], rtol=1e-14, atol=0)
+    assert _mp_phi(0.0, 5e-324) > _MAX                  # 8.1e322: beyond the float range
+    assert fn.gaussian_kernel([0.0, 1.0], [0.0], 5e-324, normalized=True)[:, 0].tolist() == [math.inf, 0.0]
+
+
+@mp.workdps(50)
+def test_kde_at_extreme_bandwidths():
+    """At h = 1e-300 the KDE is 0 away from the data and (2 pi h^2)^(-1/2) / n on it; the plain sum
+    gave nan (0 / 0) and at h = 1e300 it gave 0 (or nan) for 4e-301."""
+    data, grid = [0.0, 1.0], [0.0, 0.5, 3e-299]        # 3e-299 is 30 h from 0: e^-450 times 2e299
+    got = fn.kde(data, grid, 1e-300)
+    want = [float(sum(_mp_phi(g - x, 1e-300) for x in data) / 2) for g in grid]
+    assert want[1] == 0.0 and 1e100 < want[2] < 1e110
+    assert np.allclose(got, want, rtol=1e-13, atol=0)
+    got = fn.kde(data, [0.0, 1e300], 1e300)
+    want = [float(sum(_mp_phi(g - x, 1e300) for x in data) / 2) for g in [0.0, 1e300]]
+    assert np.allclose(got, want, rtol=1e-14, atol=0) and got[0] > got[1]
+    assert fn.kde(data, grid, 5e-324).tolist() == [math.inf, 0.0, 0.0]
+    # two dimensions at h = 1e-120: 1 / (2 pi h^2) on the point, times e^-12.5 at 5 h
+    got = fn.kde([[0.0, 0.0]], [[0.0, 0.0], [3e-120, 4e-120]], 1e-120)
+    c = 1 / (2 * mp.pi * mp.mpf(1e-120) ** 2)
+    assert np.allclose(got, [float(c), float(c * mp.exp(-12.5))], rtol=1e-13, atol=0)
+
+
+@mp.workdps(50)
+def test_sensitivities_of_the_kde_at_extreme_bandwidths():
+    """sqrt(2) / (n (2 pi h^2)^(d/2)): ZeroDivisionError below h = 1.5e-154, 0 above 1e154."""
+    def mp_delta(n, h, d):
+        return mp.sqrt(2) / (n * (2 * mp.pi * mp.mpf(h) ** 2) ** (mp.mpf(d) / 2))
+
+    for n, h, d in [(10, 1e-300, 1), (10, 1e300, 1), (3, 1e-120, 2), (7, 1e120, 2), (2, 1e-102, 3)]:
+        assert math.isclose(fn.rkhs_sensitivity(n, h, d), float(mp_delta(n, h, d)), rel_tol=1e-14)
+    assert mp_delta(10, 5e-324, 1) > _MAX and fn.rkhs_sensitivity(10, 5e-324) == math.inf
+    assert mp_delta(10, 1e300, 2) < mp.mpf(2) ** -1075 and fn.rkhs_sensitivity(10, 1e300, d=2) == 0.0
+    # the exact norm of a replaced record: 0 for the same record, sqrt(2) c far apart, and
+    # c sqrt(2 - 2 e^-2) for records 2 h apart
+    h, n = 1e-300, 10
+    got = fn.kde_difference_rkhs_norm([0.0, 1.0, 2e-300], [0.0, 0.0, 0.0], n, h)
+    c = 1 / (n * mp.sqrt(2 * mp.pi) * mp.mpf(h))
+    want = [0.0, float(mp.sqrt(2) * c), float(c * mp.sqrt(2 - 2 * mp.exp(-2)))]
+    assert got[0] == 0.0 and np.allclose(got, want, rtol=1e-14, atol=0)
+    assert fn.kde_difference_rkhs_norm([0.0, 1.0], [0.0, 0.0], n, 5e-324).tolist() == [0.0, math.inf]
+    # records 3 apart at h = 1e300: c (3 / h), about 1.7e-601: 0 in floats; at h = 1e150 it is representable
+    got = fn.kde_difference_rkhs_norm([0.0], [3.0], 1, 1e150)[0]
+    assert math.isclose(got, float(3 / (mp.sqrt(2 * mp.pi) * mp.mpf(1e150) ** 2)), rel_tol=1e-14)
+    # records beyond the float range apart (-1e308 to 1e308): the supremum sqrt(2) c, not an overflow
+    assert fn.kde_difference_rkhs_norm(-1e308, 1e308, 3, 2.0)[0] == pytest.approx(float(mp_delta(3, 2.0, 1)),
+                                                                                   rel=1e-15)
+
+
+@mp.workdps(50)
+def test_lscv_and_its_sensitivity_at_extreme_bandwidths():
+    """lscv gave nan (0 / 0) at h = 1e-300 and 0 at h = 1e300; lscv_sensitivity raised "0.0 cannot be
+    raised to a negative power" below h = 1.5e-154."""
+    def mp_lscv(x, h):
+        h, n = mp.mpf(h), len(x)
+        both = sum(_mp_phi(a - b, mp.sqrt(2) * h) for a in x for b in x) / n**2
+        loo = sum(_mp_phi(a - b, h) for i, a in enumerate(x) for j, b in enumerate(x) if i != j) / (n - 1)
+        return both - 2 * loo / n
+
+    for x, h in [([0.0, 1.0, 3.0], 1e-300), ([0.0, 0.0, 1.0], 1e-300), ([0.0, 1.0, 3.0], 1e300),
+                 ([0.0, 2e-120, 1.0], 1e-120)]:
+        want = mp_lscv(x, h)
+        assert math.isclose(fn.lscv(x, h), float(want), rel_tol=1e-13), (x, h)
+    assert fn.lscv([0.0, 0.0, 1.0], 1e-300) < 0 < fn.lscv([0.0, 1.0, 3.0], 1e-300)   # a tie makes it negative
+    assert mp_lscv([0.0, 1.0, 3.0], 5e-324) > _MAX and fn.lscv([0.0, 1.0, 3.0], 5e-324) == math.inf
+
+    def mp_sens(n, h, d, sharp):
+        h = mp.mpf(h)
+        a = mp.mpf(2) / n**2 * (4 * mp.pi * h * h) ** (-mp.mpf(d) / 2)
+        b = mp.mpf(4) / (n * (n - 1)) * (2 * mp.pi * h * h) ** (-mp.mpf(d) / 2)
+        return (n - 1) * (b - a + a * a / (4 * b)) if sharp else (n - 1) * (a + b)
+
+    for n, h, d, sharp in [(10, 1e-300, 1, False), (10, 1e-300, 1, True), (10, 1e300, 1, False),
+                           (5, 1e-101, 3, True), (5, 1e101, 3, False), (2, 1e-200, 1, True)]:
+        assert math.isclose(fn.lscv_sensitivity(n, h, d, sharp=sharp), float(mp_sens(n, h, d, sharp)),
+                            rel_tol=1e-14), (n, h, d, sharp)
+    assert mp_sens(10, 5e-324, 1, False) > _MAX and fn.lscv_sensitivity(10, 5e-324) == math.inf
+
+
+@mp.workdps(50)
+def test_sobolev_kde_sensitivity_at_extreme_bandwidths():
+    """1 / s^2 divided by 0 at h = 1e-300; at h = 1e300 phi_s(0) was 0 and Delta 0 for 7.5e-152; at
+    h = 1e-120 the plain product overflowed to inf for 6e178."""
+    def mp_sob(n, h):
+        s2 = 2 * mp.mpf(h) ** 2
+        phi0 = 1 / mp.sqrt(2 * mp.pi * s2)
+        return mp.sqrt(2 * phi0 * (1 + 1 / s2 + 2 / s2 * mp.exp(-(s2 + 3) / 2))) / n
+
+    for n, h in [(10, 1e300), (10, 1e-120), (3, 3e-101), (3, 7e101), (1, 1e-205), (4, 2.0**-700)]:
+        assert math.isclose(fn.sobolev_kde_sensitivity(n, h), float(mp_sob(n, h)), rel_tol=1e-14), (n, h)
+    assert mp_sob(10, 1e-300) > _MAX and fn.sobolev_kde_sensitivity(10, 1e-300) == math.inf
+
+
+@mp.workdps(50)
+def test_rkhs_norm_at_extreme_bandwidths_and_close_centres():
+    """K = I at h = 1e-300 (the norm was nan); near 1 1^T the plain a^T K a cancelled: centres 1e-8
+    apart at h = 1 gave 0 for 1e-8, and 3 apart at h = 1e300 0 for 3e-300."""
+    assert fn.rkhs_norm([1.0, -2.0], [0.0, 3.0], 1e-300) == pytest.approx(math.sqrt(5), rel=1e-15)
+    assert fn.rkhs_norm([1.0, -2.0], [0.0, 3.0], 5e-324) == pytest.approx(math.sqrt(5), rel=1e-15)
+    # sqrt(2 - 2 exp(-r^2 / (2 h^2))) for a = (1, -1)
+    for r, h in [(1e-8, 1.0), (3.0, 1e300), (5e-300, 1e-300)]:
+        want = mp.sqrt(-2 * mp.expm1(-mp.mpf(r) ** 2 / (2 * mp.mpf(h) ** 2)))   # 2 - 2 e^-u, u = 4.5e-600
+        assert math.isclose(fn.rkhs_norm([1.0, -1.0], [0.0, r], h), float(want), rel_tol=1e-14), (r, h)
+    # a = (1, -2) at h = 1e300: the kernel is 1 to the last bit, the norm |1 - 2| = 1
+    assert fn.rkhs_norm([1.0, -2.0], [0.0, 3.0], 1e300) == 1.0
+    # coefficients near the float range: 1e300 sqrt(2 - 2 e^-4.5)
+    assert fn.rkhs_norm([1e300, -1e300], [0.0, 3.0], 1.0) == pytest.approx(
+        float(mp.mpf(1e300) * mp.sqrt(2 - 2 * mp.exp(-4.5))), rel=1e-14)
+
+
+@mp.workdps(50)
+def test_gp_functions_at_bandwidth_1e_300_use_the_identity_gram_matrix():
+    """At h = 1e-300 the Gram matrix of distinct points is I (it was nan: scipy's Cholesky refused
+    "array must not contain infs or NaNs"); the noise is sqrt(1 + tau) z, coupled by seed."""
+    tau = 1e-10
+    lower, t = fn.gp_cholesky([0.0, 1.0, 2e-300], 1e-300)
+    gram = np.array([[1, 0, math.exp(-2)], [0, 1, 0], [math.exp(-2), 0, 1]])
+    assert t == tau and np.allclose(lower @ lower.T, gram + tau * np.eye(3), rtol=0, atol=1e-15)
+    z = np.random.default_rng(5).standard_normal((3, 2))
+    draw = fn.sample_gp([0.0, 0.5, 1.0], 1e-300, np.random.default_rng(5), size=2)
+    assert np.allclose(draw, math.sqrt(1 + tau) * z.T, rtol=1e-15, atol=0)
+    out = fn.gp_mechanism([0.0, 1.0], [0.0, 0.5], 0.1, 1.0, 1e-3, 1e-300, np.random.default_rng(6))
+    sigma = 0.1 * math.sqrt(2 * math.log(2 / 1e-3))
+    z = np.random.default_rng(6).standard_normal(2)
+    assert np.allclose(out, [0.0, 1.0] + sigma * math.sqrt(1 + tau) * z, rtol=1e-14, atol=0)
+    mean, cov = fn.gp_conditional([0.0], [2.0], [0.0, 5.0], 1e-300)
+    assert np.allclose(mean, [2 / (1 + tau), 0.0], rtol=1e-15, atol=0)
+    assert np.allclose(cov, [[tau / (1 + tau), 0.0], [0.0, 1.0]], rtol=1e-6, atol=0)
+    # gp_extend at a new point unrelated to the old ones: mean 0, variance 1 (+ jitter 1e-10)
+    g = fn.gp_extend([0.0, 1.0], [0.5, -0.5], [0.5], 1e-300, np.random.default_rng(8))
+    assert g.tolist() == pytest.approx([math.sqrt(1 + tau) * np.random.default_rng(8).standard_normal()], rel=1e-15)
+
+
+@mp.workdps(50)
+def test_kernel_logistic_regression_at_bandwidth_1e_300_fits_each_point_alone():
+    """With K = I the stationarity condition 2 lam n alpha_i = y_i expit(-y_i alpha_i) decouples:
+    alpha = y t with 2 lam n t = expit(-t) (Newton did not converge on the nan Gram matrix and asked
+    for more max_iter)."""
+    lam, n = 0.1, 3
+    t = mp.findroot(lambda s: 2 * lam * n * s - 1 / (1 + mp.exp(s)), 0.5)
+    alpha = fn.kernel_logistic_regression([-1.0, 1.0, 4.0], [-1, 1, 1], 1e-300, lam)
+    assert np.allclose(alpha, [-float(t), float(t), float(t)], rtol=1e-12, atol=0)
+
+
+@mp.workdps(50)
+def test_private_kde_refuses_a_bandwidth_whose_sensitivity_leaves_the_float_range(raises_exactly):
+    """The range is where sqrt(2) / (n (2 pi h^2)^(d/2)) is a normal float: for n = 2, d = 1 the
+    bounds solve it = 1.8e308 (h = 1.5697e-309) and = 2.2e-308 (h = 1.2679e307), rounded inward.
+    The old code divided by zero at h = 5e-324 and refused h = 1e300 as "sensitivity must be > 0"."""
+    lo = mp.sqrt(2) / (2 * mp.sqrt(2 * mp.pi) * _MAX)
+    hi = mp.sqrt(2) / (2 * mp.sqrt(2 * mp.pi) * mp.mpf(sys.float_info.min))
+    assert mp.mpf("1.571e-309") > lo > mp.mpf("1.569e-309") and mp.mpf("1.267e307") < hi < mp.mpf("1.268e307")
+    message = ("bandwidth must be in [1.571e-309, 1.267e+307] for n = 2 and d = 1 (beyond, the RKHS sensitivity "
+               "sqrt(2) / (n (2 pi h^2)^(d/2)) leaves the normal float range), got {}")
+    for h in (5e-324, 1.57e-309, 1.268e307):
+        with raises_exactly(message.format(repr(h))):
+            fn.private_kde([0.1, 0.5], [-1.0, 0.0, 1.0], 1.0, 1e-3, h, np.random.default_rng(0))
+    with raises_exactly(message.format("5e-324").replace("n = 2", "n = 20")
+                        .replace("1.571e-309", "1.571e-310").replace("1.267e+307", "1.267e+306")):
+        fn.kde_ise_normal(20, 5e-324, [-1.0, 0.0, 1.0], np.random.default_rng(0), reps=2, epsilon=1.0, delta=1e-3)
+    # inside: the KDE plus sigma sqrt(1 + tau) z at h = 1e-300 (K = I on the grid) and at h = 1e300
+    # (K = 1 1^T + tau I), sigma = sqrt(2) c(delta) / (eps n sqrt(2 pi) h)
+    for h in (1e-300, 1e300):
+        out = fn.private_kde([0.1, 0.5], [-1.0, 0.0, 1.0], 1.0, 1e-3, h, np.random.default_rng(4))
+        sigma = float(mp.sqrt(2) * mp.sqrt(2 * mp.log(2 / mp.mpf(1e-3))) / (2 * mp.sqrt(2 * mp.pi) * mp.mpf(h)))
+        f = [float(sum(_mp_phi(g - x, h) for x in (0.1, 0.5)) / 2) for g in (-1.0, 0.0, 1.0)]
+        gram = np.eye(3) if h < 1 else np.ones((3, 3))
+        noise = linalg.cholesky(gram + 1e-10 * np.eye(3), lower=True) @ np.random.default_rng(4).standard_normal(3)
+        assert np.allclose(out, np.array(f) + sigma * noise, rtol=1e-9, atol=0)

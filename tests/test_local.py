@@ -769,3 +769,80 @@ def test_fmt_clone_delta_returns_a_float_for_a_scalar_epsilon():
     one = local.fmt_clone_delta(1.0, 20, 0.2)
     both = local.fmt_clone_delta(1.0, 20, [0.1, 0.2])
     assert type(one) is float and one == both[1] and 0.0 < one < 1.0
+
+
+# --------------------------------------------------------------------------- extreme magnitudes
+def _mp_krr_estimate(support, n, eps, k):
+    """(C - n q)/(p - q) with 50 digits to spare after the cancellation (e^1e-300 - 1 needs 300 more)."""
+    with mp.workdps(400):
+        e = mp.exp(mp.mpf(eps))
+        p, q = e / (e + k - 1), 1 / (e + k - 1)
+        return [float((c - n * q) / (p - q)) for c in support]
+
+
+def _mp_oue_estimate(support, n, eps):
+    with mp.workdps(400):
+        q = 1 / (1 + mp.exp(mp.mpf(eps)))
+        return [float((c - n * q) / (mp.mpf(1) / 2 - q)) for c in support]
+
+
+@pytest.mark.parametrize("eps", [1e-300, 1e-10, 1e-5])
+def test_krr_and_oue_estimates_at_a_tiny_epsilon_do_not_cancel(eps):
+    """C - n q cancelled: q rounds to 1/k, so a balanced histogram (C = n/k) gave 0 at 1e-300 and
+    2.00000017 at 1e-10 instead of n/k = 2; the estimate is (k C - n)/(k (p - q)) + n/k (mpmath)."""
+    assert local.krr_estimate([0, 1, 2, 0, 1, 2], eps, 3).tolist() == pytest.approx([2.0] * 3, rel=1e-13)
+    got = local.krr_estimate([0, 1, 1, 2, 2, 2], eps, 3)
+    assert got.tolist() == pytest.approx(_mp_krr_estimate([1, 2, 3], 6, eps, 3), rel=1e-13)
+    assert local.oue_estimate([[1, 0], [0, 1]], eps).tolist() == pytest.approx([2.0, 2.0], rel=1e-13)
+    got = local.oue_estimate([[1, 0], [1, 1], [1, 0]], eps)
+    assert got.tolist() == pytest.approx(_mp_oue_estimate([3, 1], 3, eps), rel=1e-13)
+
+
+def test_frequency_estimates_at_the_smallest_subnormal_epsilon():
+    """epsilon = 5e-324: epsilon/2 rounds to 0, and hr_estimate gave 0/0 = nan ([nan, inf] on the
+    reports below). The limit of T/tanh(eps/2) = 2T/eps: 0 where the transform T is 0, +-inf where the
+    true estimate (about 4e323 T) exceeds the largest float."""
+    tiny = 5e-324
+    assert local.hr_estimate([0, 0, 1, 3], tiny, 2).tolist() == [0.0, math.inf]
+    assert local.hr_estimate([0, 1, 2, 3], tiny, 2).tolist() == [0.0, 0.0]
+    with mp.workdps(50):
+        want = float(2 / mp.tanh(mp.mpf(1e-300) / 2))             # T = (0, 2)
+    assert local.hr_estimate([0, 0, 1, 3], 1e-300, 2).tolist() == pytest.approx([0.0, want], rel=1e-15)
+    # (k C - n)/(k (p - q)) + n/k: exact n/k where k C = n; +-inf elsewhere
+    assert local.krr_estimate([0, 1, 2, 0, 1, 2], tiny, 3).tolist() == [2.0, 2.0, 2.0]
+    assert local.krr_estimate([0, 1, 1, 1], tiny, 2).tolist() == [-math.inf, math.inf]
+    assert local.oue_estimate([[1, 0], [0, 1]], tiny).tolist() == [2.0, 2.0]
+
+
+def test_variances_at_a_tiny_epsilon():
+    """Var = n q(1-q)/(p-q)^2 + ... -> inf as epsilon -> 0, but 0 with no reports: all three gave 0/0 =
+    nan for counts [0, 0] once (p - q)^2 underflowed (epsilon = 1e-300)."""
+    for fn in (local.krr_variance, local.oue_variance, local.hr_variance):
+        for eps in (5e-324, 1e-300):
+            assert fn([0, 0], eps).tolist() == [0.0, 0.0]
+            assert fn([3, 1], eps).tolist() == [math.inf, math.inf]
+    # just above the overflow: HR's n/tanh^2(eps/2) - n_v at eps = 1e-150 (mpmath), finite
+    with mp.workdps(50):
+        want = [float(4 / mp.tanh(mp.mpf(1e-150) / 2) ** 2 - v) for v in (3, 1)]
+    assert local.hr_variance([3, 1], 1e-150).tolist() == pytest.approx(want, rel=1e-14)
+
+
+def test_clone_bound_at_a_huge_epsilon0():
+    """The default r = e^-eps0 underflows past 745 (log(0) raised "math domain error") and the blanket
+    2/(1 + e^eps0) overflowed exp (OverflowError). With no clones left the bound is the local one,
+    delta(eps) = (e^eps0 - e^eps)/(1 + e^eps0) of randomized response (mpmath)."""
+    with mp.workdps(50):
+        want = float((mp.exp(1000) - mp.exp(995)) / (1 + mp.exp(1000)))
+    assert local.fmt_clone_delta(1000.0, 100, 995.0) == pytest.approx(want, rel=1e-12)
+    assert local.fmt_clone_delta(1e300, 100, [0.0, 0.5, 1e4]).tolist() == [1.0, 1.0, 1.0]
+    # smallest eps with delta(eps) <= 1e-6: eps0 + log(1 - 1e-6 (1 + e^-eps0)), to brentq's 1e-13 relative
+    e = local.fmt_clone_epsilon(1000.0, 500, 1e-6)
+    assert e == pytest.approx(1000.0 + math.log1p(-1e-6), abs=1e-9)
+    assert local.fmt_clone_delta(1000.0, 500, e) <= 1e-6
+    assert local.fmt_clone_epsilon(1e300, 500, 1e-6) == 1e300
+    # an explicit r cannot be below a blanket that rounds to 0: refused through both parameters
+    with pytest.raises(ValueError, match=r"^clone_probability must be in \(0, 2/\(1 \+ e\^epsilon0\)\].*"
+                                         r"got clone_probability = 0.1 at epsilon0 = 1e\+300$"):
+        local.fmt_clone_delta(1e300, 100, 0.5, clone_probability=0.1)
+    with pytest.raises(ValueError, match=r"epsilon0 > 745.8"):
+        local.fmt_clone_epsilon(746.0, 100, 1e-6, clone_probability=1e-300)

@@ -252,7 +252,7 @@ def test_gaussian_test_power_matches_neyman_pearson_threshold():
         (lambda: loss.hockey_stick([0.5, 0.5], [0.5, 0.5], [0.0, np.nan]), "epsilon"),
         (lambda: loss.hockey_stick_from_loss([1.0], [0.5, 0.5], 1.0), "loss must be a vector"),
         (lambda: loss.loss_tail([1.0, 2.0], [0.5, 0.5], "x"), "epsilon"),
-        (lambda: loss.tail_bound_from_dp(1.0, 0.1, 0.5), "epsilon_prime must be > 1"),
+        (lambda: loss.tail_bound_from_dp(1.0, 0.1, 0.5), "epsilon_prime must be > epsilon = 1"),
         (lambda: loss.tail_bound_from_dp(1.0, 1.0, 2.0), "delta must be in"),
         (lambda: loss.rr_delta(1.0, -1.0), "epsilon_rr must be >= 0"),
         (lambda: loss.laplace_delta(1.0, 0.0), "mu must be > 0"),
@@ -297,7 +297,9 @@ def test_bad_inputs(call, match):
         (lambda: loss.loss_tail([1.0, 0.0], [0.5, 0.5], np.nan), "epsilon must be a real number, got nan"),
         (lambda: loss.rr_delta(-1.0, 1.0), "epsilon must be >= 0, got -1"),
         (lambda: loss.tail_bound_from_dp(-0.5, 0.1, 1.0), "epsilon must be >= 0, got -0.5"),
-        (lambda: loss.tail_bound_from_dp(0.5, 0.1, 0.5), "epsilon_prime must be > 0.5, got 0.5"),
+        (lambda: loss.tail_bound_from_dp(0.5, 0.1, 0.5), "epsilon_prime must be > epsilon = 0.5, got 0.5"),
+        (lambda: loss.tail_bound_from_dp(1e300, 1e-6, 1.5), "epsilon_prime must be > epsilon = 1e+300, got 1.5"),
+        (lambda: loss.tail_bound_from_dp(2.0, 0.1, [3.0, 1.0]), "epsilon_prime must be > epsilon = 2, got 1"),
     ],
 )
 def test_bad_inputs_exact_messages(call, message, raises_exactly):
@@ -399,3 +401,31 @@ def test_gaussian_epsilon_is_accurate_when_it_is_tiny():
     delta. Reference: the profile at 50 digits."""
     e = loss.gaussian_epsilon(1e-12, 1e-7)
     assert float(mp_gaussian_delta(e, 1e-7)) == pytest.approx(1e-12, rel=1e-11, abs=0)
+
+
+def _mp_gaussian_epsilon(delta, mu):
+    """The root of delta(eps) = delta by mpmath, with enough digits that eps = mu^2/2 + O(mu) keeps 40 of its own."""
+    with mp.workdps(int(2 * math.log10(mu)) + 60):
+        m, d = mp.mpf(mu), mp.mpf(delta)
+        z = mp.sqrt(2) * mp.erfinv(2 * d - 1)                 # Phi(z) = delta: the tail bound's a
+        e0 = m * (m / 2 - z)
+        return mp.findroot(lambda e: mp.ncdf(m / 2 - e / m) - mp.exp(e) * mp.ncdf(-m / 2 - e / m) - d,
+                           (e0 - 40 * m, e0), solver="anderson")
+
+
+@pytest.mark.parametrize("delta, mu", [(1e-5, 1e8), (0.1, 1e8), (0.5, 1e9), (1e-12, 1e10), (1e-5, 1e12),
+                                       (0.9, 3e7), (1e-3, 1e150)])
+def test_gaussian_epsilon_at_a_large_mu_against_mpmath(delta, mu):
+    """From mu ~ 3e7 on, eps = mu^2/2 - mu a and log Phi(a - mu) ~ -mu^2/2 cancelled in the profile by more than
+    the margin at the end of brentq's bracket: 'f(a) and f(b) must have different signs' at (0.1, 1e8). The root
+    is now sought in a = mu/2 - eps/mu. Reference: the root of the profile in mpmath at 2 log10(mu) + 60 digits."""
+    assert loss.gaussian_epsilon(delta, mu) == pytest.approx(float(_mp_gaussian_epsilon(delta, mu)), rel=4e-16)
+
+
+def test_gaussian_epsilon_beyond_the_doubles_is_inf():
+    """eps >= mu (mu/2 - z - 1) for Phi(z) = delta (the profile is Phi(a) (1 - O(|a| / mu))): above 1.8e308 from
+    mu ~ 1.9e154. At mu = 1e300 the bracket's end overflowed to inf and brentq gave up after 400 iterations."""
+    for delta in (5e-324, 1e-5, 0.5, 0.999999):
+        assert loss.gaussian_epsilon(delta, 1e300) == math.inf
+        assert loss.gaussian_epsilon(delta, 2e154) == math.inf                       # mu^2 / 2 = 2e308
+        assert loss.gaussian_epsilon(delta, 1e154) == pytest.approx(5e307, rel=1e-15)  # mu |z| <= 4e155

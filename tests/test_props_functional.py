@@ -217,6 +217,56 @@ def test_kernel_logistic_regression_moves_by_at_most_the_erm_sensitivity(x, h, l
     assert fn.erm_sensitivity(n + 1, lam) < bound and fn.erm_sensitivity(n, 2 * lam) < bound
 
 
+# --------------------------------------------------------------------------- the whole float range
+@given(x=points(1, 6), grid=st.data(), h=LOG_H, k=st.integers(-1000, 1000))
+def test_kernel_and_kde_are_scale_equivariant_over_the_whole_float_range(x, grid, h, k):
+    """K(s x, s y; s h) = K(x, y; h) and kde(s D, s g, s h) = kde(D, g, h) / s^d for s = 2^k (exact
+    scaling) anywhere in the float range: the plain 2 h^2 underflowed to 0 below h = 1.5e-154 (nan)
+    and overflowed above 9e153, and the constant (2 pi h^2)^(-d/2) with it."""
+    d = x.shape[1]
+    g = grid.draw(points(1, 5, d=d))
+    s = 2.0**k
+    k_plain = fn.gaussian_kernel(x, g, h)
+    k_scaled = fn.gaussian_kernel(x * s, g * s, h * s)
+    assert np.allclose(k_scaled, k_plain, rtol=1e-10, atol=1e-300)
+    f = fn.kde(x, g, h)
+    f_scaled = np.ldexp(fn.kde(x * s, g * s, h * s), k * d)     # times s^d, exactly
+    with np.errstate(divide="ignore"):
+        log2_scaled = np.log2(f) - k * d                          # the scaled density is f / s^d
+    normal = (log2_scaled > -960) & (log2_scaled < 1000)          # where that is a normal float
+    assert np.allclose(f_scaled[normal], f[normal], rtol=1e-10, atol=0)
+    assert not np.isnan(f_scaled).any()
+
+
+@settings(max_examples=profiles.size(fast=60, thorough=1000))
+@given(log_h=st.floats(-323.5, 308.0), n=st.integers(2, 10**6), d=st.integers(1, 4), sharp=st.booleans())
+def test_sensitivities_are_their_formulas_over_the_whole_float_range(log_h, n, d, sharp):
+    """rkhs_sensitivity, lscv_sensitivity and sobolev_kde_sensitivity equal their formulas (50-digit
+    mpmath) for every bandwidth: correctly rounded to inf or 0 beyond the float range, to 1e-13
+    inside it (they divided by zero, raised 0.0 to a negative power or returned 0 outside
+    [1e-154, 1e154])."""
+    h = 10.0**log_h
+    assume(h > 0)
+
+    def close(got, want):
+        want_f = float(want)                                      # mpmath rounds beyond the range to inf / 0
+        if want_f == math.inf or abs(want_f) < 1e-300:
+            return got == want_f or math.isclose(got, want_f, rel_tol=0, abs_tol=1e-305)
+        return math.isclose(got, want_f, rel_tol=1e-13)
+
+    with mp.workdps(50):
+        hm = mp.mpf(h)
+        c2 = (2 * mp.pi * hm * hm) ** (-mp.mpf(d) / 2)
+        assert close(fn.rkhs_sensitivity(n, h, d), mp.sqrt(2) / n * c2)
+        a = mp.mpf(2) / n**2 * (4 * mp.pi * hm * hm) ** (-mp.mpf(d) / 2)
+        b = mp.mpf(4) / (n * (n - 1)) * c2
+        want = (n - 1) * (b - a + a * a / (4 * b)) if sharp else (n - 1) * (a + b)
+        assert close(fn.lscv_sensitivity(n, h, d, sharp=sharp), want)
+        s2 = 2 * hm * hm
+        sob = mp.sqrt(2 / mp.sqrt(2 * mp.pi * s2) * (1 + 1 / s2 + 2 / s2 * mp.exp(-(s2 + 3) / 2))) / n
+        assert close(fn.sobolev_kde_sensitivity(n, h), sob)
+
+
 # --------------------------------------------------------------------------- bandwidth and risk
 @given(x=points(2, 30), scale=st.floats(0.1, 10.0), shift=st.floats(-10.0, 10.0), rule=st.sampled_from(["iqr", "sd"]))
 def test_normal_reference_bandwidth_is_positive_falls_with_n_and_is_scale_equivariant(x, scale, shift, rule):

@@ -67,6 +67,26 @@ def test_sparse_law_sums_to_one_and_is_eps_dp(nb, c, refresh):
     assert svt.sparse_max_log_ratio(a, b, 0.0, eps, c, refresh=refresh) <= eps * (1 + 1e-9) + 1e-9
 
 
+@settings(max_examples=profiles.size(fast=10, thorough=100))
+@given(nb=neighbours(), threshold=st.floats(-5.0, 5.0), e=st.integers(-900, 900))
+def test_laws_and_ratios_are_the_same_at_every_scale_of_the_float_range(nb, threshold, e):
+    """Multiplying the answers, the threshold and both noise scales by 2^e (exact in floating point) leaves
+    AboveThreshold's law unchanged: from 2^-900 (scales near 1e-271) to 2^900 the exact law sums to one and
+    equals the unscaled one to 1e-9, and so do the log-ratios on neighbours (for e <= 0, where the scaled
+    neighbours are still within 1). The integrator before works in absolute positions and failed both."""
+    eps, a, b = nb
+    s = 2.0 ** e
+    kw = dict(threshold_scale=2.0 / eps, query_scale=4.0 / eps)
+    scaled = dict(threshold_scale=2.0 / eps * s, query_scale=4.0 / eps * s)
+    lp = svt.output_log_probabilities(a, threshold, eps, **kw)
+    ls = svt.output_log_probabilities(a * s, threshold * s, eps, **scaled)
+    assert math.fsum(np.exp(ls)) == pytest.approx(1.0, abs=1e-9)
+    np.testing.assert_allclose(ls, lp, rtol=0, atol=1e-9)
+    if e <= 0:
+        r = svt.max_log_ratio(a, b, threshold, eps, **kw)
+        assert svt.max_log_ratio(a * s, b * s, threshold * s, eps, **scaled) == pytest.approx(r, abs=1e-9)
+
+
 @settings(max_examples=profiles.size(fast=4, thorough=20))        # a quadrature of quadratures
 @given(answers=st.lists(st.floats(-10.0, 10.0), min_size=1, max_size=2), eps=logu(0.1, 5.0))
 def test_reused_noise_density_integrates_to_the_probability_of_its_pattern(answers, eps):

@@ -284,8 +284,10 @@ def kwargs(**over):
     (dict(clip_norm=0.0), r"clip_norm must be > 0, got 0"),
     (dict(clip_norm=-1.0), r"clip_norm must be > 0, got -1"),
     (dict(noise_multiplier=-0.5), r"noise_multiplier must be >= 0, got -0.5"),
-    (dict(sampling_probability=0.0), r"sampling_probability must be in \(0, 1\], got 0"),
-    (dict(sampling_probability=1.5), r"sampling_probability must be in \(0, 1\], got 1.5"),
+    (dict(sampling_probability=0.0), r"sampling_probability must be in \[1e-09, 1\], got 0"),
+    (dict(sampling_probability=1.5), r"sampling_probability must be in \[1e-09, 1\], got 1.5"),
+    (dict(sampling_probability=1e-300), r"^sampling_probability must be in \[1e-09, 1\], got 1e-300$"),
+    (dict(sampling_probability=5e-324), r"^sampling_probability must be in \[1e-09, 1\], got 5e-324$"),
     (dict(epochs=0), r"epochs must be an integer >= 1, got 0"),
     (dict(learning_rate=0.0), r"learning_rate must be > 0, got 0"),
     (dict(rng=3), r"rng must be a numpy.random.Generator"),
@@ -320,6 +322,20 @@ def test_dp_sgd_rejects_bad_data():
         sgd.dp_sgd(X, Y[:-1], **kwargs())
     with pytest.raises(ValueError, match=r"features must be a non-empty 2-D array"):
         sgd.dp_sgd(X[:, 0], Y, **kwargs())
+
+
+def test_steps_that_take_the_weights_beyond_the_doubles_are_refused_by_the_parameters_that_size_them():
+    """expected_batch_size = 5e-324 divides the noisy sum by the smallest subnormal: the weights after one
+    step are about 1e323, beyond the doubles (the largest is 1.8e308). They came out +-inf, and the loss
+    at the end of the epoch refused scores inf - inf with a message naming features and weights."""
+    msg = (r"^learning_rate \* \(clipped sum \+ noise_multiplier \* clip_norm \* noise\) / expected_batch_size "
+           r"must keep the weights finite \(below 1\.8e308\), got a weight -?inf at step 1 "
+           r"\(learning_rate = 0\.1, expected_batch_size = 5e-324\)$")
+    with pytest.raises(ValueError, match=msg):
+        sgd.dp_sgd(X, Y, **kwargs(expected_batch_size=5e-324))
+    # a step of 1e300 keeps the weights finite: a run, not an error
+    run = sgd.dp_sgd(X[:4], Y[:4], **kwargs(noise_multiplier=0.0, sampling_probability=1.0, learning_rate=1e300))
+    assert np.all(np.isfinite(run.weights)) and np.max(np.abs(run.weights)) > 1e298
 
 
 def test_default_accountant_is_the_subsampled_gaussian_pld():

@@ -3,6 +3,7 @@
 
 import itertools
 import math
+import re
 from fractions import Fraction
 
 import mpmath as mp
@@ -540,3 +541,247 @@ def test_delta_far_below_the_fft_window_is_a_bound_not_a_crash(relation):
         rho = 2 * sub.subsampled_gaussian_rdp(1e-6, 100.0, sub.DEFAULT_ORDERS)
         assert d_one <= np.min(np.exp(-(sub.DEFAULT_ORDERS - 1) * (1.0 - rho))) * (1 + 1e-12)
         assert d_one < 1e-100
+
+
+# ---------------------------------------------------------------- extreme magnitudes: the right values
+def _mp_amplified(eps, q):
+    with mp.workdps(50):
+        return mp.log(1 + mp.mpf(q) * mp.expm1(mp.mpf(eps)))
+
+
+@pytest.mark.parametrize("eps, q", [(709.5, 0.25), (750.0, 0.25), (1000.0, 1e-310), (720.0, 5e-324), (1419.0, 0.3),
+                                    (1e300, 0.25), (1e300, 5e-324), (1e308, 1.0)])
+def test_amplification_at_a_huge_epsilon(eps, q):
+    """log(1 + q (e^eps - 1)) = eps + log q + log1p((1 - q) e^-eps / q) once e^eps overflows (eps > 709.78):
+    math.expm1 raised OverflowError there. Reference: 50-digit mpmath."""
+    want = float(_mp_amplified(eps, q))
+    assert sub.amplify_poisson(eps, q, 1e-6) == (pytest.approx(want, rel=1e-15, abs=0), q * 1e-6)
+    m, n = (1, 4) if q == 0.25 else (40, 40)
+    if q in (0.25, 1.0):
+        assert sub.amplify_without_replacement(eps, m, n)[0] == pytest.approx(want, rel=1e-15, abs=0)
+    with mp.workdps(50):       # replace-one: the same numerator over log(1 + q (e^-eps - 1))
+        down = mp.log(1 + mp.mpf(q) * mp.expm1(-mp.mpf(eps)))
+        rep = float(_mp_amplified(eps, q) - down)
+    assert sub.amplify_poisson_replace_one(eps, q) == pytest.approx(rep, rel=1e-15, abs=0)
+
+
+def test_amplification_limits_at_a_huge_epsilon():
+    assert sub.amplify_poisson(1e300, 0.25) == (1e300, 0.0)                     # 1e300 + log(1/4) rounds to 1e300
+    assert sub.amplify_poisson_replace_one(1e300, 1.0) == 2e300                 # q = 1: log(e^eps / e^-eps)
+    assert sub.amplify_poisson_replace_one(1e308, 1.0) == math.inf              # 2e308 exceeds the doubles
+    assert sub.amplify_without_replacement(1e300, 10, 40, 1e-6) == (1e300, 2.5e-7)
+
+
+CASES = [("add_remove", "remove"), ("add_remove", "add"), ("replace_one", "remove")]
+
+
+@pytest.mark.parametrize("relation, direction", CASES)
+@pytest.mark.parametrize("q", [1e-6, 0.5, 1.0])
+def test_profile_at_an_epsilon_of_plus_and_minus_1e300(relation, direction, q):
+    """delta(eps) -> 0 as eps -> inf (the half-line's tails are e^(-1e600) here) and -> 1 as eps -> -inf. Both
+    tails' logs were -inf at 1e300 and their difference nan; at q = 1, 0 * e^(1e300) was nan at both ends."""
+    f = lambda eps: sub.subsampled_gaussian_profile(q, 2.0, eps, direction, relation=relation)  # noqa: E731
+    assert f(1e300) == 0.0
+    assert f(-1e300) == 1.0
+    assert f(np.array([1e300, -1e300, 1e308])).tolist() == [0.0, 1.0, 0.0]
+
+
+@pytest.mark.parametrize("relation, direction", CASES)
+@pytest.mark.parametrize("q", [1e-6, 0.5, 1.0])
+def test_profile_at_a_noise_of_1e300(relation, direction, q):
+    """sigma**2 overflowed (OverflowError). At sigma = 1e300 the two laws differ by e^(-1e-600) in their
+    likelihood ratio: delta(0.3) is 0 in doubles (a normal tail at 3e299) and delta(-0.3) is 1 - e^-0.3, the
+    value where the laws are equal (the duality delta(-eps) = 1 - e^-eps + e^-eps delta_dual(eps))."""
+    f = lambda eps: sub.subsampled_gaussian_profile(q, 1e300, eps, direction, relation=relation)  # noqa: E731
+    assert f(0.3) == 0.0
+    assert f(-0.3) == pytest.approx(-math.expm1(-0.3), rel=1e-15, abs=0)
+
+
+@pytest.mark.parametrize("sigma", [1e-300, 5e-324, 1e-160])
+def test_profile_at_a_vanishing_noise_is_that_of_the_discrete_laws(sigma):
+    """As sigma -> 0 the outputs are the atoms 0, 1 (and -1): remove is Q = (1-q) d0 + q d1 against P = d0, add the
+    reverse, replace-one (1-q) d0 + q d1 against (1-q) d0 + q d-1, and delta = max over the sets of atoms of
+    A(S) - e^eps B(S). The normal tails sit at 1/(2 sigma) >= 5e159 from the half-line: exact in doubles. Replace-one
+    raised ZeroDivisionError (sigma**2 = 0)."""
+    q = 0.5
+    for eps in (-0.3, 0.0, 0.3):
+        t = math.exp(eps)
+        assert sub.subsampled_gaussian_profile(q, sigma, eps, "remove") == pytest.approx(max(q, 1 - t), rel=1e-15, abs=0)
+        assert sub.subsampled_gaussian_profile(q, sigma, eps, "add") == pytest.approx(max(0.0, 1 - t * (1 - q)),
+                                                                                      rel=1e-15, abs=0)
+        assert sub.subsampled_gaussian_profile(q, sigma, eps, relation="replace_one") == pytest.approx(
+            max(q, 1 - t * (1 - q), 1 - t), rel=1e-15, abs=0)
+        for relation in sub.RELATIONS:          # q = 1: disjoint laws, delta = 1 at every finite epsilon
+            assert sub.subsampled_gaussian_profile(1.0, sigma, eps, relation=relation) == 1.0
+
+
+@pytest.mark.parametrize("q", [1e-300, 5e-320, 1e-12])
+def test_profile_at_epsilon_0_and_a_tiny_sampling_probability(q):
+    """delta(0) is the total variation q (2 Phi(1/(2 sigma)) - 1) in both directions. 1 - (1 - q) kept no digit
+    of q = 1e-300: the profile came out q (five times too large at sigma = 2) and nan for "add"; at q = 1e-12 it
+    kept four. Reference: mpmath's erf at 50 digits."""
+    with mp.workdps(50):
+        want = float(mp.mpf(q) * mp.erf(1 / (2 * mp.sqrt(2) * 2)))
+    rel = 1e-12 if q > 1e-308 else 1e-3     # e^(log q + ...) keeps |log q| ~ 690 ulps; a subnormal a few digits
+    for direction in sub.DIRECTIONS:
+        assert sub.subsampled_gaussian_profile(q, 2.0, 0.0, direction) == pytest.approx(want, rel=rel, abs=0)
+
+
+@pytest.mark.parametrize("relation, direction", CASES)
+@pytest.mark.parametrize("q", [1e-3, 0.3, 0.9, 1.0])
+def test_profile_forms_for_sigma_squared_outside_the_doubles_agree_with_the_usual_one(relation, direction, q,
+                                                                                      monkeypatch):
+    """Where sigma**2 overflows or underflows the half-line is read as y*/sigma (and y* = y0 + sigma^2 r for
+    replace-one) instead of y*: the same numbers divided through. Forced at ordinary sigma, the two forms agree
+    to the conditioning of the difference of the two tails."""
+    eps = np.concatenate([np.linspace(-6.0, 6.0, 121), np.geomspace(1e-9, 1.0, 19)])
+    for sigma in (0.03, 0.4, 2.0, 30.0):
+        usual = sub.subsampled_gaussian_profile(q, sigma, eps, direction, relation=relation)
+        monkeypatch.setattr(sub, "_SIGMA_SQUARED_SAFE", 1e-3)  # every sigma here above it: the other form
+        other = sub.subsampled_gaussian_profile(q, sigma, eps, direction, relation=relation)
+        monkeypatch.undo()
+        assert np.allclose(other, usual, rtol=1e-9, atol=1e-14)
+
+
+ORDERS = [2.0, 3.5, 64.0, 100.5]
+
+
+@pytest.mark.parametrize("q", [1e-6, 0.1, 1.0])
+def test_rdp_at_the_extreme_noises(q):
+    """0 <= rho(alpha) <= alpha / (2 sigma^2) (subsampling does not hurt): below the smallest subnormal at
+    sigma = 1e300, 0 to the last digit (sigma**2 overflowed: OverflowError). As sigma -> 0, rho >= (alpha log q +
+    (alpha^2 - alpha) / (2 sigma^2)) / (alpha - 1) (drop the 1 - q): inf at 1e-300 (the integer sum took
+    0 / 0 = nan, the fractional series returned 0)."""
+    assert sub.subsampled_gaussian_rdp(q, 1e300, ORDERS).tolist() == [0.0] * 4
+    for sigma in (1e-300, 5e-324):
+        assert sub.subsampled_gaussian_rdp(q, sigma, ORDERS).tolist() == [math.inf] * 4
+
+
+@pytest.mark.parametrize("q, sigma, alpha", [(1e-6, 100.0, 2), (1e-6, 100.0, 7), (0.1, 1e8, 3), (0.1, 1e150, 2),
+                                             (0.5, 1e100, 32), (0.999, 1e4, 5)])
+def test_rdp_integer_order_when_rho_is_tiny(q, sigma, alpha):
+    """log A with A - 1 = sum_{k>=2} C(alpha, k) (1-q)^(alpha-k) q^k (e^((k^2-k)/(2 sigma^2)) - 1): the sum of all
+    the terms of A resolved log A only to a rounding unit of A ~ 1 (rho(2) at q = 1e-6, sigma = 100 is
+    1.00005e-16; it came out 0 or 2.2e-16). Reference: that sum in 50-digit mpmath."""
+    with mp.workdps(50):
+        qm, s = mp.mpf(q), mp.mpf(sigma)
+        a_minus_1 = mp.fsum(mp.binomial(alpha, k) * (1 - qm) ** (alpha - k) * qm ** k * mp.expm1((k * k - k) / (2 * s**2))
+                            for k in range(2, alpha + 1))
+        want = float(mp.log1p(a_minus_1) / (alpha - 1))
+    assert sub.subsampled_gaussian_rdp(q, sigma, float(alpha)) == pytest.approx(want, rel=1e-13, abs=0)
+
+
+@pytest.mark.parametrize("q, sigma, alpha", [(0.1, 1e10, 3.5), (0.5, 2e8, 1.5), (1e-6, 1e20, 1.05)])
+def test_rdp_fractional_order_at_a_large_noise_by_quadrature(q, sigma, alpha):
+    """There rho = alpha q^2 / (2 sigma^2) to a relative alpha q / sigma^2 + (alpha q / sigma)^2 (the moments of
+    e^u - 1 under P); the series resolved log A only to a rounding unit (28 times the value at (0.999, 1e7, 10.25)).
+    Reference: mpmath quadrature at 80 digits of E_P[(1 - q + q e^u)^alpha] - 1."""
+    with mp.workdps(80):
+        qm, sm, am = mp.mpf(q), mp.mpf(sigma), mp.mpf(alpha)
+        f = lambda t: mp.npdf(t) * (((1 - qm) + qm * mp.exp(t / sm - 1 / (2 * sm**2))) ** am - 1)  # noqa: E731
+        want = float(mp.log1p(mp.quad(f, [-mp.inf, -10, 0, 10, mp.inf])) / (am - 1))
+    assert sub.subsampled_gaussian_rdp(q, sigma, alpha) == pytest.approx(want, rel=1e-14, abs=0)
+
+
+def test_rdp_at_a_tiny_noise_is_known_to_the_last_digit():
+    """rho lies between (alpha log q + x) / (alpha - 1) and (x + log q + log1p((1 - q) e^-x / q)) / (alpha - 1),
+    x = (alpha^2 - alpha) / (2 sigma^2): |log q| apart, 1e-198 of rho at sigma = 1e-100: alpha / (2 sigma^2)."""
+    assert sub.subsampled_gaussian_rdp(0.1, 1e-100, 3.5) == pytest.approx(1.75e200, rel=1e-15, abs=0)
+    assert sub.subsampled_gaussian_rdp(0.1, 1e-100, 2.0) == pytest.approx(1e200, rel=1e-15, abs=0)
+    assert sub.subsampled_gaussian_rdp(1.0, 1e160, 2.0) == pytest.approx(1e-320, rel=1e-3, abs=0)   # a subnormal
+
+
+def test_rdp_epsilon_at_the_extreme_noises():
+    """sigma = 1e-300: every T rho is inf (it was nan: 'rdp must be >= 0, got nan'), and the moments accountant
+    bounds nothing: inf. sigma = 1e300: rho = 0, the conversion of 0. Orders whose T rho overflows are left
+    out (their epsilon is inf): at sigma = 3e-154 rho(2) = 1.1e307, rho(64) overflows."""
+    assert sub.subsampled_gaussian_rdp_epsilon(0.1, 1e-300, 4, 1e-5, orders=[3.0, 8.0]) == math.inf
+    assert sub.subsampled_gaussian_rdp_epsilon(0.1, 1e-300, 4, 1e-5) == math.inf
+    assert sub.subsampled_gaussian_rdp_epsilon(0.1, 1e300, 4, 1e-5, orders=[3.0, 8.0]) == rdp_to_dp([3.0, 8.0],
+                                                                                                     [0.0, 0.0], 1e-5)
+    got = sub.subsampled_gaussian_rdp_epsilon(0.1, 3e-154, 1, 1e-5, orders=[2.0, 64.0])
+    assert got == pytest.approx(rdp_to_dp([2.0], [sub.subsampled_gaussian_rdp(0.1, 3e-154, 2.0)], 1e-5), rel=1e-15,
+                                abs=0)
+    assert 1e306 < got < math.inf
+
+
+@pytest.mark.parametrize("q, sigma, steps", [(0.01, 1e300, 100), (0.5, 1e160, 1), (0.1, 0.03, 100),
+                                             (0.1, 0.0378, 10**10), (1e-300, 0.02, 10**6)])
+def test_clt_mu_at_the_extreme_noises(q, sigma, steps):
+    """mu = q sqrt(T (e^(1/sigma^2) - 1)): q sqrt(T) / sigma once 1/sigma^2 underflows (sigma**2 overflowed at
+    1e300: OverflowError); e^(1/(2 sigma^2)) q sqrt(T (1 - e^(-1/sigma^2))) where T (e^(1/sigma^2) - 1) overflows
+    (math.expm1 raised OverflowError below sigma = 0.0375, and at sigma = 0.0378, T = 1e10 the product overflowed
+    to an infinite mu that is 1.3e156). Reference: 50-digit mpmath."""
+    with mp.workdps(50):
+        s = mp.mpf(sigma)
+        want = float(mp.mpf(q) * mp.sqrt(steps * mp.expm1(1 / s**2)))
+    assert sub.clt_gdp_mu(q, sigma, steps) == pytest.approx(want, rel=1e-13, abs=0)
+
+
+def test_clt_at_the_limits_of_the_noise():
+    """mu exceeds the doubles as sigma -> 0 (1/sigma^2 divided by sigma**2 = 0: ZeroDivisionError): mu = inf and
+    epsilon = inf (no epsilon of inf-GDP at delta < 1). q sqrt(T) / sigma below the subnormals is mu = 0: 0-GDP,
+    epsilon 0 (gaussian_epsilon refuses mu = 0)."""
+    for sigma in (1e-300, 5e-324, 0.001):
+        assert sub.clt_gdp_mu(0.1, sigma, 100) == math.inf
+        assert sub.clt_gdp_epsilon(0.1, sigma, 100, 1e-5) == math.inf
+    assert sub.clt_gdp_mu(1e-300, 1e300, 1) == 0.0
+    assert sub.clt_gdp_epsilon(1e-300, 1e300, 1, 1e-5) == 0.0
+    assert sub.clt_gdp_epsilon(0.02, 1e300, 100, 1e-5) == 0.0           # mu = 2e-301: delta(0) <= 1e-5
+
+
+@pytest.mark.parametrize("sigma", [1e300, 1e12, 0.05, 1e-300, 5e-324])
+@pytest.mark.parametrize("relation", sub.RELATIONS)
+def test_fft_accountant_refuses_a_noise_outside_its_range(sigma, relation):
+    """Where the composition needs the FFT (0 < q < 1, T > 1) the noise multiplier must be in [0.1, 1e10]. Below,
+    the tilted FFT stops reaching the answer (at 1e-300: 'repeats may not contain negative values', at 0.05 a
+    private _Unreached escaped); above, one step's masses lose their digits (at 1e12 they summed to 1.09), and
+    at 1e300 sigma**2 overflowed (OverflowError)."""
+    msg = (r"^noise_multiplier must be in \[0\.1, 1e\+10\] for the FFT accountant \(0 < sampling_probability < 1, "
+           rf"steps > 1\), got {re.escape(repr(sigma))}$")
+    with pytest.raises(ValueError, match=msg):
+        sub.subsampled_gaussian_delta(0.1, sigma, 4, 1.0, relation=relation)
+    if sigma < 1:           # at a huge sigma epsilon = 0 is decided exactly by the total variation, no FFT
+        with pytest.raises(ValueError, match=msg):
+            sub.subsampled_gaussian_epsilon(0.1, sigma, 4, 1e-5, relation=relation)
+    else:
+        assert sub.subsampled_gaussian_epsilon(0.1, sigma, 4, 1e-5, relation=relation) == 0.0
+
+
+def test_fft_accountant_at_the_top_of_its_noise_range_is_the_central_limit():
+    """At a large sigma every step's loss is tiny and the composition is Gaussian: the CLT's epsilon is exact in
+    the limit. At sigma = 1e10 (the top of the range) the PLD agrees with it to 2e-5."""
+    q, sigma, steps = 0.01, 1e10, 10_000
+    delta = 1e-7 * sub.clt_gdp_mu(q, sigma, steps)                     # below the total variation 0.4 mu
+    assert sub.subsampled_gaussian_epsilon(q, sigma, steps, delta) == pytest.approx(
+        sub.clt_gdp_epsilon(q, sigma, steps, delta), rel=2e-5, abs=0)
+
+
+def test_fft_accountant_refuses_a_delta_its_truncation_cannot_hold():
+    """The FFT's tails are cut at 1e-7 delta / T, a normal double: delta >= 1e7 * 2.2e-308 * T. At delta = 5e-324
+    it took log(0) ('math domain error'). At 1e-300 it runs, and stays below the Renyi DP bound."""
+    with pytest.raises(ValueError, match=r"^delta must be in \[8\.9002954340288\d*e-301, 1\) for the FFT accountant at "
+                                         r"steps = 4 \(its tails are cut at 1e-7 \* delta / steps, a normal double\), "
+                                         r"got 5e-324$"):
+        sub.subsampled_gaussian_epsilon(0.1, 2.0, 4, 5e-324)
+    assert 20.0 < sub.subsampled_gaussian_epsilon(0.1, 2.0, 4, 1e-300) <= sub.subsampled_gaussian_rdp_epsilon(
+        0.1, 2.0, 4, 1e-300)
+
+
+@pytest.mark.parametrize("relation", sub.RELATIONS)
+def test_exact_paths_at_the_extreme_noises(relation):
+    """q = 1 (the Gaussian mechanism, mu = sqrt(T)/sigma or twice it) and one step are exact at every sigma. As
+    sigma -> 0 the laws are disjoint: delta = 1 and epsilon = inf (~ 1/(2 sigma^2) beyond the doubles); mu = inf
+    was refused by gaussian_delta ('mu must be finite'), gaussian_epsilon failed to converge, and the one-step
+    search doubled its bracket to inf ('The function value at x=inf is NaN'). As sigma -> inf, delta(1) = 0 and
+    epsilon = 0."""
+    for sigma in (1e-300, 5e-324):
+        for eps in (-1.0, 1.0, 1e300):
+            assert sub.subsampled_gaussian_delta(1.0, sigma, 4, eps, relation=relation) == 1.0
+        assert sub.subsampled_gaussian_epsilon(1.0, sigma, 4, 1e-5, relation=relation) == math.inf
+        assert sub.subsampled_gaussian_epsilon(0.1, sigma, 1, 1e-5, relation=relation) == math.inf
+        assert sub.subsampled_gaussian_delta(0.1, sigma, 1, 1.0, relation=relation) == pytest.approx(0.1, rel=1e-15,
+                                                                                                    abs=0)
+    for q, steps in ((1.0, 4), (0.1, 1)):
+        assert sub.subsampled_gaussian_delta(q, 1e300, steps, 1.0, relation=relation) == 0.0
+        assert sub.subsampled_gaussian_epsilon(q, 1e300, steps, 1e-5, relation=relation) == 0.0

@@ -8,6 +8,7 @@ definition. No test runs at epsilon = 1 alone (2/eps = 2 eps there).
 
 import itertools
 import math
+import sys
 
 import mpmath as mp
 import numpy as np
@@ -707,3 +708,288 @@ def test_accuracy_failure_probability_is_never_negative():
     success probability integrates to 1 + 2e-16 and the failure probability came out -2.2e-16."""
     fail = svt.accuracy_failure_probability(1, 1.0, svt.accuracy_alpha(1, 1.0, 1e-9))
     assert 0.0 <= fail <= 1e-9 + 1e-11
+
+
+# ----------------------------------------------------------------- extreme magnitudes: the exact laws
+def laplace_diff_sf(d, b_t, b_q):
+    """Pr[nu - eta >= d] for d >= 0, nu ~ Laplace(b_q), eta ~ Laplace(b_t), b_q != b_t: the closed form
+    (b_q^2 e^(-d/b_q) - b_t^2 e^(-d/b_t)) / (2 (b_q^2 - b_t^2)), in mpmath (no underflow)."""
+    d, b_t, b_q = mp.mpf(d), mp.mpf(b_t), mp.mpf(b_q)
+    return (b_q ** 2 * mp.exp(-d / b_q) - b_t ** 2 * mp.exp(-d / b_t)) / (2 * (b_q ** 2 - b_t ** 2))
+
+
+@pytest.mark.parametrize("threshold", [1e300, -1e300, 1e15])
+def test_far_threshold_single_query_closed_form(threshold):
+    """One query, the threshold far from it: Pr[top] = Pr[nu - eta >= T - f], the difference of two Laplace
+    noises in closed form (mpmath, 60 digits). The old integrator searched for the peak over a window of
+    width 1e300 and raised 'math domain error'."""
+    mp.mp.dps = 60
+    f, b_t, b_q = 0.25, 1.5, 4.5
+    d = mp.mpf(threshold) - mp.mpf(f)
+    tail = laplace_diff_sf(abs(d), b_t, b_q)             # the unlikely one of top and bottom
+    top, bottom = (tail, 1 - tail) if d >= 0 else (1 - tail, tail)
+    lp = svt.output_log_probabilities([f], threshold, 1.0, threshold_scale=b_t, query_scale=b_q)
+    for got, want in zip(lp, [mp.log(top), mp.log(bottom)]):
+        assert got == pytest.approx(float(want), rel=1e-13, abs=1e-13)
+
+
+def test_far_threshold_log_ratio_is_the_answers_shift_over_b_q():
+    """Threshold 1e300 above the answers: both log-probabilities of a top are near -2e299 and equal as
+    floats, yet their difference is exactly (f' - f)/b_q (the top's survival function is an exponential
+    there); below them, the bottom's CDF is. The old code raised; a difference of the two floats gives 0."""
+    b_t, b_q = 1.5, 4.5
+    a, b = [0.0, 0.5], [1.0, -0.5]
+    for threshold in (1e300, -1e300):
+        assert svt.max_log_ratio(a, b, threshold, 1.0, threshold_scale=b_t, query_scale=b_q) == pytest.approx(
+            1 / b_q, rel=1e-12)
+        lp = svt.output_log_probabilities(a, threshold, 1.0, threshold_scale=b_t, query_scale=b_q)
+        lq = svt.output_log_probabilities(b, threshold, 1.0, threshold_scale=b_t, query_scale=b_q)
+        assert np.max(np.abs(lp - lq)) < 1e-3       # the floats themselves cannot show it
+    # Sparse, one round per output: the same
+    r = svt.sparse_max_log_ratio([0.0, 2.0], [1.0, 1.0], 1e300, 1.0, 1, threshold_scale=b_t, query_scale=b_q)
+    assert r == pytest.approx(1 / b_q, rel=1e-12)
+
+
+@pytest.mark.parametrize("b_t", [5e-324, 1e-300])
+def test_threshold_without_noise_closed_form(b_t):
+    """threshold_scale 1e-300 or 5e-324: the threshold is T itself (the error is of order b_t/b_q), and the
+    queries are independent given it. The old integrator returned log-probabilities of +669 at 1e-300 and
+    raised at 5e-324."""
+    b_q, T = 4.5, 0.5
+    sf = lambda x: 0.5 * math.exp(-x / b_q) if x >= 0 else 1 - 0.5 * math.exp(x / b_q)  # noqa: E731
+    want = [math.log(sf(T - 0.0)), math.log((1 - sf(T - 0.0)) * sf(T - 1.0)),
+            math.log((1 - sf(T - 0.0)) * (1 - sf(T - 1.0)))]
+    lp = svt.output_log_probabilities([0.0, 1.0], T, 1.0, threshold_scale=b_t, query_scale=b_q)
+    np.testing.assert_allclose(lp, want, rtol=1e-12)
+    # and the largest log-ratio against [1, 0.5]: every output's ratio from the same closed form
+    lq = [math.log(sf(T - 1.0)), math.log((1 - sf(T - 1.0)) * sf(T - 0.5)),
+          math.log((1 - sf(T - 1.0)) * (1 - sf(T - 0.5)))]
+    r = svt.max_log_ratio([0.0, 1.0], [1.0, 0.5], T, 1.0, threshold_scale=b_t, query_scale=b_q)
+    assert r == pytest.approx(max(abs(x - y) for x, y in zip(want, lq)), rel=1e-12)
+
+
+@pytest.mark.parametrize("b_q", [5e-324, 1e-300])
+def test_queries_without_noise_closed_form(b_q):
+    """query_scale 1e-300 or 5e-324: each comparison is the answer against the noisy threshold, so the law
+    is the threshold's Laplace CDF between the answers. The old integrator returned nan or raised."""
+    b_t, T = 2.0, 0.5
+    cdf = lambda x: 0.5 * math.exp(x / b_t) if x < 0 else 1 - 0.5 * math.exp(-x / b_t)  # noqa: E731
+    want = [math.log(cdf(0.0 - T)), math.log(cdf(1.0 - T) - cdf(0.0 - T)), math.log(1 - cdf(1.0 - T))]
+    lp = svt.output_log_probabilities([0.0, 1.0], T, 1.0, threshold_scale=b_t, query_scale=b_q)
+    np.testing.assert_allclose(lp, want, rtol=1e-12)
+    r = svt.max_log_ratio([0.0], [1.0], T, 1.0, threshold_scale=b_t, query_scale=b_q)
+    assert r == pytest.approx(math.log(cdf(1.0 - T) / cdf(0.0 - T)), rel=1e-12)   # the top; the bottom: the same
+
+
+def test_queries_without_noise_sparse_ratio_of_an_almost_impossible_output():
+    """query_scale 5e-324: on D' = [1, 1] the output 'bottom, then top' needs 1 + nu_1 < T_hat <= 1 + nu_2, of
+    probability p_T(1) E[(nu_2 - nu_1)^+] = p_T(1) 3 b_q/4 to first order in b_q/b_t; on D = [0, 2] it is
+    Pr[0 < T_hat <= 2]. The log-ratio, 745.38, is finite; the old code raised 'math domain error'."""
+    b_t, b_q, T = 2.0, 5e-324, 0.5
+    cdf = lambda x: 0.5 * math.exp(x / b_t) if x < 0 else 1 - 0.5 * math.exp(-x / b_t)  # noqa: E731
+    p_d = cdf(2.0 - T) - cdf(0.0 - T)
+    log_p_dprime = -abs(1.0 - T) / b_t - math.log(2 * b_t) + math.log(0.75) + math.log(b_q)
+    r = svt.sparse_max_log_ratio([0.0, 2.0], [1.0, 1.0], T, 1.0, 1, threshold_scale=b_t, query_scale=b_q)
+    assert r == pytest.approx(math.log(p_d) - log_p_dprime, rel=1e-12)
+
+
+def test_huge_threshold_scale_spreads_the_threshold():
+    """threshold_scale 1e300: the threshold is below or above both answers with probability 1/2 each, and
+    between them with probability p_T(0.5) E[(1 + nu_2 - nu_1)^+] (mpmath); the old integrator gave
+    log-probabilities [-685.5, -690.2, -686.7], a law of total mass e^-685."""
+    mp.mp.dps = 30
+    b = mp.mpf(4)
+    density = lambda z: mp.exp(-z / b) * (b + z) / (4 * b * b)  # noqa: E731  (nu_2 - nu_1, |z| = z)
+    mean_plus = 1 + mp.quad(lambda z: (z - 1) * density(z), [1, mp.inf])
+    lp = svt.output_log_probabilities([0.0, 1.0], 0.5, 1.0, threshold_scale=1e300, query_scale=4.0)
+    np.testing.assert_allclose(lp, [math.log(0.5), float(mp.log(mean_plus / mp.mpf(2e300))), math.log(0.5)],
+                               rtol=1e-12)
+
+
+def test_failure_probability_at_extreme_alpha_and_threshold_scale():
+    """alpha = 1e300: the hardest stream's answers are 1e300 from the threshold, success is certain up to
+    e^(-2e299): the failure probability is 0 (the old code raised). threshold_scale 5e-324: the threshold is 0,
+    so success is (1 - e^(-alpha/b_q)/2)^k (answers at -alpha below, the last at +alpha above)."""
+    assert svt.accuracy_failure_probability(3, 1.0, 1e300) == 0.0
+    k, alpha, b_q = 3, 7.0, 4.5
+    want = -math.expm1(k * math.log1p(-0.5 * math.exp(-alpha / b_q)))
+    got = svt.accuracy_failure_probability(k, 1.0, alpha, threshold_scale=5e-324, query_scale=b_q)
+    assert got == pytest.approx(want, rel=1e-11)
+
+
+def test_numeric_log_density_far_threshold():
+    """threshold 1e300 above the answers: the density of 'bottom, then the last released as v' is the
+    value's Laplace density times Pr[bottom, top]; the top's probability is e^(-(T - f)/b_q) up to a
+    constant, so the log-density is -(1e300)/b_q to float precision (the old code raised). The reused
+    noise pins T_hat <= v: its log-density is about -(T - v)/b_t."""
+    fresh = svt.numeric_log_density([0.0, 0.5], 1e300, 1.0, threshold_scale=2.0, query_scale=4.5, value_scale=9.0)
+    assert fresh == pytest.approx(-1e300 / 4.5, rel=1e-15)
+    reused = svt.numeric_log_density([0.0, 0.5], 1e300, 1.0, threshold_scale=2.0, query_scale=4.5)
+    assert reused == pytest.approx(-1e300 / 2.0, rel=1e-15)
+
+
+def test_search_worst_case_at_extreme_spread_and_scale():
+    """spread 1e300 puts the answers near +-1e300, where a change of 1 is lost in rounding: the search
+    reports what max_log_ratio says of the pair it returns (the old code raised 'math domain error');
+    threshold_scale 5e-324 (no threshold noise) is searched like any other."""
+    for kw in (dict(spread=1e300), dict(threshold_scale=5e-324, query_scale=4.0)):
+        r, a, b = svt.search_worst_case(1, 1.0, rng=np.random.default_rng(3), n_starts=1, maxfev=20, **kw)
+        assert math.isfinite(r)
+        scales = {k: v for k, v in kw.items() if k != "spread"}
+        assert svt.max_log_ratio(a, b, 0.0, 1.0, **scales) == r
+
+
+# ----------------------------------------------------------------- extreme magnitudes: budgets and accuracy
+def mp_per_query_epsilon(epsilon, k, delta_prime):
+    """The root of e0 sqrt(2k log(1/delta')) + k e0 (e^e0 - 1) = epsilon, by mpmath at 50 digits (the root
+    is near epsilon/sqrt(2k log(1/delta')) when small, near log(epsilon/k) when large)."""
+    mp.mp.dps = 50
+    eps, s = mp.mpf(epsilon), mp.sqrt(2 * k * mp.log(1 / mp.mpf(delta_prime)))
+    g = lambda x: mp.exp(x) * (s + k * mp.expm1(mp.exp(x))) - eps  # noqa: E731  (x = log e0)
+    lo, hi = mp.mpf(-1000), mp.mpf(10)
+    for _ in range(250):                 # bisection on log e0: no starting point to choose
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if g(mid) < 0 else (lo, mid)
+    return mp.exp(lo)
+
+
+@pytest.mark.parametrize("epsilon, k, delta_prime", [(1e300, 100, 1e-6), (1e-300, 100, 1e-6), (1.0, 100, 5e-324),
+                                                      (0.3, 1, 0.9), (1e-300, 7, 1 - 2 ** -52)])
+def test_advanced_per_query_epsilon_at_extreme_magnitudes(epsilon, k, delta_prime):
+    """Against a 50-digit bisection. The old code called brentq on [1e-300, epsilon] with composition.advanced,
+    whose e^e0 overflowed at epsilon = 1e300 (OverflowError), whose log(1/delta') is log(inf) at delta' =
+    5e-324, and whose bracket had no sign change at epsilon = 1e-300 or when the root exceeds epsilon
+    (delta' = 0.9: e0 = 0.3446 for epsilon = 0.3)."""
+    root = mp_per_query_epsilon(epsilon, k, delta_prime)
+    assert svt.advanced_per_query_epsilon(epsilon, k, delta_prime) == pytest.approx(float(root), rel=1e-13)
+    alpha = svt.laplace_alpha(k, epsilon, 0.1, method="advanced", delta_prime=delta_prime)
+    assert alpha == pytest.approx(float(mp.log(k / mp.mpf(0.1)) / root), rel=1e-13)
+
+
+def test_budget_below_the_smallest_float():
+    """epsilon = 5e-324: the per-query epsilon is 5e-324/52.6, below the smallest float: 0.0; the accuracy
+    log(k/beta)/e0 is then beyond the largest float: inf, for both splits (the old code raised: no sign
+    change in brentq's bracket, and epsilon/k = 0 divided). beta = 5e-324: log(k/beta) is log k + 744.44,
+    not log(inf)."""
+    assert float(mp_per_query_epsilon(5e-324, 100, 1e-6)) < 2.5e-324
+    assert svt.advanced_per_query_epsilon(5e-324, 100, 1e-6) == 0.0
+    assert svt.laplace_alpha(10, 5e-324, 0.1, method="advanced", delta_prime=1e-6) == math.inf
+    assert svt.laplace_alpha(10, 5e-324, 0.1) == math.inf
+    assert svt.laplace_alpha(10, 1.0, 5e-324) == pytest.approx(10 * (math.log(10) - math.log(5e-324)), rel=1e-15)
+
+
+def test_accuracy_alphas_at_extreme_magnitudes():
+    """Theorem 3.24/3.26/3.28's alphas with every log from its own argument (mpmath at 30 digits). The old
+    code took log(2c/beta) of an overflowed quotient (inf at beta = 5e-324, for a finite alpha), log(1/delta)
+    of 1/5e-324 = inf (ZeroDivisionError: eps0 = epsilon/inf), and divided by epsilon/c = 0 at 5e-324."""
+    mp.mp.dps = 30
+    k, c, beta, tiny = 10, 3, mp.mpf(0.1), mp.mpf(5e-324)
+    want = 8 * (mp.log(k) + mp.log(2 / tiny)) / mp.mpf(0.7)
+    assert svt.accuracy_alpha(k, 0.7, 5e-324) == pytest.approx(float(want), rel=1e-14)
+    want = 8 * (mp.log(k) + mp.log(2 * c / beta)) * mp.sqrt(8 * c * mp.log(1 / tiny)) / mp.mpf(0.7)
+    assert svt.sparse_alpha(k, 0.7, 0.1, c, delta=5e-324) == pytest.approx(float(want), rel=1e-14)
+    want = 8 * (mp.log(k) + mp.log(2 * c / tiny)) * c / mp.mpf(0.7)
+    assert svt.sparse_alpha(k, 0.7, 5e-324, c) == pytest.approx(float(want), rel=1e-14)
+    # alpha itself beyond the largest float: inf (8 (log 10 + log 60) c / 5e-324 = 1.1e325)
+    for fn in (svt.accuracy_alpha, lambda *a: svt.sparse_alpha(*a, c, 1e-6),
+               lambda *a: svt.numeric_sparse_alpha(*a, c)):
+        assert fn(k, 5e-324, 0.1) == math.inf
+
+
+def test_numeric_sparse_alpha_at_a_subnormal_delta():
+    """delta = 5e-324 halves to 0.0, which the old code passed on as delta/2: the comparisons got the pure-DP
+    calibration c/eps1 and the values 2c/eps2, far below Theorem 3.28's sqrt(32 c log(2/delta)) scales. The
+    alpha is the larger of 8 (log k + log(4c/beta)) sqrt(8 c log(2/delta))/eps1 and sigma(eps2) log(2c/beta)."""
+    mp.mp.dps = 30
+    k, eps, beta, c, delta = 10, mp.mpf(1), mp.mpf(0.1), 2, mp.mpf(5e-324)
+    root = mp.sqrt(512)
+    eps1, eps2 = root * eps / (root + 1), 2 * eps / (root + 1)
+    log2d = mp.log(2 / delta)
+    comparisons = 8 * (mp.log(k) + mp.log(4 * c / beta)) * mp.sqrt(8 * c * log2d) / eps1
+    values = mp.sqrt(32 * c * log2d) / eps2 * mp.log(2 * c / beta)
+    assert svt.numeric_sparse_alpha(k, 1.0, 0.1, c, 5e-324) == pytest.approx(float(max(comparisons, values)), rel=1e-14)
+
+
+def test_samplers_at_a_subnormal_delta_use_its_log():
+    """delta = 5e-324: Sparse's sigma is sqrt(32 c log(1/delta))/eps with log(1/delta) = 744.44 (the old code
+    took log(1/5e-324) = log(inf): infinite noise), and NumericSparse's release noise sigma(eps2) uses
+    log(2/delta) = 745.13 (the old code halved delta to 0 and released with the pure-DP 2c/eps2, a noise 54
+    times too small). Checked on the noise of the seed, as the coupling tests above."""
+    c, eps, delta = 2, 0.9, 5e-324
+    log1 = -math.log(delta)                           # log(1/delta), 1/delta overflowing
+    sigma = math.sqrt(32 * c * log1) / eps
+    stream = (sigma * np.array(STREAM)).tolist()
+    for seed in range(40):
+        out = svt.sparse(stream, 0.2, eps, c, rng=np.random.default_rng(seed), delta=delta)
+        tops = reference_sparse(stream, 0.2, sigma, 2 * sigma, c, std_laplace(seed, c * (len(STREAM) + 1)))
+        hits = [t for t in tops if t < len(STREAM)]
+        assert out.tolist() == [i in hits for i in range(hits[-1] + 1 if len(hits) == c else len(STREAM))]
+    root = math.sqrt(512)
+    eps1, eps2 = root * eps / (root + 1), 2 * eps / (root + 1)
+    log2 = math.log(2) - math.log(delta)
+    s1, s2 = math.sqrt(32 * c * log2) / eps1, math.sqrt(32 * c * log2) / eps2
+    k, released = len(STREAM), 0
+    stream = s1 * np.array(STREAM)
+    for seed in range(40):
+        out = svt.numeric_sparse(stream, 0.2, eps, c, rng=np.random.default_rng(seed), delta=delta)
+        z = std_laplace(seed, c * (k + 1) + c)
+        hits = [t for t in reference_sparse(stream, 0.2, s1, 2 * s1, c, z) if t < k]
+        assert np.flatnonzero(~np.isnan(out)).tolist() == hits
+        np.testing.assert_allclose(out[hits] - stream[hits], s2 * z[c * (k + 1):][:len(hits)], rtol=1e-12)
+        released += len(hits)
+    assert released > 10
+
+
+@pytest.mark.parametrize("call, least", [
+    (lambda e: svt.above_threshold([1.0], 0.0, e, rng=RNG), 4 / (sys.float_info.max / 64)),
+    (lambda e: svt.sample_outputs([1.0], 0.0, e, 3, rng=RNG), 4 / (sys.float_info.max / 64)),
+    (lambda e: svt.simulate_accuracy_failure(2, e, 1.0, 3, rng=RNG), 4 / (sys.float_info.max / 64)),
+    (lambda e: svt.sparse([1.0], 0.0, e, 3, rng=RNG), 12 / (sys.float_info.max / 64)),
+    (lambda e: svt.sample_sparse([1.0], 0.0, e, 3, 2, rng=RNG), 12 / (sys.float_info.max / 64)),
+    (lambda e: svt.numeric_sparse([1.0], 0.0, e, 3, rng=RNG), 27 / (sys.float_info.max / 64)),
+])
+def test_samplers_refuse_a_noise_beyond_the_floats(call, least):
+    """A Laplace draw is at most 36.05 scales from 0; from a scale of max/64 = 2.81e306 on, draws overflow to
+    +-inf and two of them compare as equal infinities: at epsilon = 5e-324 (scales inf) the old samplers
+    reported a top at the first query 3/4 of the time where the truth is 1/2, and NumericSparse raised
+    ZeroDivisionError. The least epsilon is the largest noise's numerator over 2.81e306 (4, 4c = 12 for the
+    query noise of Sparse, and 9c = 27 for NumericSparse's release), named in the message; it samples."""
+    with pytest.raises(ValueError, match=rf"^epsilon must be >= {least:.4g} to sample"):
+        call(5e-324)
+    with pytest.raises(ValueError, match="^epsilon must be >="):
+        call(least * (1 - 1e-9))
+    call(least * (1 + 1e-9))
+    with pytest.raises(ValueError, match=r"^query_scale must be in \(0, 2.81e\+306\] to sample"):
+        svt.sample_outputs([1.0], 0.0, 1.0, 3, rng=RNG, query_scale=1e307)
+
+
+def test_laws_at_a_subnormal_epsilon_are_the_limit_laws():
+    """epsilon = 5e-324: the default scales 2/eps and 4/eps overflow; the law, scale-free, is read in units of
+    2^64, and the answers (0 and 1 against a noise of 8e323) coincide with the threshold: the law of answers at
+    the threshold, which mpmath integrates at scales 2 and 4. The old code returned [-inf, -inf, -inf] and a
+    log-ratio of nan; accuracy_failure_probability's hardest stream collapses the same way (43/48)."""
+    want = [math.log(mp_output_probability([0.0, 0.0], 0.0, 1.0, o)) for o in range(3)]
+    np.testing.assert_allclose(svt.output_log_probabilities([0.0, 1.0], 0.5, 5e-324), want, rtol=1e-10)
+    assert svt.max_log_ratio([0.0, 1.0], [1.0, 0.5], 0.5, 5e-324) == 0.0
+    success = mp_pattern([0.0, 0.0], [0.0], 0.0, 2.0, 4.0)
+    assert svt.accuracy_failure_probability(3, 5e-324, 1.0) == pytest.approx(1 - success, rel=1e-10)
+    _, lp = svt.sparse_output_log_probabilities([0.0, 1.0], 0.5, 5e-324, 2)
+    np.testing.assert_allclose(lp, svt.sparse_output_log_probabilities([0.0, 0.0], 0.0, 1.0, 2)[1], rtol=1e-12)
+    # the search's default spread 8/epsilon is not a float there: refused by name (was 'answers must be finite')
+    with pytest.raises(ValueError, match=r"^epsilon must be >= 4.45e-308 when spread is not given"):
+        svt.search_worst_case(1, 5e-324, rng=np.random.default_rng(0))
+    with pytest.raises(ValueError, match=r"^epsilon must be >= 2.225e-308 when threshold_scale = 5e-324 is given"):
+        svt.output_log_probabilities([0.0], 0.5, 5e-324, threshold_scale=5e-324)
+
+
+def test_sparse_output_below_the_floats_is_minus_inf():
+    """Threshold -1e300 and both scales 1e-8: a bottom costs about -1e300/1e-8 = -1e308 in log-probability
+    (moving the query's noise or the threshold's), and the output 'bottom, top, bottom, top' of Sparse
+    (c = 2, two rounds) -2e308: below the floats, -inf. Adding the rounds with math.fsum raised OverflowError
+    ('intermediate overflow in fsum'); the other outputs still make a law."""
+    outs, lp = svt.sparse_output_log_probabilities([0.0, 1.0, 2.0, 3.0], -1e300, 1.0, 2, threshold_scale=1e-8,
+                                                   query_scale=1e-8)
+    rows = outs.tolist()
+    assert lp[rows.index([1, 3])] == -math.inf
+    assert lp[rows.index([0, 2])] == pytest.approx(-1e308, rel=1e-12)          # one bottom: -(1 + 1e300)/1e-8
+    assert math.fsum(np.exp(lp)) == pytest.approx(1.0, abs=1e-12)

@@ -267,3 +267,39 @@ def test_a_tiny_false_negative_rate_keeps_its_digits():
     assert tradeoff.in_privacy_region(errs[:, 0], errs[:, 1], 20.0, delta, tol=1e-15).all()
     a, b = tradeoff.optimal_tradeoff(p, q)
     assert b[1] == pytest.approx(q[4], rel=1e-15, abs=0)
+
+
+def test_region_at_a_huge_epsilon_is_the_axes():
+    """e^eps overflows past eps = 709.78, but the boundary has a limit: max(0, 1 - delta - e^eps alpha,
+    e^-eps (1 - delta - alpha)) is 1 - delta at alpha = 0 and 0 for every alpha > 0 (it raised
+    OverflowError: math range error at eps = 1e300)."""
+    got = tradeoff.region_lower_boundary([0.0, 5e-324, 1e-300, 0.25, 1.0], 1e300, 0.01)
+    assert got.tolist() == [0.99, 0.0, 0.0, 0.0, 0.0]
+    assert not np.signbit(got).any()
+    assert tradeoff.region_lower_boundary([0.0, 1.0], 1e300).tolist() == [1.0, 0.0]
+
+
+def test_region_boundary_past_the_overflow_of_exp_keeps_a_tiny_alpha():
+    """At eps = 710 (e^eps > 1.8e308) a subnormal alpha still moves the first line:
+    1 - e^710 * 1e-310 = 0.97766..., by mpmath at 50 digits; and the second line at alpha = 0.5 is
+    e^-710 / 2 = 2.238e-309, a subnormal, not 0."""
+    import mpmath
+
+    with mpmath.workdps(50):
+        want = float(1 - mpmath.exp(710) * mpmath.mpf(1e-310))
+        want_sub = float(1 - mpmath.exp(710) * mpmath.mpf(5e-324))
+        want_half = float(mpmath.exp(-710) / 2)
+    got = tradeoff.region_lower_boundary([1e-310, 5e-324, 0.5], 710.0)
+    assert got[0] == pytest.approx(want, rel=1e-13)
+    assert got[1] == pytest.approx(want_sub, rel=1e-13)
+    assert got[2] == pytest.approx(want_half, rel=1e-6)       # a subnormal keeps ~15 bits here
+
+
+def test_in_privacy_region_at_a_huge_epsilon():
+    """At eps = 1e300 the region is everything except beta < 1 - delta on alpha = 0 (and alpha < 1 - delta
+    on beta = 0): e^eps * 0 is 0, not nan (it raised OverflowError: math range error)."""
+    alpha = [0.0, 0.0, 0.0, 5e-324, 1e-300, 0.25, 0.98, 0.99]
+    beta = [0.99, 0.98, 1.0, 5e-324, 0.0, 0.25, 0.0, 0.0]
+    got = tradeoff.in_privacy_region(alpha, beta, 1e300, 0.01, tol=0.0)
+    assert got.tolist() == [True, False, True, True, False, True, False, True]
+    assert tradeoff.in_privacy_region([0.0], [0.0], 1e300).tolist() == [False]

@@ -665,19 +665,19 @@ _LARGE_MU = 1e6      # from here on gaussian_epsilon solves for a = mu/2 - eps/m
 
 
 def _gaussian_epsilon_large_mu(delta: float, mu: float) -> float:
-    r""":func:`gaussian_epsilon` for ``mu >= _LARGE_MU``: the root found in :math:`a = \mu/2 - arepsilon/\mu`.
+    r""":func:`gaussian_epsilon` for ``mu >= _LARGE_MU``: the root found in :math:`a = \mu/2 - \varepsilon/\mu`.
 
-    With :math:`arepsilon = \mu(\mu/2 - a)`, :math:`e^{arepsilon}arphi(a - \mu) = arphi(a)`, so
-    :math:`e^{arepsilon}\Phi(a - \mu) = arphi(a) R(\mu - a)` (:math:`R` the Mills ratio,
-    :math:`\sqrt{\pi/2}\,\mathrm{erfcx}(x/\sqrt 2)`) and :math:`\delta = \Phi(a) - arphi(a) R(\mu - a)`, which
-    increases with :math:`a`: no term of size :math:`\mu^2/2` to cancel. In :math:`arepsilon` the profile
-    needs :math:`arepsilon + \log\Phi(a - \mu)`, two terms near :math:`\mu^2/2`: from :math:`\mu pprox 3\cdot
+    With :math:`\varepsilon = \mu(\mu/2 - a)`, :math:`e^{\varepsilon}\varphi(a - \mu) = \varphi(a)`, so
+    :math:`e^{\varepsilon}\Phi(a - \mu) = \varphi(a) R(\mu - a)` (:math:`R` the Mills ratio,
+    :math:`\sqrt{\pi/2}\,\mathrm{erfcx}(x/\sqrt 2)`) and :math:`\delta = \Phi(a) - \varphi(a) R(\mu - a)`, which
+    increases with :math:`a`: no term of size :math:`\mu^2/2` to cancel. In :math:`\varepsilon` the profile
+    needs :math:`\varepsilon + \log\Phi(a - \mu)`, two terms near :math:`\mu^2/2`: from :math:`\mu \approx 3\cdot
     10^7` their rounding exceeded the margin of the bracket's end (brentq refused it: "f(a) and f(b) must have
     different signs"), and at :math:`\mu = 10^{300}` the end :math:`\mu(\mu/2 - z)` overflowed (no
     convergence). The root lies in :math:`[z, \mu/2]`, :math:`z = \Phi^{-1}(\delta)` (the tail bound
-    :math:`\delta(arepsilon) \le \Phi(a)`); where :math:`arphi(a) R(\mu - a)`, about :math:`|z|/\mu` of
+    :math:`\delta(\varepsilon) \le \Phi(a)`); where :math:`\varphi(a) R(\mu - a)`, about :math:`|z|/\mu` of
     :math:`\Phi(z)`, is lost in rounding the root is :math:`z` itself, the tail bound's
-    :math:`arepsilon`, which is above the root by that much. :math:`arepsilon = \mu(\mu/2 - a)` is ``inf``
+    :math:`\varepsilon`, which is above the root by that much. :math:`\varepsilon = \mu(\mu/2 - a)` is ``inf``
     where it exceeds the doubles (:math:`\mu` above about :math:`1.9 \cdot 10^{154}`).
     """
     from scipy.optimize import brentq

@@ -1061,24 +1061,24 @@ def _per_query_epsilon(epsilon, k, delta_prime) -> tuple[float, float]:
         g = lambda u: u * (s + k * math.expm1(epsilon * u)) - 1.0  # noqa: E731
         hi = min(1.0 / s, 1.0 / math.sqrt(k * epsilon))
         lo = 1.0 / (s + k * math.expm1(epsilon * hi))
-        if g(hi) <= 0:
-            u = hi
-        elif g(lo) >= 0:
-            u = lo
-        else:
-            u = optimize.brentq(g, lo, hi, xtol=1e-300, rtol=tol)
+        u = _increasing_root(g, lo, hi, tol)
         return epsilon * u, 1.0 / u
     # e0 <= epsilon/s, and e0 <= log(1 + epsilon/k) once e0 >= 1: below 709, where e^e0 is a float
     f = lambda e0: e0 * (s + k * math.expm1(e0)) - epsilon  # noqa: E731
     hi = min(epsilon / s, max(1.0, math.log1p(epsilon / k)) * (1.0 + 1e-12), 709.0)
     lo = epsilon / (s + k * math.expm1(hi))
-    if f(hi) <= 0:
-        e0 = hi
-    elif f(lo) >= 0:
-        e0 = lo
-    else:
-        e0 = optimize.brentq(f, lo, hi, xtol=1e-300, rtol=tol)
+    e0 = _increasing_root(f, lo, hi, tol)
     return e0, epsilon / e0
+
+
+def _increasing_root(f, lo: float, hi: float, tol: float) -> float:
+    """The root of an increasing ``f`` in ``[lo, hi]``; an end where ``f`` already has the root's sign
+    (rounding at the bracket's ends) is the root itself."""
+    if f(hi) <= 0:
+        return hi
+    if f(lo) >= 0:
+        return lo
+    return optimize.brentq(f, lo, hi, xtol=1e-300, rtol=tol)
 
 
 def _log_quotient(a, b) -> float:

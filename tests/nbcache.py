@@ -111,6 +111,31 @@ def stage(path: Path, nb, seconds: float, root: Path = ROOT) -> Path:
     return out
 
 
+def staged(path: Path, current: str, root: Path = ROOT) -> bool:
+    """Whether nbval kept an execution of the notebook at ``path`` made with the dpnotes whose
+    :func:`fingerprint` is ``current`` (a record still being written counts as absent)."""
+    out, meta = _staged_paths(path, root)
+    try:
+        return out.exists() and json.loads(meta.read_text()).get("fingerprint") == current
+    except (OSError, ValueError):
+        return False
+
+
+def wait_for_staged(paths: list[Path], until: Path, root: Path = ROOT, poll: float = 2.0) -> list[Path]:
+    """Wait until every notebook of ``paths`` is :func:`staged` or the file ``until`` exists; return
+    the notebooks still missing (the build executes those itself).
+
+    make test starts the site pass beside pass 1, which runs the chapters first: the build waits
+    for their executions instead of running them a second time, and pass 1 touches ``until`` when
+    it ends, so a chapter that failed (and was not kept) does not hold the build forever."""
+    current = fingerprint(root)
+    while True:
+        missing = [p for p in paths if not staged(p, current, root)]
+        if not missing or until.exists():
+            return missing
+        time.sleep(poll)
+
+
 def with_outputs(nb, outputs_by_cell: dict[int, list]) -> object:
     """A copy of ``nb`` whose i-th code cell carries ``outputs_by_cell[i]``."""
     import nbformat

@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import time
 import types
 from pathlib import Path
 
@@ -256,6 +257,45 @@ def test_staged_notebooks_are_reused_only_while_nothing_they_depend_on_changed(t
     (tmp_path / "chapters" / "part").mkdir(parents=True)      # a data file a page reads, rewritten
     (tmp_path / "chapters" / "part" / "table.json").write_text("{}\n")
     assert nbcache.seed_cache(tmp_path / "cache4", root=tmp_path) == []
+
+
+def test_the_site_build_waits_for_every_chapter_or_for_the_end_of_pass_1(tmp_path):
+    """make test starts the site beside the unit tests: its build waits until nbval has kept every
+    chapter (with the current dpnotes), and stops waiting when pass 1 ends, naming the chapters
+    that never came (a failed one), which the build then executes itself."""
+    import threading
+
+    import nbcache
+
+    (tmp_path / "dpnotes").mkdir()
+    (tmp_path / "dpnotes" / "m.py").write_text("X = 1\n")
+    pages = []
+    for name in ("a", "b"):
+        page = tmp_path / f"{name}.md"
+        page.write_text(FRONT + f"\n# {name}\n\n```{{code-cell}} ipython3\nprint(1)\n```\n")
+        pages.append(page)
+    nb = nbcache.read_notebook(pages[0])
+    done = tmp_path / "pass1.done"
+    current = nbcache.fingerprint(tmp_path)
+    assert not any(nbcache.staged(p, current, tmp_path) for p in pages)
+
+    def stage_later(page, after):
+        threading.Timer(after, nbcache.stage, (page, nb, 0.1), {"root": tmp_path}).start()
+
+    stage_later(pages[0], 0.05)
+    stage_later(pages[1], 0.3)
+    t0 = time.perf_counter()
+    assert nbcache.wait_for_staged(pages, done, tmp_path, poll=0.01) == []
+    assert time.perf_counter() - t0 >= 0.3        # it waited for the second one
+    # a record being written (unreadable) or made with another dpnotes counts as absent
+    _, meta = nbcache._staged_paths(pages[1], tmp_path)
+    meta.write_text('{"fingerp')
+    assert not nbcache.staged(pages[1], current, tmp_path) and nbcache.staged(pages[0], current, tmp_path)
+    (tmp_path / "dpnotes" / "m.py").write_text("X = 2\n")
+    assert not nbcache.staged(pages[0], nbcache.fingerprint(tmp_path), tmp_path)
+    # pass 1 ended: no more waiting, and the missing chapters are named
+    threading.Timer(0.2, done.touch).start()
+    assert nbcache.wait_for_staged(pages, done, tmp_path, poll=0.01) == pages
 
 
 def test_a_reused_kernel_starts_each_notebook_as_a_fresh_one_would(tmp_path, monkeypatch):

@@ -73,11 +73,11 @@ def main() -> None:
                         [(str(p), f"{s:.2f}", "ok" if s <= TARGET_PAGE else "OVER") for p, s in rows]
                         + [("**total**", f"{sum(s for _, s in rows):.1f}", "")]))
 
-    # 3. `make test` as a user runs it (both passes), and its two passes apart
+    # 3. `make test` as a user runs it
     if not args.skip_tests:
         secs, res = timed(["make", "test"])
         last = [ln for ln in res.stdout.splitlines() if " passed" in ln or " failed" in ln]
-        rows = [("make test (prerequisites, units, doctests, notebooks; then the site and a page of each kind in the browser, beside Binder)",
+        rows = [("make test (prerequisites; units, doctests and notebooks, with the site, a page of each kind in the browser and Binder beside them)",
                  f"{secs:.1f}", f"<= {TARGET_TEST:.0f}", verdict(res.returncode == 0, secs, TARGET_TEST),
                  " / ".join(ln.strip("= ") for ln in last))]
         report.append(table("Test suite", ("what", "seconds", "target", "status", "pytest summaries"), rows))

@@ -1050,6 +1050,12 @@ def shuffled_rr_epsilon(epsilon0, n, delta) -> float:
 
 
 # --------------------------------------------------------------------------- Feldman, McMillan, Talwar (2021)
+def _log_over(c: float, delta: float) -> float:
+    """log(c / delta) as log(c) - log(delta): the quotient overflows to inf below delta = c / 1.8e308
+    (at delta = 5e-324 the largest epsilon0 came out -inf and every epsilon0 was refused)."""
+    return math.log(c) - math.log(delta)
+
+
 def fmt_epsilon0_max(n, delta) -> float:
     r"""The largest :math:`\varepsilon_0` for which :func:`fmt_epsilon` applies: :math:`\log\big(n / (16 \log(4/\delta))\big)`.
 
@@ -1085,14 +1091,14 @@ def fmt_epsilon0_max(n, delta) -> float:
     """
     n = check_integer("n", n, low=2)
     delta = _open_delta(delta)
-    return math.log(n) - math.log(16.0 * math.log(4.0 / delta))      # math.log(n): any integer n
+    return math.log(n) - math.log(16.0 * _log_over(4.0, delta))      # math.log(n): any integer n
 
 
 def _fmt_spread(epsilon0: float, n: int, delta: float) -> tuple[float, float]:
     """e^{eps1} - 1 = 8 sqrt(e^eps0 log(4/delta) / n) + 8 e^eps0 / n, and e^-eps0, without overflow
     (e^eps0 / n <= 1 / (16 log(4/delta)) inside the range)."""
     ratio = math.exp(epsilon0 - math.log(n))
-    return 8.0 * math.sqrt(ratio * math.log(4.0 / delta)) + 8.0 * ratio, math.exp(-epsilon0)
+    return 8.0 * math.sqrt(ratio * _log_over(4.0, delta)) + 8.0 * ratio, math.exp(-epsilon0)
 
 
 def fmt_epsilon(epsilon0, n, delta) -> float:
@@ -1193,7 +1199,7 @@ def fmt_stronger_epsilon0_max(n, delta) -> float:
     """
     n = check_integer("n", n, low=2)
     delta = _open_delta(delta)
-    log_ratio = math.log(n) - math.log(8.0 * math.log(2.0 / delta))   # logs: any integer n
+    log_ratio = math.log(n) - math.log(8.0 * _log_over(2.0, delta))   # logs: any integer n
     return log_ratio + math.log1p(-math.exp(-log_ratio)) if log_ratio > 0 else -math.inf
 
 
@@ -1251,7 +1257,7 @@ def fmt_stronger_epsilon(epsilon0, n, delta) -> float:
     # (e^eps0 - 1) * spread with e^eps0 / n <= 1 / (8 log(2/delta)) formed first: no overflow for any n
     ratio = math.exp(epsilon0 - math.log(n))
     shrink = -math.expm1(-epsilon0)                                   # 1 - e^-eps0, no cancellation
-    total = shrink * (4.0 * math.sqrt(2.0 * math.log(4.0 / delta) * ratio / (1.0 + math.exp(-epsilon0))) + 4.0 * ratio)
+    total = shrink * (4.0 * math.sqrt(2.0 * _log_over(4.0, delta) * ratio / (1.0 + math.exp(-epsilon0))) + 4.0 * ratio)
     return min(math.log1p(total), epsilon0)
 
 

@@ -249,7 +249,9 @@ def _analytic_sigma(epsilon: float, delta: float) -> float:
         """Newton step in log(mu): (target - log delta(mu)) / (mu phi(a) / delta(mu)), the derivative of
         log delta in log mu; None where that slope underflows or the step would overflow exp."""
         a = 0.5 * mu - epsilon / mu
-        slope = mu * math.exp(-0.5 * a * a - _LOG_SQRT_2PI - log_delta)
+        # an exponent past 709 overflows exp; the slope is then at least mu e^709, and a step of
+        # (target - log delta) / that is zero in double precision: mu is the root (epsilon = 1e300)
+        slope = mu * math.exp(min(-0.5 * a * a - _LOG_SQRT_2PI - log_delta, 709.0))
         if not slope > 0.0:
             return None
         step = (target - log_delta) / slope
@@ -348,10 +350,11 @@ def gaussian_sigma(epsilon, delta, sensitivity=1.0, method="classical") -> float
     if delta == 0.0:
         raise ValueError("delta must be in (0, 1) for the Gaussian mechanism, got 0")
     sensitivity = check_positive("sensitivity", sensitivity)
+    # log(1.25) - log(delta), not log(1.25 / delta): the quotient overflows at a subnormal delta
     if method == "classical":
-        c = math.sqrt(2.0 * math.log(1.25 / delta))
+        c = math.sqrt(2.0 * (math.log(1.25) - math.log(delta)))
     elif method == "hrw":
-        c = math.sqrt(2.0 * math.log(2.0 / delta))
+        c = math.sqrt(2.0 * (math.log(2.0) - math.log(delta)))
     elif method == "analytic":
         return sensitivity * _analytic_sigma(epsilon, delta)
     else:

@@ -741,13 +741,13 @@ def _has_nan(x, depth=0) -> bool:
     return False
 
 
-def extreme_outcome(name, param, value) -> str | None:
+def extreme_outcome(name, param, value, options=None) -> str | None:
     """None if ``value`` (a float of extreme magnitude) gets an answer without nan, or a ValueError
-    naming the parameter; else what happened."""
+    naming the parameter; else what happened. ``options`` overrides other arguments of the baseline."""
     global TIMEOUT
     saved, TIMEOUT = TIMEOUT, EXTREME_TIMEOUT
     try:
-        result = call(CALLABLES[name], dict(REGISTRY[name], **{param: value}))
+        result = call(CALLABLES[name], dict(REGISTRY[name], **(options or {}), **{param: value}))
     except ValueError as exc:
         named = NAMED_AS.get((name, param), param)
         return None if _names(str(exc), named) else f"ValueError not naming {named}: {str(exc)[:150]}"
@@ -760,21 +760,55 @@ def extreme_outcome(name, param, value) -> str | None:
     return f"nan in the answer {result!r:.100}" if _has_nan(result) and name not in NAN_BY_DESIGN else None
 
 
+_OPTIONS = re.compile(r"^\s*(\w+)\s*:\s*\{([^}]*)\}", re.M)
+
+
+def enumerated_options(name) -> dict[str, list[str]]:
+    """The string options a function's docstring enumerates (``method : {"classical", "analytic"}``)."""
+    doc = inspect.getdoc(CALLABLES[name]) or ""
+    found = {}
+    for param, spec in _OPTIONS.findall(doc):
+        values = [a or b for a, b in re.findall(r'"([^"]*)"|\'([^\']*)\'', spec)]
+        if values and param in inspect.signature(CALLABLES[name]).parameters:
+            found[param] = values
+    return found
+
+
+def option_variants(name) -> list[tuple[str, dict]]:
+    """The baseline call, then the baseline with each other enumerated option value, one option at a
+    time: a method the baseline does not take is walked too."""
+    variants = [("baseline", {})]
+    for param, values in enumerated_options(name).items():
+        default = REGISTRY[name].get(param, inspect.signature(CALLABLES[name]).parameters[param].default)
+        variants += [(f"{param}={v!r}", {param: v}) for v in values if v != default]
+    return variants
+
+
 @pytest.mark.parametrize("name", sorted(REGISTRY))
 def test_extreme_magnitudes(name):
     """Every float parameter at +-1e300, +-1e-300 and +-5e-324 (the smallest subnormal): an answer
     with no nan (the right one: inf or 0 where that is the limit), or a ValueError that names the
     parameter (and its docstring states the range), within EXTREME_TIMEOUT. Not an OverflowError,
-    a ZeroDivisionError, scipy's complaint about a bracket or an error naming an inner variable."""
+    a ZeroDivisionError, scipy's complaint about a bracket or an error naming an inner variable.
+    Repeated with every option value the docstring enumerates (``method``, ``relation``,
+    ``noise``, ...), one at a time."""
     found = {}
-    for param, baseline in numeric_parameters(name):
-        if not isinstance(baseline, float):
-            continue
-        for label, value in EXTREMES:
-            what = extreme_outcome(name, param, value)
-            if what is not None:
-                found[(param, label)] = what
-    assert not found, f"{name}:\n" + "\n".join(f"  {p} = {label}: {v}" for (p, label), v in sorted(found.items()))
+    for variant, options in option_variants(name):
+        for param, baseline in numeric_parameters(name):
+            if not isinstance(baseline, float):
+                continue
+            for label, value in EXTREMES:
+                what = extreme_outcome(name, param, value, options)
+                if what is not None:
+                    found[(variant, param, label)] = what
+    assert not found, f"{name}:\n" + "\n".join(f"  {o}, {p} = {label}: {v}"
+                                                for (o, p, label), v in sorted(found.items()))
+
+
+def test_enumerated_options_are_read_from_the_docstrings():
+    assert enumerated_options("mechanisms.gaussian_sigma") == {"method": ["classical", "hrw", "analytic"]}
+    assert enumerated_options("flawed.noisy_max") == {"noise": ["laplace", "exponential"], "release": ["index", "value"]}
+    assert set(enumerated_options("subsampling.subsampled_gaussian_profile")) == {"direction", "relation"}
 
 
 def test_the_walker_can_fail():

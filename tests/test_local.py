@@ -846,3 +846,19 @@ def test_clone_bound_at_a_huge_epsilon0():
         local.fmt_clone_delta(1e300, 100, 0.5, clone_probability=0.1)
     with pytest.raises(ValueError, match=r"epsilon0 > 745.8"):
         local.fmt_clone_epsilon(746.0, 100, 1e-6, clone_probability=1e-300)
+
+
+@pytest.mark.parametrize("delta", [5e-324, 1e-310, 4e-308])
+def test_fmt_bounds_at_a_subnormal_delta(delta):
+    """4 / delta and 2 / delta overflowed to inf below delta = 2.2e-308: the largest epsilon0 came out
+    -inf and every epsilon0 was refused. The limits against 50-digit mpmath; the bounds finite, and
+    larger than at delta = 1e-300 (a smaller delta costs more epsilon)."""
+    n = 10**6
+    with mp.workdps(50):
+        d = mp.mpf(delta)
+        first = mp.log(n / (16 * mp.log(4 / d)))
+        stronger = mp.log(n / (8 * mp.log(2 / d)) - 1)
+    assert local.fmt_epsilon0_max(n, delta) == pytest.approx(float(first), rel=1e-14)
+    assert local.fmt_stronger_epsilon0_max(n, delta) == pytest.approx(float(stronger), rel=1e-14)
+    for bound in (local.fmt_epsilon, local.fmt_stronger_epsilon):
+        assert 0 < bound(0.5, 10**6, 1e-300) < bound(0.5, 10**6, delta) < 0.5

@@ -235,6 +235,25 @@ def test_analytic_sigma_to_1e_14_from_tiny_to_large_epsilon_and_delta(eps, delta
         mp_bisect_log_sigma(eps, delta), rel=1e-14, abs=0)
 
 
+@pytest.mark.parametrize("eps, delta", [(1e300, 1e-5), (1e300, 5e-324), (1e100, 0.5), (1e16, 1e-300), (1e10, 1e-12)])
+def test_analytic_sigma_at_a_huge_epsilon(eps, delta):
+    """mu near sqrt(2 eps): the Newton slope's exponent passed 709 there and math.exp raised
+    OverflowError (at eps = 1e300); now the step is zero and mu the root. Against a bisection whose
+    precision (400 digits) covers the cancellation of mu/2 - eps/mu at mu = 1.4e150."""
+    s = mech.gaussian_sigma(eps, delta, method="analytic")
+    assert s == pytest.approx(mp_bisect_log_sigma(eps, delta, lo=s / 2, hi=2 * s, dps=400), rel=1e-14, abs=0)
+
+
+@pytest.mark.parametrize("method, c", [("classical", "1.25"), ("hrw", "2")])
+@pytest.mark.parametrize("eps, delta", [(1e300, 5e-324), (1e-300, 5e-324), (0.5, 1e-310), (3.0, 2.2e-308)])
+def test_classical_and_hrw_sigma_at_a_subnormal_delta(method, c, eps, delta):
+    """sqrt(2 log(c / delta)) / eps: c / delta overflowed to inf at delta = 5e-324 (sigma came out
+    inf, where it is 3.9e301 at eps = 1e-300 and 3.9e-299 at eps = 1e300); against 50-digit mpmath."""
+    with mp.workdps(50):
+        want = mp.sqrt(2 * mp.log(mp.mpf(c) / mp.mpf(delta))) * 2 / mp.mpf(eps)
+    assert mech.gaussian_sigma(eps, delta, sensitivity=2.0, method=method) == pytest.approx(float(want), rel=1e-14)
+
+
 @pytest.mark.parametrize("eps, delta, dps, tol", [
     # eps = 1e4 and delta one ulp below 1: Newton's first steps underflow the slope and leave the bracket
     # (doubling, then bisection). The profile is flat there (sigma is ill-conditioned: a 1e-6 change of

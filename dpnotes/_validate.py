@@ -87,7 +87,9 @@ def check_in_range(
 
 
 def _fmt(x: float) -> str:
-    return str(int(x)) if float(x).is_integer() else repr(float(x))
+    """A whole number as one (3, not 3.0) while it has at most 16 digits; past that as a float
+    (1e+300, not the 301 digits of its exact value)."""
+    return str(int(x)) if float(x).is_integer() and abs(float(x)) < 1e16 else repr(float(x))
 
 
 def check_positive(name: str, value) -> float:

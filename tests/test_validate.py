@@ -255,3 +255,12 @@ def test_distribution_pair_passes_the_tolerance_to_q_too():
         v.check_distribution_pair([0.5, 0.5], [0.5, 0.5 + 5e-9])
     p, q = v.check_distribution_pair([0.5, 0.5], [0.5, 0.5 + 5e-9], atol=1e-8)
     assert q.tolist() == [0.5, 0.5 + 5e-9]
+
+
+def test_a_huge_value_is_shown_as_a_float_not_its_301_digits():
+    """A whole number is shown as one while it is short (3, not 3.0); 1e300 was printed as the 301
+    digits of its exact binary value."""
+    _raises_exactly("delta must be in [0, 1), got 1e+300", v.check_delta, "delta", 1e300)
+    _raises_exactly("delta must be in [0, 1), got -1e+300", v.check_delta, "delta", -1e300)
+    _raises_exactly("delta must be in [0, 1), got 1000000000000000", v.check_delta, "delta", 1e15)
+    _raises_exactly("delta must be in [0, 1), got 3", v.check_delta, "delta", 3)

@@ -527,6 +527,15 @@ def test_replace_one_q1_is_the_gaussian_with_sensitivity_two():
         assert exact <= sub.subsampled_gaussian_epsilon(1.0, sigma, steps, 1e-6, relation="replace_one") <= exact * (1 + 1e-12)
 
 
+@pytest.mark.parametrize("q, sigma, steps, eps, relation", [(0.999, 0.1, 100, 0.01, "add_remove"),
+                                                             (0.999, 0.1, 1000, 0.5, "replace_one")])
+def test_delta_is_at_most_one_where_the_laws_are_nearly_disjoint(q, sigma, steps, eps, relation):
+    """sigma 0.1 and q near 1: the true delta is 1 to many digits, and the composed masses' rounding
+    gave 1.00000000000008 and 1.0000000000025; a delta is a probability, at most 1."""
+    d = sub.subsampled_gaussian_delta(q, sigma, steps, eps, relation=relation)
+    assert 1 - 1e-9 < d <= 1.0
+
+
 @pytest.mark.parametrize("relation", sub.RELATIONS)
 def test_delta_far_below_the_fft_window_is_a_bound_not_a_crash(relation):
     """q = 1e-6, sigma = 100, two steps, epsilon = 0.5 and 1: delta is far below what the tilted

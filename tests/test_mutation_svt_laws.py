@@ -1,0 +1,201 @@
+"""Tests for the gaps the mutation run of dpnotes.svt's new integrator found (the exact laws).
+
+The survivors of ``_log_part``, ``_Law``, ``_log_value_gap``, ``_ratio_value`` and the alphas showed that the
+laws were checked only at scales where the integrand's peak sits on a kink. Here every law is compared with
+mpmath quadrature at 30 digits, written from the definition (own Laplace CDF, own breakpoints), on
+configurations that reach the other branches: a query scale 1000 times below the threshold's (narrow
+factors), the reverse, repeated answers above the threshold, a long piece, neighbours whose answers cross
+the threshold, and the alphas at the magnitudes where their guarded branches are taken (closed forms in
+mpmath). Each test names the mutants it kills (``mutmut show dpnotes.svt.<name>``).
+"""
+
+import functools
+import itertools
+import math
+
+import mpmath as mp
+import pytest
+
+from dpnotes import svt
+from profiles import THOROUGH
+
+
+def mp_log_pattern(below, above, threshold, b_t, b_q, upper=None, dps=20):
+    return _mp_log_pattern(tuple(below), tuple(above), threshold, b_t, b_q, upper, dps)
+
+
+@functools.lru_cache(maxsize=None)
+def _mp_log_pattern(below, above, threshold, b_t, b_q, upper, dps):
+    """log of the integral over t < upper of p(t) prod_below F(t - f) prod_above (1 - F(t - f)), p the
+    Laplace(threshold, b_t) density and F the Laplace(0, b_q) CDF, by mpmath; breakpoints at every kink and
+    at 1, 4, 16 and 64 scales from it, so that narrow features are not stepped over."""
+    with mp.workdps(dps):
+        b_t, b_q, T = mp.mpf(b_t), mp.mpf(b_q), mp.mpf(threshold)
+
+        def cdf(u):
+            return mp.exp(u / b_q) / 2 if u < 0 else 1 - mp.exp(-u / b_q) / 2
+
+        def sf(u):              # 1 - F(u) written out: no cancellation where it is e^-1500
+            return 1 - mp.exp(u / b_q) / 2 if u < 0 else mp.exp(-u / b_q) / 2
+
+        def f(t):
+            val = mp.exp(-abs(t - T) / b_t) / (2 * b_t)
+            for v in below:
+                val *= cdf(t - v)
+            for v in above:
+                val *= sf(t - v)
+            return val
+
+        kinks = sorted({mp.mpf(x) for x in [threshold, *below, *above]})
+        pts = set(kinks)
+        for k in kinks:
+            for b in (b_t, b_q):
+                for m in (1, 4, 16, 64):
+                    pts.update((k - m * b, k + m * b))
+        top = mp.inf if upper is None else mp.mpf(upper)
+        pts = sorted(p for p in pts if p < top)
+        return float(mp.log(mp.quad(f, [-mp.inf, *pts, top], maxdegree=7)))
+
+
+def mp_output_logs(answers, threshold, b_t, b_q):
+    return [mp_log_pattern(answers[:o], answers[o:o + 1], threshold, b_t, b_q) for o in range(len(answers) + 1)]
+
+
+def mp_sparse_output_log(answers, threshold, b_t, b_q, tops, refresh, dps=30):
+    """log Pr of the Sparse output with these top positions (c = len(tops) or the stream ended first)."""
+    k = len(answers)
+    asked = tops[-1] + 1 if len(tops) == C_SPARSE else k
+    if not refresh:
+        below = [answers[i] for i in range(asked) if i not in tops]
+        return mp_log_pattern(below, [answers[i] for i in tops], threshold, b_t, b_q, dps=dps)
+    total, first = 0.0, 0
+    for h in tops:
+        total += mp_log_pattern(answers[first:h], [answers[h]], threshold, b_t, b_q, dps=dps)
+        first = h + 1
+    if first < asked:
+        total += mp_log_pattern(answers[first:asked], [], threshold, b_t, b_q, dps=dps)
+    return total
+
+
+C_SPARSE = 2
+
+
+def mp_sparse_max_log_ratio(a, b, threshold, b_t, b_q, refresh, dps=30):
+    k = len(a)
+    outs = [list(t) for j in range(C_SPARSE + 1) for t in itertools.combinations(range(k), j)]
+    return max(abs(mp_sparse_output_log(a, threshold, b_t, b_q, t, refresh, dps)
+                   - mp_sparse_output_log(b, threshold, b_t, b_q, t, refresh, dps)) for t in outs)
+
+
+@pytest.mark.parametrize("b_t, b_q", [(1.0, 1e-3), (1e3, 1.0), (3.0, 0.05)])
+def test_laws_with_scales_far_apart_match_mpmath(b_t, b_q):
+    """Factors 1000 times narrower than the threshold's density (and the reverse): the integrand of a piece
+    then has its peak inside a factor's window and an exponential between windows. Kills _log_part mutmut_29
+    (falling factors' windows), _88 and _95 (the slope dh of the peak search), _268 (the exponential read at an
+    inner point), _283 (a break instead of continue) and _Law.log_mass mutmut_70 (a long piece's left half
+    integrated with direction 2)."""
+    answers, threshold = [0.5, -1.0, 2.0, 0.0], 0.3
+    ours = svt.output_log_probabilities(answers, threshold, 1.0, threshold_scale=b_t, query_scale=b_q)
+    want = mp_output_logs(answers, threshold, b_t, b_q)
+    assert ours.tolist() == pytest.approx(want, rel=1e-10, abs=1e-10)
+
+
+def test_law_of_repeated_answers_above_the_threshold_matches_mpmath():
+    """Twelve equal answers far above the threshold, reported below (a factor of multiplicity 12 falling
+    towards its kink), and a long piece between answers 5000 apart. Kills _log_part mutmut_29 and
+    _Law.log_mass mutmut_70."""
+    for answers, threshold, b_t, b_q in [([10.0] * 12 + [12.0], 0.0, 1.0, 0.3),
+                                         ([0.0, 5000.0, 5000.0, 5000.0], 100.0, 10.0, 1.0)]:
+        ours = svt.output_log_probabilities(answers, threshold, 1.0, threshold_scale=b_t, query_scale=b_q)
+        want = [mp_log_pattern(answers[:o], answers[o:o + 1], threshold, b_t, b_q) for o in (0, len(answers) - 1,
+                                                                                             len(answers))]
+        assert [ours[0], ours[-2], ours[-1]] == pytest.approx(want, rel=1e-10, abs=1e-10)
+
+
+@pytest.mark.parametrize("value", [-3.0, 0.0, 2.0])
+def test_reused_value_density_matches_mpmath(value):
+    """The flawed NumericSparse's density: the integral stops at the released value (an upper limit below,
+    at, and above some kinks). Kills _Law.__init__ mutmut_33 (the upper limit dropped from the kinks) and
+    _Law.log_mass mutmut_24 (the right ray added although the integral stops at the upper limit)."""
+    answers, threshold, b_t, b_q = [0.0, 1.0, -1.0, 0.5], 0.3, 2.0, 4.0
+    ours = svt.numeric_log_density(answers, threshold, value, threshold_scale=b_t, query_scale=b_q)
+    want = (-abs(value - answers[-1]) / b_q - math.log(2 * b_q)
+            + mp_log_pattern(answers[:-1], [], threshold, b_t, b_q, upper=value))
+    assert ours == pytest.approx(want, rel=1e-10, abs=1e-10)
+
+
+RATIO_CASES = [  # answers on D, their changes to D', threshold, b_t, b_q
+    ([0.0, 1.0, 2.0], [1.0, -1.0, 0.5], 0.5, 2.0, 4.0),
+    ([0.0, 1.0, 2.0], [1.0, -1.0, 0.5], -30.0, 2.0, 4.0),
+    ([0.0, 1.0, 2.0], [1.0, -1.0, 0.5], 0.5, 1e-3, 1.0),
+    ([0.0, 1.0, 2.0], [1.0, -1.0, 0.5], 0.5, 1.0, 1e-1),
+    ([0.0] * 4, [1.0, 1.0, 1.0, -1.0], 0.0, 2.0, 4.0),
+] + ([  # make verify: about 2 s each (the Sparse patterns' mpmath enumeration)
+    ([5.0] * 4, [-1.0, -1.0, 1.0, -1.0], 0.0, 2.0, 4.0),
+    ([-1.0, 0.3, 0.6], [0.7, -0.9, 0.2], 0.0, 2.0, 2.0),
+] if THOROUGH else [])
+
+
+@pytest.mark.parametrize("answers, change, threshold, b_t, b_q", RATIO_CASES)
+def test_log_ratios_match_mpmath(answers, change, threshold, b_t, b_q):
+    """max_log_ratio and sparse_max_log_ratio (both variants) against differences of mpmath log-probabilities:
+    neighbours that cross the threshold and each other, equal answers, equal scales. Kills _log_value_gap
+    mutmut_19, _24, _25, _49, _57, _59 and _70 (the gap's cases), _ratio_value mutmut_8, _10 and _17 to _21,
+    _sparse_log_ratio mutmut_18 and _sparse_patterns mutmut_7, _13, _14 and _31."""
+    other = [x + d for x, d in zip(answers, change)]
+    kw = dict(threshold_scale=b_t, query_scale=b_q)
+    want = max(abs(x - y) for x, y in zip(mp_output_logs(answers, threshold, b_t, b_q),
+                                          mp_output_logs(other, threshold, b_t, b_q)))
+    assert svt.max_log_ratio(answers, other, threshold, 1.0, **kw) == pytest.approx(want, rel=1e-9, abs=1e-9)
+    for refresh in (False, True):
+        want = mp_sparse_max_log_ratio(answers, other, threshold, b_t, b_q, refresh, dps=20)
+        got = svt.sparse_max_log_ratio(answers, other, threshold, 1.0, C_SPARSE, refresh=refresh, **kw)
+        assert got == pytest.approx(want, rel=1e-9, abs=1e-9)
+
+
+def test_log_ratio_at_a_huge_epsilon_matches_mpmath():
+    """epsilon = 1e300: scales 2e-300 and 4e-300, so tails b_t - side b_q is below 1e-290 and _Law._slope
+    compares the two terms by their logs. Kills _Law._slope mutmut_52, _54, _55, _82, _83, _88, _90, _91, _99
+    and _100, and _law_scales mutmut_18."""
+    a, b = [0.0, 1.0], [1.0, 0.0]
+    want = max(abs(x - y) for x, y in zip(mp_output_logs(a, 0.0, 2e-300, 4e-300), mp_output_logs(b, 0.0, 2e-300, 4e-300)))
+    assert svt.max_log_ratio(a, b, 0.0, 1e300) == pytest.approx(want, rel=1e-9)
+
+
+def test_alphas_with_delta_match_their_closed_forms():
+    """sparse_alpha's log(1/delta) and NumericSparse's log(2/delta) (Sparse at delta/2), and NumericSparse's
+    alpha at epsilon = 1e-305, where eps2 is below 1e-300 and the values' term is formed over epsilon: the
+    larger of 8 (log k + log(4c/beta)) sqrt(8c log(2/delta))/eps1 (or 9c(log k + log(4c/beta))/eps for
+    delta = 0) and sigma(eps2) log(2c/beta). Kills _log_inverse mutmut_3, _numeric_numerator mutmut_12 and
+    _13, and numeric_sparse_alpha mutmut_103, _104, _106, _107, _116 to _119 and _121."""
+    with mp.workdps(30):
+        k, c, beta, delta = 10, 2, mp.mpf(0.1), mp.mpf(1e-6)
+        want = 8 * (mp.log(k) + mp.log(2 * c / beta)) * mp.sqrt(8 * c * mp.log(1 / delta))
+        assert svt.sparse_alpha(k, 1.0, 0.1, c, 1e-6) == pytest.approx(float(want), rel=1e-13)
+        for k, eps, beta, c, delta in [(10, 1.0, 0.1, 2, 1e-6), (5, 1e-305, 0.1, 3, 1e-6), (5, 1e-305, 0.1, 3, 0.0),
+                                       (3, 2.0, 0.99, 1, 0.99), (1, 1e-305, 0.1, 1, 1e-6)]:
+            e, b_ = mp.mpf(eps), mp.mpf(beta)
+            if delta == 0:
+                want = 9 * c * (mp.log(k) + mp.log(4 * c / b_)) / e
+            else:
+                root = mp.sqrt(512)
+                eps1, eps2 = root * e / (root + 1), 2 * e / (root + 1)
+                log2d = mp.log(2 / mp.mpf(delta))
+                comparisons = 8 * (mp.log(k) + mp.log(4 * c / b_)) * mp.sqrt(8 * c * log2d) / eps1
+                values = mp.sqrt(32 * c * log2d) / eps2 * mp.log(2 * c / b_)
+                want = max(comparisons, values)
+            assert svt.numeric_sparse_alpha(k, eps, beta, c, delta) == pytest.approx(float(want), rel=1e-13)
+
+
+def test_per_query_epsilon_just_above_one_and_its_ratio():
+    """The root of e0 sqrt(2k log(1/delta')) + k e0 (e^e0 - 1) = epsilon at epsilon = 1.001 (the branch in e0
+    itself), and the second value epsilon/e0 that laplace_alpha uses where e0 underflows (mpmath, 50 digits).
+    Kills _per_query_epsilon mutmut_82 (the bracket's lower end) and _94 (epsilon * e0 returned)."""
+    with mp.workdps(50):
+        for eps, k, dp in [(1.001, 50, 0.01), (100.0, 1000, 1e-9), (3.0, 2, 0.9)]:
+            s = mp.sqrt(2 * k * -mp.log(mp.mpf(dp)))
+            root = mp.findroot(lambda e0: e0 * (s + k * mp.expm1(e0)) - eps, mp.mpf(eps) / s * 0.5)
+            e0, ratio = svt._per_query_epsilon(eps, k, dp)
+            assert e0 == pytest.approx(float(root), rel=1e-14)
+            assert ratio == pytest.approx(float(eps / root), rel=1e-14)
+            assert svt.advanced_per_query_epsilon(eps, k, dp) == pytest.approx(float(root), rel=1e-14)

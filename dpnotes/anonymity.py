@@ -339,13 +339,17 @@ def entropy_l_diversity(table, quasi_identifiers, sensitive) -> float:
     return float(np.exp(entr(P).sum(axis=1)).min())  # entr(x) = -x log x, with entr(0) = 0
 
 
+# the largest domain of a ground-distance matrix: its m * m floats take 800 MB
+_MAX_DOMAIN = 10**4
+
+
 def ordered_distance_matrix(m) -> np.ndarray:
     """Ground distance ``|i - j| / (m - 1)`` between the ``m`` values of an ordered domain (Li et al. 2007).
 
     Parameters
     ----------
     m : int
-        Number of values, ``>= 2``.
+        Number of values, in ``[2, 10**4]`` (an m-by-m array of floats is built: 800 MB at the cap).
 
     Returns
     -------
@@ -355,14 +359,14 @@ def ordered_distance_matrix(m) -> np.ndarray:
     Raises
     ------
     ValueError
-        If ``m`` is not an integer ``>= 2``.
+        If ``m`` is not an integer in ``[2, 10**4]``.
 
     Examples
     --------
     >>> ordered_distance_matrix(3).tolist()
     [[0.0, 0.5, 1.0], [0.5, 0.0, 0.5], [1.0, 0.5, 0.0]]
     """
-    m = check_integer("m", m, low=2)
+    m = check_integer("m", m, low=2, high=_MAX_DOMAIN)
     i = np.arange(m)
     return np.abs(i[:, None] - i[None, :]) / (m - 1)
 
@@ -373,7 +377,7 @@ def equal_distance_matrix(m) -> np.ndarray:
     Parameters
     ----------
     m : int
-        Number of values, ``>= 2``.
+        Number of values, in ``[2, 10**4]`` (an m-by-m array of floats is built: 800 MB at the cap).
 
     Returns
     -------
@@ -383,14 +387,14 @@ def equal_distance_matrix(m) -> np.ndarray:
     Raises
     ------
     ValueError
-        If ``m`` is not an integer ``>= 2``.
+        If ``m`` is not an integer in ``[2, 10**4]``.
 
     Examples
     --------
     >>> equal_distance_matrix(2).tolist()
     [[0.0, 1.0], [1.0, 0.0]]
     """
-    m = check_integer("m", m, low=2)
+    m = check_integer("m", m, low=2, high=_MAX_DOMAIN)
     return 1.0 - np.eye(m)
 
 

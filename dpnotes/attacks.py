@@ -578,7 +578,8 @@ def random_subset_queries(m, n, *, rng) -> np.ndarray:
     Parameters
     ----------
     m, n : int
-        Numbers of queries and records, ``>= 1``.
+        Numbers of queries and records, each in ``[1, 10**8]`` (an m-by-n array of int64 is
+        drawn: 800 MB when the other is 1).
     rng : numpy.random.Generator
         The source of randomness.
 
@@ -590,15 +591,15 @@ def random_subset_queries(m, n, *, rng) -> np.ndarray:
     Raises
     ------
     ValueError
-        If ``m`` or ``n`` is not an integer ``>= 1``, or ``rng`` is not a Generator.
+        If ``m`` or ``n`` is not an integer in ``[1, 10**8]``, or ``rng`` is not a Generator.
 
     Examples
     --------
     >>> random_subset_queries(2, 3, rng=np.random.default_rng(0)).shape
     (2, 3)
     """
-    m = check_integer("m", m, low=1)
-    n = check_integer("n", n, low=1)
+    m = check_integer("m", m, low=1, high=10**8)
+    n = check_integer("n", n, low=1, high=10**8)
     rng = check_rng("rng", rng)
     return rng.integers(0, 2, size=(m, n), dtype=np.int64)
 

@@ -437,6 +437,10 @@ def _run(mechanism, data, size, rng):
     return _as_2d(mechanism(data, size, rng), size)
 
 
+# the most runs per input of an audit: 10**9 runs of even randomized response take minutes
+_MAX_RUNS = 10**9
+
+
 def _chunks(n: int, d: int) -> list[int]:
     # half a million output numbers, but at most a hundred thousand runs: a mechanism's own
     # work arrays (several noise values per run) then stay in the processor's cache (half a
@@ -470,7 +474,8 @@ def count_errors(mechanism, x, x_prime, test, *, n_samples, rng, n_jobs=1) -> tu
     test : callable
         ``test(outputs) -> bool array``, one verdict per output (a :class:`ThresholdTest`).
     n_samples : int
-        Runs per input, ``>= 1``.
+        Runs per input, in ``[1, 10**9]`` (the mechanism runs that often on each input: some
+        minutes at the cap even for randomized response).
     rng : numpy.random.Generator
     n_jobs : int
         Workers calling ``mechanism`` at once, ``>= 1``. With ``1`` every call is made in the
@@ -498,7 +503,7 @@ def count_errors(mechanism, x, x_prime, test, *, n_samples, rng, n_jobs=1) -> tu
     >>> abs(fp / 40_000 - 0.25) < 0.01 and abs(fn / 40_000 - 0.25) < 0.01
     True
     """
-    n = check_integer("n_samples", n_samples, low=1)
+    n = check_integer("n_samples", n_samples, low=1, high=_MAX_RUNS)
     rng = check_rng("rng", rng)
     n_jobs = check_integer("n_jobs", n_jobs, low=1)
     width = _run(mechanism, x, 1, np.random.default_rng(0)).shape[1]    # learn the output width only
@@ -585,7 +590,8 @@ def audit_test(mechanism, x, x_prime, test, *, n_samples, rng, confidence=0.95, 
     test : callable
         ``test(outputs) -> bool array``, one verdict per output (a :class:`ThresholdTest`).
     n_samples : int
-        Runs per input, ``>= 1``.
+        Runs per input, in ``[1, 10**9]`` (the mechanism runs that often on each input: some
+        minutes at the cap even for randomized response).
     rng : numpy.random.Generator
         The source of the runs' randomness.
     confidence : float
@@ -1351,7 +1357,8 @@ def audit_pair(mechanism, x, x_prime, *, n_samples, rng, confidence=0.95, delta=
     x, x_prime
         The two neighbouring inputs, passed to ``mechanism`` unchanged.
     n_samples : int
-        Runs per input, ``>= 100``.
+        Runs per input, in ``[100, 10**9]`` (the mechanism runs that often on each input: some
+        minutes at the cap even for randomized response).
     rng : numpy.random.Generator
     confidence : float
         In ``(0, 1)``.
@@ -1389,7 +1396,7 @@ def audit_pair(mechanism, x, x_prime, *, n_samples, rng, confidence=0.95, delta=
     >>> 0.45 < res.epsilon <= 0.5
     True
     """
-    n = check_integer("n_samples", n_samples, low=100)
+    n = check_integer("n_samples", n_samples, low=100, high=_MAX_RUNS)
     rng = check_rng("rng", rng)
     confidence = _confidence(confidence)
     delta = check_delta("delta", delta)
@@ -1629,7 +1636,8 @@ class OneRunResult:
     epsilon : float
         The lower bound on :math:`\varepsilon` (natural log), ``>= 0``, from :func:`one_run_epsilon`.
     n_canaries : int
-        Canaries in the run, ``>= 1``.
+        Canaries in the run, in ``[1, 10**8]`` (arrays of a score and a bit per canary are
+        built: 800 MB of scores at the cap).
     n_guesses : int
         Guesses made, ``n_positive + n_negative``, in ``[0, n_canaries]``.
     n_correct : int
@@ -1691,7 +1699,7 @@ def one_run_audit(run, n_canaries, *, n_positive, n_negative, rng, delta=0.0, co
     >>> res.n_guesses, res.epsilon > 1
     (100, True)
     """
-    m = check_integer("n_canaries", n_canaries, low=1)
+    m = check_integer("n_canaries", n_canaries, low=1, high=10**8)
     kp = check_integer("n_positive", n_positive, low=0, high=m)
     kn = check_integer("n_negative", n_negative, low=0, high=m - kp)
     rng = check_rng("rng", rng)

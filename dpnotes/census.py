@@ -928,7 +928,9 @@ def reconstruction_study(records, rhos, seeds, *, attack_seeds=None, queries=Non
     attack_seeds : array_like of int, optional
         A subset of ``seeds``.
     queries, detailed_share, threshold
-        As in :func:`release_block` and :func:`published_table`.
+        As in :func:`release_block` and :func:`published_table`; ``threshold`` also at most the
+        number of records when a seed is attacked (a larger one suppresses the count of the
+        whole block, the row the attack starts from).
     max_solutions : int
         Cap on the solutions the attack lists.
 
@@ -961,6 +963,8 @@ def reconstruction_study(records, rhos, seeds, *, attack_seeds=None, queries=Non
         raise ValueError("attack_seeds must be a subset of seeds")
     max_solutions = check_integer("max_solutions", max_solutions, low=1)
     truth = tuple(sorted((tuple(r) for r in records), key=attacks._key))
+    # an attacked table needs the count of the whole block: a threshold above it suppresses that row
+    threshold = check_integer("threshold", threshold, low=1, high=max(len(truth), 1) if attack_set else None)
     rows = q.statistics
     member = np.array([s.members(*q.cells, q.adult_age) for s in rows], dtype=np.int64)
     true_counts = member @ records_to_histogram(truth, q)

@@ -252,7 +252,8 @@ def optimal_delta(epsilon, k, epsilon_prime, step_delta=0.0):
     epsilon : float
         Per-mechanism privacy parameter, ``> 0``.
     k : int
-        Number of mechanisms, ``>= 1``.
+        Number of mechanisms, in ``[1, 10**7]`` (arrays of ``k / 2`` log-masses are built, and
+        the relative error, about ``1e-16 k log k``, is ``2e-8`` at the cap).
     epsilon_prime : float or array_like
         Total privacy parameter(s) :math:`\varepsilon' \ge 0`.
     step_delta : float
@@ -272,7 +273,7 @@ def optimal_delta(epsilon, k, epsilon_prime, step_delta=0.0):
     0.6
     """
     epsilon = check_positive("epsilon", epsilon)
-    k = check_integer("k", k, low=1)
+    k = check_integer("k", k, low=1, high=10**7)
     step_delta = check_delta("step_delta", step_delta)
     ep = _nonneg_array("epsilon_prime", epsilon_prime)
     n = (k + 1) // 2                              # l = 0..n-1 have loss (k - 2l) eps > 0

@@ -133,9 +133,10 @@ def rr_loss_paths(epsilon, k, n_paths, rng, adaptive=False):
     epsilon : float
         Largest per-step parameter, ``> 0``.
     k : int
-        Number of steps, ``>= 1``.
+        Number of steps, in ``[1, 10**8]`` (an n_paths-by-k array of floats is drawn: 800 MB
+        for one path at the cap).
     n_paths : int
-        Number of simulated paths, ``>= 1``.
+        Number of simulated paths, in ``[1, 10**8]`` (likewise).
     rng : numpy.random.Generator
     adaptive : bool
 
@@ -153,8 +154,8 @@ def rr_loss_paths(epsilon, k, n_paths, rng, adaptive=False):
     True
     """
     epsilon = check_positive("epsilon", epsilon)
-    k = check_integer("k", k, low=1)
-    n_paths = check_integer("n_paths", n_paths, low=1)
+    k = check_integer("k", k, low=1, high=10**8)
+    n_paths = check_integer("n_paths", n_paths, low=1, high=10**8)
     rng = check_rng("rng", rng)
     u = rng.random((n_paths, k))
     if not adaptive:

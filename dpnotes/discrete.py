@@ -468,6 +468,12 @@ def sample_discrete_gaussian(sigma, rng) -> int:
     return _discrete_gaussian(a, b, t, _getbits(rng))
 
 
+# the most draws of one call of the exact samplers: each is Python code, about 0.1 ms a draw
+_MAX_EXACT_DRAWS = 10**6
+# the most draws of one call of the numpy samplers: an array of that many floats takes 800 MB
+_MAX_DRAWS = 10**8
+
+
 def _integer_values(value, size):
     """``value`` as an int64 array broadcast to ``size`` (or its own shape)."""
     rule = "value must be integers (the discrete mechanisms release integers)"
@@ -494,8 +500,10 @@ def _integer_values(value, size):
         raise ValueError(f"{rule} in [-2**63, 2**63 - 1] (the release is int64), got {int(arr.max())}")
     if size is None:
         return arr.astype(np.int64), arr.ndim == 0
-    shape = (check_integer("size", size, low=0),) if isinstance(size, numbers.Real) else tuple(
-        check_integer("size", s, low=0) for s in size)
+    shape = (check_integer("size", size, low=0, high=_MAX_EXACT_DRAWS),) if isinstance(size, numbers.Real) else tuple(
+        check_integer("size", s, low=0, high=_MAX_EXACT_DRAWS) for s in size)
+    if math.prod(shape) > _MAX_EXACT_DRAWS:
+        raise ValueError(f"size must have at most {_MAX_EXACT_DRAWS} entries in all, got {tuple(shape)}")
     try:
         return np.broadcast_to(arr, shape).astype(np.int64), False
     except ValueError:
@@ -534,7 +542,9 @@ def discrete_laplace_mechanism(value, scale, size=None, rng=None):
     scale : int, Fraction or float
         :math:`t > 0`, used exactly.
     size : int or tuple, optional
-        Output shape; ``value`` is broadcast to it (default: the shape of ``value``).
+        Output shape, of at most ``10**6`` entries (each draw runs the exact sampler in Python,
+        about 0.1 ms: minutes at the cap); ``value`` is broadcast to it (default: the shape of
+        ``value``).
     rng : random.Random-like or numpy.random.Generator
         Required; see the module docstring.
 
@@ -587,7 +597,9 @@ def discrete_gaussian_mechanism(value, sigma, size=None, rng=None):
         far above it the noise itself does not fit (for a larger ``sigma``, add
         :func:`sample_discrete_gaussian` draws to Python integers).
     size : int or tuple, optional
-        Output shape; ``value`` is broadcast to it (default: the shape of ``value``).
+        Output shape, of at most ``10**6`` entries (each draw runs the exact sampler in Python,
+        about 0.1 ms: minutes at the cap); ``value`` is broadcast to it (default: the shape of
+        ``value``).
     rng : random.Random-like or numpy.random.Generator
         Required; see the module docstring.
 
@@ -900,7 +912,9 @@ def discrete_gaussian_delta(sigma, epsilon, sensitivity=1):
     epsilon : float or array_like
         ``>= 0``; vectorized.
     sensitivity : int
-        :math:`\Delta \ge 1`, an integer (the query is integer-valued).
+        :math:`\Delta`, an integer (the query is integer-valued) in ``[1, 10**4]``: each shift
+        :math:`k \le \Delta` is summed on its own, about 0.1 ms each per ``epsilon`` (a second at
+        the cap).
 
     Returns
     -------
@@ -911,7 +925,7 @@ def discrete_gaussian_delta(sigma, epsilon, sensitivity=1):
     ------
     ValueError
         If ``sigma`` is not ``> 0`` and finite, an ``epsilon`` is not a finite number ``>= 0`` (or is
-        empty), or ``sensitivity`` is not an integer ``>= 1``.
+        empty), or ``sensitivity`` is not an integer in ``[1, 10**4]``.
 
     Examples
     --------
@@ -922,7 +936,7 @@ def discrete_gaussian_delta(sigma, epsilon, sensitivity=1):
     True
     """
     sigma = check_positive("sigma", sigma)
-    delta_max = check_integer("sensitivity", sensitivity, low=1)
+    delta_max = check_integer("sensitivity", sensitivity, low=1, high=10**4)
     eps, scalar = _epsilons(epsilon)
     log_z = _dgauss_log_normalizer(sigma)
     out = np.array([max(_dgauss_delta(sigma, log_z, float(e), k) for k in range(1, delta_max + 1))
@@ -953,7 +967,8 @@ def discrete_laplace_delta(scale, epsilon, sensitivity=1):
     epsilon : float or array_like
         ``>= 0`` and finite; vectorized.
     sensitivity : int
-        :math:`\Delta \ge 1`, an integer (the query is integer-valued).
+        :math:`\Delta`, an integer (the query is integer-valued) in ``[1, 1000]``: the profile
+        sums :math:`\Delta^2/2` terms (about a second at the cap).
 
     Returns
     -------
@@ -964,7 +979,7 @@ def discrete_laplace_delta(scale, epsilon, sensitivity=1):
     ------
     ValueError
         If ``scale`` is not ``> 0`` and finite, an ``epsilon`` is not a finite number ``>= 0`` (or is
-        empty), or ``sensitivity`` is not an integer ``>= 1``.
+        empty), or ``sensitivity`` is not an integer in ``[1, 1000]``.
 
     Examples
     --------
@@ -974,7 +989,7 @@ def discrete_laplace_delta(scale, epsilon, sensitivity=1):
     True
     """
     t = check_positive("scale", scale)
-    delta_max = check_integer("sensitivity", sensitivity, low=1)
+    delta_max = check_integer("sensitivity", sensitivity, low=1, high=1000)
     eps, scalar = _epsilons(epsilon)
     r = math.exp(-1.0 / t)
     best = np.zeros(eps.shape)
@@ -1150,7 +1165,8 @@ def textbook_laplace_can_output(y, value, scale, precision=53, search=8):
     precision : int
         53 (doubles) or 2..26 (the reduced-precision model of :func:`textbook_laplace_float`).
     search : int
-        ``>= 0``: grid points tried on each side of the inverted estimate.
+        In ``[0, 10**4]``: grid points tried on each side of the inverted estimate (each a
+        Python evaluation of the sampler, about 30 microseconds: under a second at the cap).
 
     Returns
     -------
@@ -1161,7 +1177,7 @@ def textbook_laplace_can_output(y, value, scale, precision=53, search=8):
     ------
     ValueError
         If an entry of ``y`` or ``value`` is not finite, ``scale`` is not ``> 0``, ``precision``
-        is not 53 or in ``[2, 26]``, or ``search`` is not an integer ``>= 0``.
+        is not 53 or in ``[2, 26]``, or ``search`` is not an integer in ``[0, 10**4]``.
 
     Examples
     --------
@@ -1172,7 +1188,7 @@ def textbook_laplace_can_output(y, value, scale, precision=53, search=8):
     p = _precision(precision)
     f = check_real("value", value)
     scale = check_positive("scale", scale)
-    search = check_integer("search", search, low=0)
+    search = check_integer("search", search, low=0, high=10**4)
     y = _real_array("y", y)
     scalar = y.ndim == 0
     y = np.atleast_1d(y)
@@ -1330,7 +1346,8 @@ def full_precision_uniform(rng, size=None):
     rng : numpy.random.Generator
         The generator of the draws.
     size : int, optional
-        Number of draws, ``>= 1`` (default: one, returned as a float).
+        Number of draws, in ``[1, 10**8]`` (arrays of that many numbers are built: 800 MB
+        each at the cap; default: one, returned as a float).
 
     Returns
     -------
@@ -1340,7 +1357,8 @@ def full_precision_uniform(rng, size=None):
     Raises
     ------
     ValueError
-        If ``rng`` is not a :class:`numpy.random.Generator` or ``size`` is not an integer ``>= 1``.
+        If ``rng`` is not a :class:`numpy.random.Generator` or ``size`` is not an integer in
+        ``[1, 10**8]``.
 
     Examples
     --------
@@ -1354,7 +1372,7 @@ def full_precision_uniform(rng, size=None):
     from ._validate import check_rng
 
     rng = check_rng("rng", rng)
-    n = 1 if size is None else check_integer("size", size, low=1)
+    n = 1 if size is None else check_integer("size", size, low=1, high=_MAX_DRAWS)
     g = rng.geometric(0.5, size=n) - 1
     mantissa = rng.integers(0, 2**52, size=n)
     out = np.ldexp(1.0 + mantissa * 2.0**-52, -1 - g)
@@ -1384,7 +1402,8 @@ def snapping_mechanism(value, scale, bound, rng, size=None):
     rng : numpy.random.Generator
         The generator of the draws.
     size : int, optional
-        Number of independent releases, ``>= 1`` (default: one, returned as a float).
+        Number of independent releases, in ``[1, 10**8]`` (arrays of that many numbers are
+        built: 800 MB each at the cap; default: one, returned as a float).
 
     Returns
     -------
@@ -1396,7 +1415,7 @@ def snapping_mechanism(value, scale, bound, rng, size=None):
     ValueError
         If ``value`` is not finite, ``scale`` or ``bound`` is out of range (as
         :func:`snapping_epsilon` at ``precision = 53``), ``rng`` is not a
-        :class:`numpy.random.Generator` or ``size`` is not an integer ``>= 1``.
+        :class:`numpy.random.Generator` or ``size`` is not an integer in ``[1, 10**8]``.
 
     Examples
     --------
@@ -1409,7 +1428,7 @@ def snapping_mechanism(value, scale, bound, rng, size=None):
     value = check_real("value", value)
     lam, bound, _ = _snap_parameters(scale, bound, 53)
     rng = check_rng("rng", rng)
-    n = 1 if size is None else check_integer("size", size, low=1)
+    n = 1 if size is None else check_integer("size", size, low=1, high=_MAX_DRAWS)
     ustar = full_precision_uniform(rng, n)
     sign = np.where(rng.integers(0, 2, size=n) == 1, 1.0, -1.0)
     out = _snap(value, lam, bound, sign, ustar, 53)

@@ -89,7 +89,8 @@ def laplace_noise(scale, shape, rng) -> np.ndarray:
     scale : float
         The Laplace scale :math:`b > 0`.
     shape : int or tuple of int
-        Shape of the output (non-negative integers).
+        Shape of the output (non-negative integers), of at most ``10**8`` entries (an array of
+        floats: 800 MB at the cap).
     rng : numpy.random.Generator
         Source of randomness.
 
@@ -101,8 +102,8 @@ def laplace_noise(scale, shape, rng) -> np.ndarray:
     Raises
     ------
     ValueError
-        If ``scale`` is not a positive finite number, ``shape`` is not a non-negative integer
-        (or tuple of them) or ``rng`` is not a :class:`numpy.random.Generator`.
+        If ``scale`` is not a positive finite number, ``shape`` is not an integer in ``[0, 10**8]``
+        (or a tuple of them with at most ``10**8`` entries) or ``rng`` is not a :class:`numpy.random.Generator`.
 
     Examples
     --------
@@ -123,15 +124,23 @@ def laplace_noise(scale, shape, rng) -> np.ndarray:
     return e
 
 
+# the most draws of one sampler call: an array of that many floats takes 800 MB
+_MAX_DRAWS = 10**8
+
+
 def _shape(shape):
-    """``shape`` if it is an integer >= 0 or a tuple of them (what numpy's samplers take)."""
-    if type(shape) is int and shape >= 0:               # the audits' hot path: one comparison
+    """``shape`` if it is an integer in [0, 10**8] or a tuple of them with at most 10**8 entries
+    in all (what numpy's samplers take)."""
+    if type(shape) is int and 0 <= shape <= _MAX_DRAWS:  # the audits' hot path: two comparisons
         return shape
     if isinstance(shape, tuple):
-        return tuple(check_integer("shape", s, low=0) for s in shape)
+        dims = tuple(check_integer("shape", s, low=0, high=_MAX_DRAWS) for s in shape)
+        if math.prod(dims) > _MAX_DRAWS:
+            raise ValueError(f"shape must have at most {_MAX_DRAWS} entries in all, got {dims}")
+        return dims
     if isinstance(shape, list):                          # a list is a common slip for a tuple or for data
-        raise ValueError(f"shape must be an integer >= 0 or a tuple of them, got {shape!r}")
-    return check_integer("shape", shape, low=0)
+        raise ValueError(f"shape must be an integer in [0, {_MAX_DRAWS}] or a tuple of them, got {shape!r}")
+    return check_integer("shape", shape, low=0, high=_MAX_DRAWS)
 
 
 def _real_array(name: str, values, rule: str, *, kinds: str = "iuf") -> np.ndarray:
@@ -236,7 +245,8 @@ def sparse_vector_variant(answers, threshold, epsilon, size, *, rng, algorithm, 
         compare noisy values: for a noise scale above ``1e306`` they are drawn in units of
         :math:`1/\varepsilon` (answers and threshold times :math:`\varepsilon`), the same law.
     size : int
-        Number of independent runs, ``>= 1``.
+        Number of independent runs, in ``[1, 10**8]`` (arrays of that many draws are built:
+        800 MB each at the cap).
     rng : numpy.random.Generator
     algorithm : int
         1 to 6.
@@ -285,7 +295,7 @@ def sparse_vector_variant(answers, threshold, epsilon, size, *, rng, algorithm, 
     b_rho, b_nu = lyu_noise_scales(algorithm, epsilon, c)
     epsilon = check_positive("epsilon", epsilon)
     c = check_integer("c", c, low=1)
-    size = check_integer("size", size, low=1)
+    size = check_integer("size", size, low=1, high=_MAX_DRAWS)
     rng = check_rng("rng", rng)
     if max(b_rho, b_nu) > _MAX_NOISE_SCALE:
         if algorithm == 3:
@@ -704,7 +714,8 @@ def noisy_max(answers, epsilon, size, *, rng, noise="laplace", release="index") 
         a finite float). The index only compares noisy answers: for a scale above ``1e306`` it
         is drawn in units of the scale (answers times :math:`\varepsilon/2`), the same law.
     size : int
-        Number of independent runs, ``>= 1``.
+        Number of independent runs, in ``[1, 10**8]`` (arrays of that many draws are built:
+        800 MB each at the cap).
     rng : numpy.random.Generator
         Source of randomness.
     noise : {"laplace", "exponential"}, optional
@@ -731,7 +742,7 @@ def noisy_max(answers, epsilon, size, *, rng, noise="laplace", release="index") 
     """
     answers = _answers(answers)
     epsilon = check_positive("epsilon", epsilon)
-    size = check_integer("size", size, low=1)
+    size = check_integer("size", size, low=1, high=_MAX_DRAWS)
     rng = check_rng("rng", rng)
     scale = 2.0 / epsilon
     if scale > _MAX_NOISE_SCALE:
@@ -892,7 +903,8 @@ def laplace_with_rare_leak(value, epsilon, size, *, rng, leak_probability) -> np
         The privacy parameter of the Laplace noise, ``>= 1e-306`` (a noise scale
         :math:`1/\varepsilon` up to ``1e306``, where every release is a finite float).
     size : int
-        Number of independent runs, ``>= 1``.
+        Number of independent runs, in ``[1, 10**8]`` (arrays of that many draws are built:
+        800 MB each at the cap).
     rng : numpy.random.Generator
         Source of randomness.
     leak_probability : float
@@ -919,7 +931,7 @@ def laplace_with_rare_leak(value, epsilon, size, *, rng, leak_probability) -> np
     if 1.0 / epsilon > _MAX_NOISE_SCALE:          # 1/5e-324 overflowed: laplace_noise refused 'scale'
         raise ValueError(f"epsilon must be >= {1.0 / _MAX_NOISE_SCALE!r} (the noise scale 1/epsilon must stay "
                          f"below {_MAX_NOISE_SCALE!r} for the releases to be finite floats), got {epsilon!r}")
-    size = check_integer("size", size, low=1)
+    size = check_integer("size", size, low=1, high=_MAX_DRAWS)
     rng = check_rng("rng", rng)
     leak = check_in_range("leak_probability", leak_probability, 0.0, 1.0)
     out = value + laplace_noise(1.0 / epsilon, size, rng)

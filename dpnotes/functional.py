@@ -450,7 +450,8 @@ def sample_gp(points, bandwidth, rng, size: int = 1, *, jitter: float = 1e-10) -
     rng : numpy.random.Generator
         The source of the normal draws (``m * size`` of them, as one ``(m, size)`` array).
     size : int
-        Number of paths, ``>= 1``.
+        Number of paths, in ``[1, 10**8]`` (an m-by-size array of normal draws: 800 MB for
+        one point at the cap).
     jitter : float
         Starting jitter of :func:`gp_cholesky`.
 
@@ -471,7 +472,7 @@ def sample_gp(points, bandwidth, rng, size: int = 1, *, jitter: float = 1e-10) -
     (2, 5)
     """
     rng = check_rng("rng", rng)
-    size = check_integer("size", size, low=1)
+    size = check_integer("size", size, low=1, high=10**8)
     lower, _ = gp_cholesky(points, bandwidth, jitter=jitter)
     z = rng.standard_normal((lower.shape[0], size))
     return (lower @ z).T
@@ -974,7 +975,7 @@ def kde_ise_normal(n, bandwidth, grid, rng, *, reps: int = 10, epsilon=None, del
     Parameters
     ----------
     n : int
-        Sample size, ``>= 1``.
+        Sample size, in ``[1, 10**8]`` (each sample is an array of n floats: 800 MB at the cap).
     bandwidth : float
         :math:`h > 0`.
     grid : array_like, shape (m,)
@@ -982,7 +983,8 @@ def kde_ise_normal(n, bandwidth, grid, rng, *, reps: int = 10, epsilon=None, del
     rng : numpy.random.Generator
         The source of the samples (then of the noise).
     reps : int
-        Number of samples, ``>= 1``.
+        Number of samples, in ``[1, 10**5]`` (a KDE per sample, one after another: about 6 s
+        for small ``n`` at the cap).
     epsilon, delta : float, optional
         Privacy parameters of the release; both ``None`` for the KDE only. With them,
         ``bandwidth`` must be in the range of :func:`private_kde` (for ``d = 1``).
@@ -1008,10 +1010,10 @@ def kde_ise_normal(n, bandwidth, grid, rng, *, reps: int = 10, epsilon=None, del
     >>> ise.shape
     (3,)
     """
-    n = check_integer("n", n, low=1)
+    n = check_integer("n", n, low=1, high=10**8)
     h = check_positive("bandwidth", bandwidth)
     rng = check_rng("rng", rng)
-    reps = check_integer("reps", reps, low=1)
+    reps = check_integer("reps", reps, low=1, high=10**5)
     g = as_points("grid", grid, d=1)[:, 0]
     if g.size < 2 or np.any(np.diff(g) <= 0):
         raise ValueError("grid must be increasing with at least 2 points")

@@ -473,6 +473,10 @@ def replace_one_neighbours(x, domain):
                 yield x[:i] + (value,) + x[i + 1:]
 
 
+# the most data sets sensitivity() enumerates by brute force
+_MAX_DATASETS = 10**4
+
+
 def sensitivity(query, n, domain, ord=1) -> float:
     r"""Global sensitivity of ``query`` by brute force over all data sets of size ``n``.
 
@@ -486,7 +490,9 @@ def sensitivity(query, n, domain, ord=1) -> float:
     query : callable
         Maps a tuple of ``n`` records to a number or a 1-D array.
     n : int
-        Data-set size, ``>= 1``.
+        Data-set size, ``>= 1`` with ``len(domain) ** n <= 10**4`` (every data set is
+        enumerated, each with its ``n (len(domain) - 1)`` neighbours, one query call each:
+        ``n <= 13`` for two values, ``n <= 4`` for ten: seconds at the cap).
     domain : sequence
         Finite set of record values (at least two).
     ord : {1, 2, numpy.inf}
@@ -500,7 +506,7 @@ def sensitivity(query, n, domain, ord=1) -> float:
     Raises
     ------
     ValueError
-        If ``n`` is not an integer ``>= 1``, ``domain`` holds fewer than two values, ``ord`` is
+        If ``n`` is not an integer in that range, ``domain`` holds fewer than two values, ``ord`` is
         not 1, 2 or ``inf``, or ``query`` returns something other than a finite number or 1-D
         array.
 
@@ -515,6 +521,10 @@ def sensitivity(query, n, domain, ord=1) -> float:
     domain = tuple(domain)
     if len(domain) < 2:
         raise ValueError(f"domain must contain at least two values, got {list(domain)}")
+    most = 1                                   # the largest n with len(domain) ** n <= 10**4
+    while len(domain) ** (most + 1) <= _MAX_DATASETS:
+        most += 1
+    n = check_integer("n", n, low=1, high=most)
     if ord not in (1, 2, np.inf):
         raise ValueError(f"ord must be one of 1, 2, inf, got {ord!r}")
     def answer(data):

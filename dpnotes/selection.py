@@ -127,7 +127,7 @@ def _logits(u: np.ndarray, epsilon, sensitivity) -> np.ndarray:
 
 
 def _size(size) -> int:
-    return 1 if size is None else check_integer("size", size, low=1)
+    return 1 if size is None else check_integer("size", size, low=1, high=10**8)
 
 
 def _noise(noise) -> str:
@@ -197,7 +197,8 @@ def exponential_mechanism(utilities, epsilon, sensitivity=1.0, *, rng, size=None
     rng : numpy.random.Generator
         The generator of the draws.
     size : int, optional
-        Number of independent runs; ``None`` (default) for one run.
+        Number of independent runs, in ``[1, 10**8]`` (arrays of that many draws are built:
+        800 MB each at the cap); ``None`` (default) for one run.
 
     Returns
     -------
@@ -209,7 +210,7 @@ def exponential_mechanism(utilities, epsilon, sensitivity=1.0, *, rng, size=None
     ------
     ValueError
         If ``utilities`` is not a non-empty 1-D array of finite numbers, or ``epsilon`` or
-        ``sensitivity`` is not ``> 0`` and finite, ``rng`` is not a :class:`numpy.random.Generator` or ``size`` is not an integer ``>= 1``.
+        ``sensitivity`` is not ``> 0`` and finite, ``rng`` is not a :class:`numpy.random.Generator` or ``size`` is not an integer in ``[1, 10**8]``.
 
     Examples
     --------
@@ -253,7 +254,8 @@ def report_noisy_max(utilities, epsilon, sensitivity=1.0, noise="laplace", *, rn
     rng : numpy.random.Generator
         The generator of the draws.
     size : int, optional
-        Number of independent runs; ``None`` (default) for one run.
+        Number of independent runs, in ``[1, 10**8]`` (arrays of that many draws are built:
+        800 MB each at the cap); ``None`` (default) for one run.
 
     Returns
     -------
@@ -265,7 +267,7 @@ def report_noisy_max(utilities, epsilon, sensitivity=1.0, noise="laplace", *, rn
     ValueError
         If ``utilities`` is not a non-empty 1-D array of finite numbers, or ``epsilon`` or
         ``sensitivity`` is not ``> 0`` and finite, ``noise`` is not one of the three names, ``rng`` is not a
-        :class:`numpy.random.Generator` or ``size`` is not an integer ``>= 1``.
+        :class:`numpy.random.Generator` or ``size`` is not an integer in ``[1, 10**8]``.
 
     Examples
     --------
@@ -462,7 +464,8 @@ def permute_and_flip(utilities, epsilon, sensitivity=1.0, *, rng, size=None):
     rng : numpy.random.Generator
         The generator of the draws.
     size : int, optional
-        Number of independent runs; ``None`` (default) for one run.
+        Number of independent runs, in ``[1, 10**8]`` (arrays of that many draws are built:
+        800 MB each at the cap); ``None`` (default) for one run.
 
     Returns
     -------
@@ -473,7 +476,7 @@ def permute_and_flip(utilities, epsilon, sensitivity=1.0, *, rng, size=None):
     ------
     ValueError
         If ``utilities`` is not a non-empty 1-D array of finite numbers, or ``epsilon`` or
-        ``sensitivity`` is not ``> 0`` and finite, ``rng`` is not a :class:`numpy.random.Generator` or ``size`` is not an integer ``>= 1``.
+        ``sensitivity`` is not ``> 0`` and finite, ``rng`` is not a :class:`numpy.random.Generator` or ``size`` is not an integer in ``[1, 10**8]``.
 
     Examples
     --------

@@ -376,7 +376,8 @@ def poisson_batch(n, sampling_probability, *, rng) -> np.ndarray:
     Parameters
     ----------
     n : int
-        The number of examples, ``>= 1``.
+        The number of examples, in ``[1, 10**8]`` (an array of n uniform draws: 800 MB at the
+        cap).
     sampling_probability : float
         :math:`q \in (0, 1]`.
     rng : numpy.random.Generator
@@ -397,7 +398,7 @@ def poisson_batch(n, sampling_probability, *, rng) -> np.ndarray:
     >>> poisson_batch(10, 0.3, rng=np.random.default_rng(1))
     array([2, 9])
     """
-    n = check_integer("n", n, low=1)
+    n = check_integer("n", n, low=1, high=10**8)
     q = check_in_range("sampling_probability", sampling_probability, 0.0, 1.0, low_inclusive=False)
     rng = check_rng("rng", rng)
     return np.flatnonzero(rng.random(n) < q)
@@ -507,7 +508,10 @@ def dp_sgd(features, labels, *, clip_norm, noise_multiplier, sampling_probabilit
     sampling_probability : float in [1e-9, 1]
         :math:`q`, each example's probability of being in a batch. An epoch is
         ``round(1 / q)`` steps, each one run and its batch size kept: at most ``1e9``.
-    epochs : int >= 1
+    epochs : int in [1, 10**6]
+        Arrays of one loss (and epsilon) per epoch and one batch size per step are kept, and
+        each epoch runs ``round(1 / sampling_probability)`` steps: a million epochs is far past
+        any run the book makes.
     learning_rate : float > 0
     rng : numpy.random.Generator
     delta : float in (0, 1), optional
@@ -558,7 +562,7 @@ def dp_sgd(features, labels, *, clip_norm, noise_multiplier, sampling_probabilit
     # round(1 / q) steps an epoch, each one recorded: below 1e-9, more than 1e9 steps an epoch (q = 1e-300
     # asked numpy for an array of 1e300 batch sizes, "Maximum allowed dimension exceeded"; 5e-324 made 1 / q inf)
     q = check_in_range("sampling_probability", sampling_probability, _MIN_SAMPLING_PROBABILITY, 1.0)
-    epochs = check_integer("epochs", epochs, low=1)
+    epochs = check_integer("epochs", epochs, low=1, high=10**6)
     lr = check_positive("learning_rate", learning_rate)
     rng = check_rng("rng", rng)
     if accountant is not None and not callable(accountant):

@@ -1343,7 +1343,9 @@ def _span(guide: "_Guide") -> float:
 
 
 def _validate_pld(sampling_probability, noise_multiplier, steps, relation):
-    return (_q(sampling_probability), _sigma(noise_multiplier), check_integer("steps", steps, low=1),
+    # steps is capped at 10**6: the grid of the FFT accountant widens with steps, and past some 10**8
+    # its discretization overflowed (steps = 2**31: 'math range error'); 1 s at the cap
+    return (_q(sampling_probability), _sigma(noise_multiplier), check_integer("steps", steps, low=1, high=10**6),
             _relation(relation))
 
 
@@ -1409,7 +1411,8 @@ def subsampled_gaussian_delta(sampling_probability, noise_multiplier, steps, eps
         computed by FFT (:math:`0 < q < 1` and :math:`T > 1`; :math:`q = 1` and one step are exact at
         every :math:`\sigma`).
     steps : int
-        :math:`T \ge 1`.
+        :math:`T`, in ``[1, 10**6]`` (the FFT accountant's grid widens with :math:`T`; about a
+        second at the cap, and at ``2**31`` its discretization overflowed).
     epsilon : float
         Real (``delta`` is 1 - e^epsilon below the smallest loss).
     relation : {"add_remove", "replace_one"}
@@ -1538,7 +1541,8 @@ def subsampled_gaussian_epsilon(sampling_probability, noise_multiplier, steps, d
         one step are exact at every :math:`\sigma`, and so is :math:`\varepsilon = 0`, decided by the
         total variation).
     steps : int
-        :math:`T \ge 1`.
+        :math:`T`, in ``[1, 10**6]`` (the FFT accountant's grid widens with :math:`T`; about a
+        second at the cap, and at ``2**31`` its discretization overflowed).
     delta : float
         In ``(0, 1)``; where the FFT is run, at least ``1e7 * 2.2e-308 * steps`` (about
         ``2.2e-301 * steps``): its tails are cut at ``1e-7 * delta / steps``, which must be a normal double.
@@ -1644,7 +1648,8 @@ def shuffle_epsilon_lower_bound(batches, noise_multiplier, epochs, delta) -> flo
     noise_multiplier : float
         :math:`\sigma`, ``> 0``.
     epochs : int
-        Number of passes over the data, ``>= 1``.
+        Number of passes over the data, in ``[1, 1000]`` (each pass adds a binomial tail at
+        4001 thresholds: about a second at the cap, 12 s at 10**4).
     delta : float
         In ``(0, 1)``.
 
@@ -1672,7 +1677,7 @@ def shuffle_epsilon_lower_bound(batches, noise_multiplier, epochs, delta) -> flo
 
     t = check_integer("batches", batches, low=1)
     sigma = _sigma(noise_multiplier)
-    epochs = check_integer("epochs", epochs, low=1)
+    epochs = check_integer("epochs", epochs, low=1, high=1000)
     delta = _delta(delta)
     tau = 1.5 + sigma * np.linspace(-4.0, 12.0, 4001)
     rest = (t - 1) * log_ndtr(tau / sigma)

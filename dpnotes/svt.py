@@ -214,7 +214,8 @@ def sample_outputs(answers, threshold, epsilon, size, *, rng, threshold_scale=No
     answers, threshold, epsilon
         As in :func:`above_threshold`.
     size : int
-        Number of independent runs, ``>= 1``.
+        Number of independent runs, in ``[1, 10**7]`` (about 2 s per 10**7 runs on a short
+        stream, and an output of that many integers).
     rng : numpy.random.Generator
     threshold_scale, query_scale : float, optional
         Laplace scales of the threshold and query noise, in ``(0, 2.81e306]``; default
@@ -244,7 +245,7 @@ def sample_outputs(answers, threshold, epsilon, size, *, rng, threshold_scale=No
     threshold = check_real("threshold", threshold)
     b_t, b_q = _sampling_scales(check_positive("epsilon", epsilon), [("threshold_scale", threshold_scale, 2.0),
                                                                    ("query_scale", query_scale, 4.0)])
-    size = check_integer("size", size, low=1)
+    size = check_integer("size", size, low=1, high=10**7)
     rng = check_rng("rng", rng)
     chunk = max(1, _CHUNK // answers.size)
     return np.concatenate([_above_threshold_runs(answers, threshold, b_t, b_q, min(chunk, size - start), rng)
@@ -754,7 +755,9 @@ def search_worst_case(k, epsilon, *, rng, n_starts=4, maxfev=150, spread=None,
     rng : numpy.random.Generator
         Draws the starting points.
     n_starts, maxfev : int
-        Number of random starts and evaluations per start, ``>= 1``.
+        Number of random starts (in ``[1, 10**4]``: each start is a search of up to
+        ``maxfev`` evaluations, so the cap is already hours at the default ``maxfev``) and
+        evaluations per start (``>= 1``).
     spread : float, optional
         Bound on the answers' distance from the threshold, ``> 0``; default ``8/epsilon``, which
         requires ``epsilon >= 4.45e-308``.
@@ -783,7 +786,7 @@ def search_worst_case(k, epsilon, *, rng, n_starts=4, maxfev=150, spread=None,
     k = check_integer("k", k, low=1, high=6)
     epsilon = check_positive("epsilon", epsilon)
     rng = check_rng("rng", rng)
-    n_starts = check_integer("n_starts", n_starts, low=1)
+    n_starts = check_integer("n_starts", n_starts, low=1, high=10**4)
     maxfev = check_integer("maxfev", maxfev, low=1)
     if spread is None:
         spread = 8.0 / epsilon
@@ -930,7 +933,8 @@ def accuracy_failure_probability(k, epsilon, alpha, *, threshold_scale=None, que
     Parameters
     ----------
     k : int
-        Number of queries, ``>= 1``.
+        Number of queries, in ``[1, 10**6]`` (the stream is an array of k floats, and the
+        probability integrates over all of them: about a second at the cap).
     epsilon : float
         Privacy parameter, ``> 0``.
     alpha : float
@@ -954,7 +958,7 @@ def accuracy_failure_probability(k, epsilon, alpha, *, threshold_scale=None, que
     >>> bool(0 < p <= 0.1)
     True
     """
-    k = check_integer("k", k, low=1)
+    k = check_integer("k", k, low=1, high=10**6)
     b_t, b_q, unit = _scales(epsilon, threshold_scale, query_scale)
     alpha = check_positive("alpha", alpha)
     log_success = _output_log_probability(_worst_instance(k, 0.0, alpha * unit), 0.0, b_t, b_q, k - 1)
@@ -968,14 +972,14 @@ def simulate_accuracy_failure(k, epsilon, alpha, n_runs, *, rng) -> float:
     Parameters
     ----------
     k : int
-        Number of queries, ``>= 1``.
+        Number of queries, in ``[1, 10**6]`` (a stream of k floats, run ``n_runs`` times).
     epsilon : float
         Privacy parameter, at least ``1.42e-306`` (as in :func:`above_threshold`: the query noise
         scale ``4/epsilon`` is sampled up to ``2.81e306``).
     alpha : float
         The accuracy, ``> 0``.
     n_runs : int
-        Number of runs, ``>= 1``.
+        Number of runs, in ``[1, 10**7]`` (about 2 s at the cap on a short stream).
     rng : numpy.random.Generator
         The source of the noise (through :func:`sample_outputs`).
 
@@ -994,10 +998,10 @@ def simulate_accuracy_failure(k, epsilon, alpha, n_runs, *, rng) -> float:
     >>> simulate_accuracy_failure(10, 1.0, 200.0, 1000, rng=np.random.default_rng(0))
     0.0
     """
-    k = check_integer("k", k, low=1)
+    k = check_integer("k", k, low=1, high=10**6)
     epsilon = check_positive("epsilon", epsilon)
     alpha = check_positive("alpha", alpha)
-    n_runs = check_integer("n_runs", n_runs, low=1)
+    n_runs = check_integer("n_runs", n_runs, low=1, high=10**7)
     rng = check_rng("rng", rng)
     answers = _worst_instance(k, 0.0, alpha)
     outputs = sample_outputs(answers, 0.0, epsilon, n_runs, rng=rng)
@@ -1218,7 +1222,8 @@ def sparse(answers, threshold, epsilon, c, *, rng, delta=0.0) -> np.ndarray:
         query noise scale :math:`2\sigma` is sampled only up to ``2.81e306``, where every Laplace
         draw is a float): ``c * 1.42e-306`` for ``delta == 0``.
     c : int
-        Number of :math:`\top` before halting, ``>= 1``.
+        Number of :math:`\top` before halting, in ``[1, 10**6]`` (every output is padded to
+        ``c`` positions: arrays of ``c`` integers per run).
     rng : numpy.random.Generator
         The source of the noise.
     delta : float
@@ -1246,7 +1251,7 @@ def sparse(answers, threshold, epsilon, c, *, rng, delta=0.0) -> np.ndarray:
     """
     answers = _answers("answers", answers)
     threshold = check_real("threshold", threshold)
-    c = check_integer("c", c, low=1)
+    c = check_integer("c", c, low=1, high=10**6)
     rng = check_rng("rng", rng)
     delta = check_delta("delta", delta)
     b_t, b_q = _sparse_scales(epsilon, c, delta, None, None, sampling=True)
@@ -1317,7 +1322,7 @@ def sample_sparse(answers, threshold, epsilon, c, size, *, rng, delta=0.0, thres
     answers, threshold, epsilon, c, delta
         As in :func:`sparse`.
     size : int
-        Number of independent runs, ``>= 1``.
+        Number of independent runs, in ``[1, 10**7]`` (a size-by-c output array).
     rng : numpy.random.Generator
     threshold_scale, query_scale : float, optional
         Laplace scales of the threshold and query noise, in ``(0, 2.81e306]`` (where every
@@ -1348,8 +1353,8 @@ def sample_sparse(answers, threshold, epsilon, c, size, *, rng, delta=0.0, thres
     """
     answers = _answers("answers", answers)
     threshold = check_real("threshold", threshold)
-    c = check_integer("c", c, low=1)
-    size = check_integer("size", size, low=1)
+    c = check_integer("c", c, low=1, high=10**6)
+    size = check_integer("size", size, low=1, high=10**7)
     rng = check_rng("rng", rng)
     delta = check_delta("delta", delta)
     b_t, b_q = _sparse_scales(epsilon, c, delta, threshold_scale, query_scale, sampling=True)
@@ -1438,7 +1443,7 @@ def sparse_output_log_probabilities(answers, threshold, epsilon, c, *, delta=0.0
     if answers.size > 12:
         raise ValueError(f"answers must have at most 12 entries (outputs are enumerated), got {answers.size}")
     threshold = check_real("threshold", threshold)
-    c = check_integer("c", c, low=1)
+    c = check_integer("c", c, low=1, high=10**6)
     delta = check_delta("delta", delta)
     b_t, b_q, unit = _sparse_scales(epsilon, c, delta, threshold_scale, query_scale)
     answers, threshold = answers * unit, threshold * unit       # unit 1 but for epsilon below 2e-308
@@ -1482,7 +1487,7 @@ def sparse_max_log_ratio(answers, answers_prime, threshold, epsilon, c, *, delta
     if a.size > 12:
         raise ValueError(f"answers must have at most 12 entries (outputs are enumerated), got {a.size}")
     threshold = check_real("threshold", threshold)
-    c = check_integer("c", c, low=1)
+    c = check_integer("c", c, low=1, high=10**6)
     delta = check_delta("delta", delta)
     b_t, b_q, unit = _sparse_scales(epsilon, c, delta, threshold_scale, query_scale)
     a, b, threshold = a * unit, b * unit, threshold * unit     # unit 1 but for epsilon below 2e-308
@@ -1582,7 +1587,7 @@ def numeric_sparse(answers, threshold, epsilon, c, *, rng, delta=0.0) -> np.ndar
     """
     answers = _answers("answers", answers)
     threshold = check_real("threshold", threshold)
-    c = check_integer("c", c, low=1)
+    c = check_integer("c", c, low=1, high=10**6)
     rng = check_rng("rng", rng)
     delta = check_delta("delta", delta)
     eps1, eps2 = numeric_sparse_epsilons(epsilon, delta)

@@ -148,7 +148,7 @@ def test_attacker_posterior_homogeneity_and_background():
         (lambda: an.attacker_posterior(an.FIGURE2, QI2, "salary", [47677, 20]), "^target must give a value"),
         (lambda: an.attacker_posterior(an.FIGURE2, ["zz"], "salary", {"zz": 1}), "^quasi_identifiers must be columns"),
         (lambda: an.attacker_posterior(an.FIGURE2, QI2, "wage", {"zip": 47677, "age": 20}), "^sensitive must be columns"),
-        (lambda: an.equal_distance_matrix(1), "^m must be an integer >= 2, got 1$"),
+        (lambda: an.equal_distance_matrix(1), r"^m must be an integer in \[2, 10000\], got 1$"),
         (lambda: an.emd_equal([0.5, 0.6], [0.5, 0.5]), "p must sum to 1"),
         (lambda: an.emd_ordered([0.5, 0.5], [0.5, 0.5 + 5e-8]), "q must sum to 1"),
         (lambda: an.emd_lp([0.5, 0.5 + 5e-8], [0.5, 0.5], np.zeros((2, 2))), "p must sum to 1"),
@@ -321,3 +321,14 @@ def test_class_distributions_keep_domain_values_absent_from_the_table():
 def test_generalizes_ignores_spaces_and_keeps_the_whole_stem():
     assert an.generalizes(" * ", "x") and an.generalizes("F ", "F")
     assert an.generalizes("K8X**", "K8X12") and not an.generalizes("K8X**", "K8Y12")
+
+
+@pytest.mark.parametrize("matrix", [an.ordered_distance_matrix, an.equal_distance_matrix])
+def test_distance_matrices_refuse_a_domain_past_10_000_values(matrix, raises_exactly):
+    """An m-by-m matrix of floats: at m = 2**31 numpy asked for 16 GiB or more (MemoryError), at
+    2**62 it said "array is too big". m is capped at 10**4 (800 MB), by name."""
+    with raises_exactly("m must be an integer in [2, 10000], got 10001"):
+        matrix(10_001)
+    with raises_exactly(f"m must be an integer in [2, 10000], got {2**62}"):
+        matrix(2**62)
+    assert matrix(3).shape == (3, 3)

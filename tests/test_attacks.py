@@ -476,3 +476,13 @@ def test_gaussian_answers_at_the_top_of_the_float_range(eps):
     noise = at.gaussian_answers([0, 0], [[1, 1], [0, 1]], eps, 1e-5, rng=np.random.default_rng(3))
     sigma = noise / np.random.default_rng(3).standard_normal(2)
     assert np.allclose(sigma, 1.0 / np.sqrt(eps), rtol=4e-16, atol=0)
+
+
+def test_random_subset_queries_caps_m_and_n(raises_exactly):
+    """m or n = 2**31 asked numpy for tens of GiB (MemoryError); each is capped at 10**8 by name."""
+    rng = np.random.default_rng(0)
+    with raises_exactly(f"m must be an integer in [1, 100000000], got {2**31}"):
+        at.random_subset_queries(2**31, 3, rng=rng)
+    with raises_exactly(f"n must be an integer in [1, 100000000], got {2**62}"):
+        at.random_subset_queries(2, 2**62, rng=rng)
+    assert at.random_subset_queries(2, 3, rng=rng).shape == (2, 3)

@@ -665,3 +665,20 @@ def test_one_run_audit_at_a_tiny_confidence():
                               confidence=1e-300)
     assert res.n_correct == 10 and res.confidence == 1e-300
     assert res.epsilon == audit.one_run_epsilon(40, 10, 10, confidence=1e-300) and 690 < res.epsilon < 695
+
+
+def test_audits_cap_their_runs_and_canaries(raises_exactly):
+    """n_samples = 2**31 ran the mechanism for minutes (2**62: MemoryError building the chunk list);
+    n_canaries = 2**31 drew 16 GiB. Runs per input are capped at 10**9, canaries at 10**8."""
+    rr = lambda data, size, rng: mechanisms.randomized_response(np.full(size, data), 1.0, rng)  # noqa: E731
+    test = audit.ThresholdTest(lambda y: y[:, 0], 0.5, "report 1")
+    rng = np.random.default_rng(0)
+    with raises_exactly(f"n_samples must be an integer in [1, 1000000000], got {2**31}"):
+        audit.count_errors(rr, 0, 1, test, n_samples=2**31, rng=rng)
+    with raises_exactly(f"n_samples must be an integer in [1, 1000000000], got {2**62}"):
+        audit.audit_test(rr, 0, 1, test, n_samples=2**62, rng=rng)
+    with raises_exactly(f"n_samples must be an integer in [100, 1000000000], got {2**31}"):
+        audit.audit_pair(rr, 0, 1, n_samples=2**31, rng=rng)
+    with raises_exactly(f"n_canaries must be an integer in [1, 100000000], got {2**31}"):
+        audit.one_run_audit(lambda inc, rng: inc + 0.0, 2**31, n_positive=1, n_negative=1, rng=rng)
+    assert audit.count_errors(rr, 0, 1, test, n_samples=10, rng=rng)[0] in range(11)

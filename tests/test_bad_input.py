@@ -22,6 +22,7 @@ entries are arbitrary record values). A new public function fails
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import importlib
 import inspect
@@ -634,6 +635,8 @@ def test_registry_tables_name_real_parameters():
         params = inspect.signature(CALLABLES[name]).parameters
         assert set(kwargs) <= set(params), f"{name}: {set(kwargs) - set(params)} are not parameters"
     assert set(NAN_BY_DESIGN) <= set(REGISTRY)
+    for name, param in set(HUGE_BY_DESIGN) | set(HUGE_NAMED_AS):
+        assert name in REGISTRY and param in REGISTRY[name], (name, param)
     for table in (NOT_NUMERIC, VECTORIZED, NAMED_AS, {k[:2] for k in DOCUMENTED}, {k[:2] for k in NAMED_AS_FOR}):
         for name, param in table:
             assert name in REGISTRY and param in REGISTRY[name], (name, param)
@@ -808,6 +811,102 @@ def test_extreme_magnitudes(name):
                                                 for (o, p, label), v in sorted(found.items()))
 
 
+HUGE = [("2**62", 2**62), ("2**31", 2**31), ("-2**62", -2**62)]
+# Integer parameters whose refusal of a huge value states a relation to another argument instead
+# of a range of their own, by design, with the reason (the message must still name the parameter).
+HUGE_BY_DESIGN: dict[tuple[str, str], str] = {
+    ("census.round_histogram", "total"): "total must equal the sum of x ('x must sum to total = ...')",
+    ("functional.as_points", "d"): "d is the dimension the caller expects of the points: a huge one is refused as "
+                                   "'grid must have points of dimension 2147483648, got shape (2,)'",
+}
+# ... and the parameter such a refusal names instead (as_points names its caller's points, `name`).
+HUGE_NAMED_AS = {("functional.as_points", "d"): "grid"}
+# The walk runs under an address-space limit this far above the process's own size: a function that
+# builds an array of 2**31 floats (16 GiB) then fails with MemoryError at once (the finding) instead
+# of taking the machine's memory. No fix needs more: every cap below keeps an array under 1 GiB.
+HUGE_MEMORY_HEADROOM = 3 * 2**30     # bytes
+# A refusal states the range it enforces: check_integer's "an integer in [1, 100000000]" or ">= 0",
+# check_in_range's "must be <= 1e+06", or a comparison spelled out.
+_RANGE = re.compile(r"(>=|<=|>|<|\bin [\[(]|\bat (most|least)\b|\bbetween\b|\b(non-negative|positive)\b)")
+_ARRAY_TOO_BIG = re.compile(r"array is too big|Maximum allowed size exceeded|Unable to allocate", re.I)
+
+
+@contextlib.contextmanager
+def address_space_limit(headroom: int):
+    """Lower the soft RLIMIT_AS to the process's present size plus ``headroom`` bytes, restoring it
+    after (a no-op where ``resource`` or /proc is missing)."""
+    try:
+        import resource
+
+        with open("/proc/self/status") as status:
+            size = int(re.search(r"VmSize:\s*(\d+) kB", status.read()).group(1)) * 1024
+        old = resource.getrlimit(resource.RLIMIT_AS)
+        hard = old[1]
+        new = size + headroom if hard == resource.RLIM_INFINITY else min(size + headroom, hard)
+        resource.setrlimit(resource.RLIMIT_AS, (new, hard))
+    except (ImportError, OSError, AttributeError, ValueError):
+        yield
+        return
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, old)
+
+
+def int_parameters(name):
+    """The numeric parameters whose baseline is a Python int (not a bool)."""
+    return [(p, v) for p, v in numeric_parameters(name) if type(v) is int]
+
+
+def huge_outcome(name, param, value) -> str | None:
+    """None if ``value`` (a huge integer) gets an answer without nan, or a ValueError naming the
+    parameter and stating its range, within EXTREME_TIMEOUT; else what happened."""
+    global TIMEOUT
+    saved, TIMEOUT = TIMEOUT, EXTREME_TIMEOUT
+    try:
+        result = call(CALLABLES[name], dict(REGISTRY[name], **{param: value}))
+    except ValueError as exc:
+        named = HUGE_NAMED_AS.get((name, param), NAMED_AS.get((name, param), param))
+        if _ARRAY_TOO_BIG.search(str(exc)):
+            return f"ValueError from numpy's allocation: {str(exc)[:150]}"
+        if not (_names(str(exc), named) or _names(str(exc), param)):
+            return f"ValueError not naming {named}: {str(exc)[:150]}"
+        if not _RANGE.search(str(exc)) and (name, param) not in HUGE_BY_DESIGN:
+            return f"ValueError stating no range: {str(exc)[:150]}"
+        return None
+    except _Timeout:
+        return f"no answer within {EXTREME_TIMEOUT} s"
+    except Exception as exc:  # noqa: BLE001 - the finding (MemoryError, OverflowError, TypeError, ...)
+        return f"{type(exc).__name__}: {str(exc)[:150]}"
+    finally:
+        TIMEOUT = saved
+    return f"nan in the answer {result!r:.100}" if _has_nan(result) and name not in NAN_BY_DESIGN else None
+
+
+def huge_failures(name) -> dict[tuple[str, str], str]:
+    found = {}
+    with address_space_limit(HUGE_MEMORY_HEADROOM):
+        for param, _ in int_parameters(name):
+            for label, value in HUGE:
+                what = huge_outcome(name, param, value)
+                if what is not None:
+                    found[(param, label)] = what
+    return found
+
+
+@pytest.mark.parametrize("name", sorted(REGISTRY))
+def test_huge_integers(name):
+    """Every parameter whose baseline is a Python int (a size, a count, a number of steps or
+    queries, n, k, ...) at 2**62, 2**31 and -2**62, one at a time: an answer with no nan, or a
+    ValueError that names the parameter and states its range (a function that builds an array of
+    n entries or loops n times caps n, and says so in its docstring), within EXTREME_TIMEOUT. Not
+    a MemoryError, numpy's "array is too big", an OverflowError, a TypeError, a timeout or an
+    error naming an inner variable. The walk runs under an address-space limit
+    (HUGE_MEMORY_HEADROOM), so a 16 GiB array fails at once rather than filling the machine."""
+    found = huge_failures(name)
+    assert not found, f"{name}:\n" + "\n".join(f"  {p} = {label}: {v}" for (p, label), v in sorted(found.items()))
+
+
 def test_enumerated_options_are_read_from_the_docstrings():
     assert enumerated_options("mechanisms.gaussian_sigma") == {"method": ["classical", "hrw", "analytic"]}
     assert enumerated_options("flawed.noisy_max") == {"noise": ["laplace", "exponential"], "release": ["index", "value"]}
@@ -851,6 +950,12 @@ def test_the_walker_can_fail():
             raise ValueError("values must be finite")
         return arr[np.argmax(arr)]
 
+    def uncapped(n):              # checks n is a positive integer, but builds n floats of any n
+        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+            raise ValueError(f"n must be an integer >= 1, got {n!r}")
+        return float(np.zeros(n).sum())
+
+    CALLABLES["_test.uncapped"], REGISTRY["_test.uncapped"] = uncapped, dict(n=3)
     CALLABLES["_test.sloppy"], REGISTRY["_test.sloppy"] = sloppy, dict(epsilon=1.0, delta=0.5)
     CALLABLES["_test.largest"], REGISTRY["_test.largest"] = largest, dict(values=[1.0, 2.0])
     CALLABLES["_test.misnamed"], REGISTRY["_test.misnamed"] = misnamed, dict(epsilon=1.0)
@@ -865,7 +970,11 @@ def test_the_walker_can_fail():
         assert failures("_test.largest")[("values", "empty")] == (
             "ValueError not naming values: attempt to get argmax of an empty sequence")
         assert ("epsilon", "empty") in failures("_test.misnamed")      # a scalar must refuse [] too
+        huge = huge_failures("_test.uncapped")        # 2**31 floats pass the address-space limit
+        assert huge[("n", "2**31")].startswith(("MemoryError", "ValueError from numpy's allocation")), huge
+        assert huge[("n", "2**62")].startswith(("MemoryError", "ValueError from numpy's allocation")), huge
+        assert ("n", "-2**62") not in huge                # refused by name, with its range
     finally:
-        for key in ("_test.sloppy", "_test.misnamed", "_test.numpy_repr", "_test.largest"):
+        for key in ("_test.sloppy", "_test.misnamed", "_test.numpy_repr", "_test.largest", "_test.uncapped"):
             CALLABLES.pop(key)
             REGISTRY.pop(key)

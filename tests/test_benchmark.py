@@ -476,3 +476,19 @@ def test_index_law_closed_forms_at_a_noise_scale_of_1e300():
     assert law[1] == pytest.approx(0.5 * math.exp(-1), rel=1e-10, abs=0)
     law = benchmark.noisy_max_index_law([1e300, 0.0], 2e-300)
     assert law[1] == pytest.approx(3 * math.exp(-1) / 4, rel=1e-10, abs=0) and law.sum() == pytest.approx(1, rel=1e-10)
+
+
+def test_geometric_sample_and_rappor_cap_their_sizes(raises_exactly):
+    """geometric_sample_cdf(n=2**31) computed huge integers for minutes (90 s at n = 10**4), and
+    rappor_bits looped 2**31 hashes or built a 2**62-bit filter. Capped by name; exact at the cap."""
+    with raises_exactly(f"n must be an integer in [1, 2000], got {2**31}"):
+        benchmark.geometric_sample_cdf(1, 0.1, 2**31)
+    with raises_exactly("n must be an integer in [1, 2000], got 2001"):
+        benchmark.geometric_sample_law(1, 0.1, 2001)
+    law = benchmark.geometric_sample_law(1, 0.1, 2000)
+    assert len(law) == 2001 and sum(law) == 1
+    with raises_exactly(f"n_hashes must be an integer in [1, 100000], got {2**31}"):
+        benchmark.rappor_bits(3, n_hashes=2**31)
+    with raises_exactly(f"filter_size must be an integer in [1, 100000000], got {2**62}"):
+        benchmark.rappor_pair_epsilon(0, 1, 0.75, 0.45, 0.55, filter_size=2**62)
+    assert 1 <= benchmark.rappor_bits(3, n_hashes=10**5, filter_size=8).sum() <= 8

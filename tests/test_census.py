@@ -909,3 +909,11 @@ def test_composition_at_the_smallest_tails(tail):
     assert np.all(fine >= coarse - 1e-16) and np.all(fine <= coarse + 1e-30 + 1e-16)
     e = cs.composition_epsilon(1e-6, [3.0, 3.0], tail=tail)
     assert cs.composition_delta(e, [3.0, 3.0], tail=tail) == pytest.approx(1e-6, rel=1e-9)
+
+
+def test_reconstruction_study_refuses_a_threshold_above_the_population(raises_exactly):
+    """threshold = 2**31 suppressed the count of the whole block and the attack raised "statistics
+    must include the count of the whole population", naming none of the study's parameters."""
+    truth = attacks.census_block_solutions()[0]
+    with raises_exactly(f"threshold must be an integer in [1, {len(truth)}], got {2**31}"):
+        cs.reconstruction_study(truth, rhos=[math.inf], seeds=[0], attack_seeds=[0], threshold=2**31)

@@ -457,7 +457,7 @@ def test_rdp_to_dp_clips_at_zero_and_accepts_rdp_zero():
         (lambda: comp.advanced(0.1, 0, 1e-6), "k must be an integer >= 1, got 0"),
         (lambda: comp.advanced_reduction(0.1, 2.5, 1e-6), "k must be an integer >= 1, got 2.5"),
         (lambda: comp.optimal_delta(0.0, 3, 1.0), "epsilon must be > 0, got 0"),
-        (lambda: comp.optimal_delta(0.1, 0, 1.0), "k must be an integer >= 1, got 0"),
+        (lambda: comp.optimal_delta(0.1, 0, 1.0), r"k must be an integer in \[1, 10000000\], got 0"),
         (lambda: comp.optimal_delta(0.1, 3, [0.0, 0.5, -2.0]), r"epsilon_prime must be >= 0, got -2.0"),
         (lambda: comp.optimal_delta(0.1, 3, [0.5, math.inf]), r"epsilon_prime must be >= 0, got inf"),
         (lambda: comp.optimal_delta(0.1, 3, "a"), "epsilon_prime must be a real number or an array of real numbers, got 'a'"),
@@ -662,3 +662,11 @@ def test_conversions_at_a_subnormal_delta(delta):
         classic = float(min(mpmath.mpf(0.5) + log_inv / 1, mpmath.mpf(2.0) + log_inv / 7))
     assert comp.zcdp_to_dp(0.5, delta) == pytest.approx(zcdp, rel=1e-14, abs=0)
     assert comp.rdp_to_dp([2.0, 8.0], [0.5, 2.0], delta, method="classic") == pytest.approx(classic, rel=1e-14, abs=0)
+
+
+def test_optimal_delta_caps_k_at_ten_million(raises_exactly):
+    """k = 2**31 built arrays of 2**30 log-masses (8 GiB, MemoryError). Capped at 10**7, where
+    the relative error (1e-16 k log k) is still about 2e-8; the answer there is a probability."""
+    with raises_exactly(f"k must be an integer in [1, 10000000], got {2**31}"):
+        comp.optimal_delta(0.5, 2**31, 1.5)
+    assert 0.0 < comp.optimal_delta(1e-4, 10**7, 0.5) < 1.0

@@ -84,7 +84,7 @@ def test_rr_loss_paths_moments():
         (lambda: conc.hoeffding_bound(1.0, 3, 1, 1), "b must be > 1"),
         (lambda: conc.hoeffding_bound(-1.0, 3, 0, 1), "tau must be >= 0"),
         (lambda: conc.rr_loss_paths(0.0, 3, 10, np.random.default_rng(0)), "epsilon must be > 0"),
-        (lambda: conc.rr_loss_paths(0.1, 0, 10, np.random.default_rng(0)), "k must be an integer >= 1"),
+        (lambda: conc.rr_loss_paths(0.1, 0, 10, np.random.default_rng(0)), r"k must be an integer in \[1, 100000000\]"),
         (lambda: conc.rr_loss_paths(0.1, 3, 10, 42), "rng must be a numpy.random.Generator"),
     ],
 )
@@ -157,7 +157,7 @@ def test_rr_loss_paths_coupled_to_the_uniform_draws():
 def test_rr_loss_paths_shapes_and_single_step():
     loss, comp = conc.rr_loss_paths(0.3, 1, 4, np.random.default_rng(0), adaptive=True)
     assert loss.shape == comp.shape == (4,) and set(np.round(np.abs(loss), 12)) == {0.3}
-    with pytest.raises(ValueError, match="n_paths must be an integer >= 1"):
+    with pytest.raises(ValueError, match=r"n_paths must be an integer in \[1, 100000000\]"):
         conc.rr_loss_paths(0.3, 2, 0, np.random.default_rng(0))
 
 
@@ -191,7 +191,7 @@ def test_rr_loss_paths_single_path():
         (lambda: conc.hoeffding_bound(1.0, 3, math.nan, 1), "a must be a real number, got nan"),
         (lambda: conc.hoeffding_bound(1.0, 3, 0, math.nan), "b must be a real number, got nan"),
         (lambda: conc.hoeffding_bound([1.0, -0.5], 3, 0, 1), r"tau must be >= 0, got -0.5"),
-        (lambda: conc.rr_loss_paths(0.4, 3, 1.5, np.random.default_rng(0)), "n_paths must be an integer >= 1, got 1.5"),
+        (lambda: conc.rr_loss_paths(0.4, 3, 1.5, np.random.default_rng(0)), r"n_paths must be an integer in \[1, 100000000\], got 1.5"),
     ],
 )
 def test_bad_inputs_name_the_parameter_and_the_value(call, match):
@@ -251,3 +251,12 @@ def test_azuma_limits_zero_and_one():
     assert conc.azuma_bound(1.0, [5e-324]) == 0.0
     assert conc.azuma_bound(5e-324, [1e300]) == 1.0
     assert np.array_equal(conc.azuma_bound([0.0, 1e300], [1e-300]), [1.0, 0.0])
+
+
+def test_rr_loss_paths_caps_k_and_n_paths(raises_exactly):
+    """An n_paths-by-k array of uniforms: 2**31 of either was a MemoryError of 48 GiB or more."""
+    rng = np.random.default_rng(0)
+    with raises_exactly(f"k must be an integer in [1, 100000000], got {2**31}"):
+        conc.rr_loss_paths(0.5, 2**31, 3, rng)
+    with raises_exactly(f"n_paths must be an integer in [1, 100000000], got {2**62}"):
+        conc.rr_loss_paths(0.5, 4, 2**62, rng)

@@ -279,7 +279,7 @@ def test_mechanisms_reject_non_integer_values(value):
 def test_mechanisms_reject_bad_size_and_missing_rng():
     with pytest.raises(ValueError, match="size must be a shape"):
         dsc.discrete_gaussian_mechanism([1, 2], 1, size=3, rng=random.Random(0))
-    with pytest.raises(ValueError, match="size must be an integer >= 0"):
+    with pytest.raises(ValueError, match=r"size must be an integer in \[0, 1000000\]"):
         dsc.discrete_laplace_mechanism(1, 1, size=-1, rng=random.Random(0))
     with pytest.raises(ValueError, match="rng must have a getrandbits"):
         dsc.discrete_gaussian_mechanism(1, 1)
@@ -498,7 +498,7 @@ def test_profiles_reject_bad_input(func, first):
     with pytest.raises(ValueError, match="epsilon must not be empty"):
         func(1.0, [])
     for bad in (0, 1.5, -2, True):
-        with pytest.raises(ValueError, match="sensitivity must be an integer >= 1"):
+        with pytest.raises(ValueError, match=r"sensitivity must be an integer in \[1, "):
             func(1.0, 1.0, bad)
 
 
@@ -663,7 +663,7 @@ def test_snapping_mechanism_distribution_matches_its_law():
 def test_snapping_rejects_bad_input():
     with pytest.raises(ValueError, match="rng must be a numpy.random.Generator"):
         dsc.snapping_mechanism(0.0, 2.5, 40.0, random.Random(0))
-    with pytest.raises(ValueError, match="size must be an integer >= 1"):
+    with pytest.raises(ValueError, match=r"size must be an integer in \[1, 100000000\]"):
         dsc.snapping_mechanism(0.0, 2.5, 40.0, np.random.default_rng(0), size=0)
     with pytest.raises(ValueError, match="precision must be an integer in"):
         dsc.snapping_law(0.0, 2.5, 40.0, 20)
@@ -708,7 +708,7 @@ def test_textbook_functions_validate_value_scale_and_search():
             call(np.inf, 1.0)
         with pytest.raises(ValueError, match="^scale must be > 0, got -1$"):
             call(0.0, -1.0)
-    with pytest.raises(ValueError, match="^search must be an integer >= 0, got -1$"):
+    with pytest.raises(ValueError, match=r"^search must be an integer in \[0, 10000\], got -1$"):
         dsc.textbook_laplace_can_output(0.0, 0.0, 1.0, search=-1)
     with pytest.raises(ValueError, match="^value must be finite, got inf$"):
         dsc.textbook_laplace_law(np.inf, 1.0, 8)
@@ -803,7 +803,7 @@ def test_full_precision_uniform_recipe_and_validation():
     assert isinstance(dsc.full_precision_uniform(np.random.default_rng(5)), float)
     with pytest.raises(ValueError, match="^rng must be"):
         dsc.full_precision_uniform(random.Random(0), size=3)
-    with pytest.raises(ValueError, match="^size must be an integer >= 1, got 0$"):
+    with pytest.raises(ValueError, match=r"^size must be an integer in \[1, 100000000\], got 0$"):
         dsc.full_precision_uniform(np.random.default_rng(0), size=0)
 
 
@@ -1038,3 +1038,49 @@ def test_discrete_laplace_pmf_and_profile_at_extreme_magnitudes_are_warning_free
     error: the pmf at scale 5e-324 is the point mass at 0; the profile at eps = 1e300 is 0."""
     assert dsc.discrete_laplace_pmf([0, 1, -3], 5e-324).tolist() == [1.0, 0.0, 0.0]
     assert dsc.discrete_laplace_delta(2.0, [1e300, 1.7e308], 2).tolist() == [0.0, 0.0]
+
+
+# ---------------------------------------------------------------- huge integer arguments
+def test_exact_mechanisms_refuse_more_than_a_million_draws(raises_exactly):
+    """size = 2**31 asked numpy for a 16 GiB array (MemoryError); 2**62 gave a broadcasting error
+    stating no range. Each draw runs the exact sampler in Python (about 0.1 ms), so a call is
+    capped at 10**6 draws, by name."""
+    with raises_exactly(f"size must be an integer in [0, 1000000], got {2**31}"):
+        dsc.discrete_laplace_mechanism(10, 2.0, size=2**31, rng=random.Random(0))
+    with raises_exactly(f"size must be an integer in [0, 1000000], got {2**62}"):
+        dsc.discrete_gaussian_mechanism([0, 100], 10.0, size=2**62, rng=random.Random(0))
+    with raises_exactly("size must have at most 1000000 entries in all, got (1000, 1001)"):
+        dsc.discrete_laplace_mechanism(0, 1.0, size=(1000, 1001), rng=random.Random(0))
+    assert dsc.discrete_laplace_mechanism(0, 1.0, size=(2, 3), rng=random.Random(0)).shape == (2, 3)
+
+
+@pytest.mark.parametrize("draw", [
+    lambda size: dsc.full_precision_uniform(np.random.default_rng(0), size=size),
+    lambda size: dsc.snapping_mechanism(3.3, 2.5, 40.0, np.random.default_rng(0), size=size),
+])
+def test_numpy_samplers_refuse_more_than_1e8_draws(draw, raises_exactly):
+    """size = 2**31 was a 16 GiB MemoryError, 2**62 numpy's "array is too big"."""
+    for size in (10**8 + 1, 2**62):
+        with raises_exactly(f"size must be an integer in [1, 100000000], got {size}"):
+            draw(size)
+    assert draw(5).shape == (5,)
+
+
+def test_profiles_cap_the_sensitivity(raises_exactly):
+    """sensitivity = 2**31 looped over every shift for minutes; each profile caps it by the time
+    it takes (Laplace: about a second at 1000, Gaussian: at 10**4), and answers at the cap."""
+    with raises_exactly("sensitivity must be an integer in [1, 1000], got 1001"):
+        dsc.discrete_laplace_delta(2.0, 0.25, sensitivity=1001)
+    with raises_exactly(f"sensitivity must be an integer in [1, 10000], got {2**62}"):
+        dsc.discrete_gaussian_delta(2.0, 1.0, sensitivity=2**62)
+    # at the cap, epsilon past Delta/t is pure DP: delta 0; below it, a probability
+    assert dsc.discrete_laplace_delta(2.0, 1000 / 2.0, sensitivity=1000) == 0.0
+    assert 0.0 < dsc.discrete_laplace_delta(2.0, 0.25, sensitivity=1000) <= 1.0
+    assert dsc.discrete_gaussian_delta(2.0, 1.0, sensitivity=10**4) == pytest.approx(1.0, abs=1e-12)
+
+
+def test_can_output_caps_its_search(raises_exactly):
+    """search = 2**31 tried 4e9 grid points (minutes); capped at 10**4 (under a second)."""
+    with raises_exactly(f"search must be an integer in [0, 10000], got {2**31}"):
+        dsc.textbook_laplace_can_output(-0.5, 0.0, 2.0, search=2**31)
+    assert bool(dsc.textbook_laplace_can_output(dsc.textbook_laplace_float(0.0, 2.0, 0.3125), 0.0, 2.0, search=10**4))

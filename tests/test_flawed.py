@@ -436,9 +436,9 @@ def test_pattern_probabilities_state_the_allowed_values_and_take_boolean_pattern
 @pytest.mark.parametrize("size", [0, -2])
 def test_samplers_reject_a_size_below_one(size):
     """size 0 would otherwise return an empty array (and -2 fail inside numpy, naming shape)."""
-    with pytest.raises(ValueError, match=rf"^size must be an integer >= 1, got {size}$"):
+    with pytest.raises(ValueError, match=rf"^size must be an integer in \[1, 100000000\], got {size}$"):
         flawed.noisy_max([0.0, 1.0], 1.0, size, rng=np.random.default_rng(0))
-    with pytest.raises(ValueError, match=rf"^size must be an integer >= 1, got {size}$"):
+    with pytest.raises(ValueError, match=rf"^size must be an integer in \[1, 100000000\], got {size}$"):
         flawed.laplace_with_rare_leak(0.0, 1.0, size, rng=np.random.default_rng(0), leak_probability=0.1)
 
 
@@ -556,7 +556,8 @@ def test_symbol_codes_are_int8(alg, c):
 @pytest.mark.parametrize("shape,got", [((2, -1), "-1"), ((2, 1.5), "1.5"), (-1, "-1"), (2.5, "2.5"), (True, "True"),
                                        ([2, 3], None)])
 def test_laplace_noise_rejects_a_bad_shape_by_name(shape, got):
-    rule = r"an integer >= 0 or a tuple of them, got \[2, 3\]" if got is None else rf"an integer >= 0, got {re.escape(got)}"
+    rule = (r"an integer in \[0, 100000000\] or a tuple of them, got \[2, 3\]" if got is None
+            else rf"an integer in \[0, 100000000\], got {re.escape(got)}")
     with pytest.raises(ValueError, match=rf"^shape must be {rule}$"):
         flawed.laplace_noise(1.0, shape, np.random.default_rng(0))
 
@@ -772,3 +773,20 @@ def test_algorithm_5_log_probabilities_closed_form_at_extreme_epsilons(eps):
     got = flawed.no_cutoff_pattern_log_probabilities(answers, 0.5, eps, pats, algorithm=5)
     want = [mp_log_mass(-0.5, 0.5), mp_log_mass(0.5, 2.5), mp_log_mass(-mp.inf, -0.5), mp_log_mass(2.5, mp.inf)]
     assert got[:4] == pytest.approx(want, rel=1e-12, abs=0) and got[4] == -math.inf
+
+
+def test_samplers_cap_their_draws_at_1e8(raises_exactly):
+    """size or shape = 2**31 asked numpy for 16 GiB or more (MemoryError), 2**62 for more than it
+    can index ("array is too big"). Every sampler now refuses more than 10**8 draws by name."""
+    rng = np.random.default_rng(0)
+    with raises_exactly(f"shape must be an integer in [0, 100000000], got {2**31}"):
+        flawed.laplace_noise(1.0, 2**31, rng)
+    with raises_exactly("shape must have at most 100000000 entries in all, got (10001, 10000)"):
+        flawed.laplace_noise(1.0, (10_001, 10_000), rng)
+    with raises_exactly(f"size must be an integer in [1, 100000000], got {2**62}"):
+        flawed.noisy_max([0.0, 1.0], 1.0, 2**62, rng=rng)
+    with raises_exactly(f"size must be an integer in [1, 100000000], got {2**31}"):
+        flawed.laplace_with_rare_leak(3.0, 1.0, 2**31, rng=rng, leak_probability=1e-3)
+    with raises_exactly(f"size must be an integer in [1, 100000000], got {2**31}"):
+        flawed.sparse_vector_variant([0.0, 1.0], 0.0, 1.0, 2**31, rng=rng, algorithm=1)
+    assert flawed.laplace_noise(1.0, (2, 3), rng).shape == (2, 3)

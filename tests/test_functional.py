@@ -629,10 +629,10 @@ _GEN_MSG = "must be a numpy.random.Generator (use numpy.random.default_rng(seed)
         (lambda: fn.rkhs_norm([1.0, 2.0], [0.0, 1.0, 2.0], 1.0), "coef must have one entry per centre (3), got shape (2,)"),
         (lambda: fn.rkhs_norm([1.0], [np.nan], 1.0), "centers must have finite entries"),
         (lambda: fn.gp_extend([0.0], [1.0], [0.5], 1.0, 42), "rng " + _GEN_MSG),
-        (lambda: fn.kde_ise_normal(0, 0.5, [0.0, 1.0], RNG), "n must be an integer >= 1, got 0"),
+        (lambda: fn.kde_ise_normal(0, 0.5, [0.0, 1.0], RNG), "n must be an integer in [1, 100000000], got 0"),
         (lambda: fn.kde_ise_normal(5, 0.0, [0.0, 1.0], RNG), "bandwidth must be > 0, got 0"),
         (lambda: fn.kde_ise_normal(5, 0.5, [0.0, 1.0], 7), "rng " + _GEN_MSG),
-        (lambda: fn.kde_ise_normal(5, 0.5, [0.0, 1.0], RNG, reps=0), "reps must be an integer >= 1, got 0"),
+        (lambda: fn.kde_ise_normal(5, 0.5, [0.0, 1.0], RNG, reps=0), "reps must be an integer in [1, 100000], got 0"),
         (lambda: fn.kde_ise_normal(5, 0.5, [[0.0, 1.0], [1.0, 2.0]], RNG), "grid must have points of dimension 1, got shape (2, 2)"),
         (lambda: fn.kde_ise_normal(5, 0.5, [0.0, np.nan], RNG), "grid must have finite entries"),
         # a repeated grid point is not increasing
@@ -984,3 +984,15 @@ def test_private_kde_refuses_a_bandwidth_whose_sensitivity_leaves_the_float_rang
         gram = np.eye(3) if h < 1 else np.ones((3, 3))
         noise = linalg.cholesky(gram + 1e-10 * np.eye(3), lower=True) @ np.random.default_rng(4).standard_normal(3)
         assert np.allclose(out, np.array(f) + sigma * noise, rtol=1e-9, atol=0)
+
+
+def test_samplers_cap_n_reps_and_size(raises_exactly):
+    """kde_ise_normal(n=2**31) and sample_gp(size=2**31) asked for 16 GiB or more (MemoryError),
+    kde_ise_normal(reps=2**31) ran for minutes."""
+    rng = np.random.default_rng(0)
+    with raises_exactly(f"n must be an integer in [1, 100000000], got {2**31}"):
+        fn.kde_ise_normal(2**31, 0.5, [0.0, 1.0], rng)
+    with raises_exactly(f"reps must be an integer in [1, 100000], got {2**62}"):
+        fn.kde_ise_normal(20, 0.5, [0.0, 1.0], rng, reps=2**62)
+    with raises_exactly(f"size must be an integer in [1, 100000000], got {2**31}"):
+        fn.sample_gp([0.0, 1.0], 0.3, rng, size=2**31)

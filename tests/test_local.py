@@ -344,7 +344,7 @@ def test_bad_inputs_raise():
         local.oue_probabilities(-1)
     with pytest.raises(ValueError, match=r"k must be an integer >= 2, got 1"):
         local.krr_probabilities(1.0, 1)
-    with pytest.raises(ValueError, match=r"k must be an integer >= 2, got 2.5"):
+    with pytest.raises(ValueError, match=r"k must be an integer in \[2, 100000000\], got 2.5"):
         local.oue_randomize([0], 1.0, 2.5, rng)
     with pytest.raises(ValueError, match=r"x must contain integers in \[0, 2\], got values from 0 to 3"):
         local.krr_randomize([0, 3], 1.0, 3, rng)
@@ -374,7 +374,7 @@ def test_bad_inputs_raise():
         local.oue_variance([3, -1], 1.0)
     with pytest.raises(ValueError, match=r"counts must be a 1-D histogram with k >= 2 entries, got shape \(1,\)"):
         local.krr_variance([5], 1.0)
-    with pytest.raises(ValueError, match="size must be an integer >= 1, got 0"):
+    with pytest.raises(ValueError, match=r"size must be an integer in \[1, 100000000\], got 0"):
         local.krr_randomize([0], 1.0, 2, rng, size=0)
     with pytest.raises(ValueError, match="rng must be a numpy.random.Generator"):
         local.oue_randomize([0], 1.0, 2, 42)
@@ -382,11 +382,11 @@ def test_bad_inputs_raise():
         local.shuffled_rr_delta(0, 5, 0.1)
     with pytest.raises(ValueError, match="epsilon0 must be > 0, got -2"):
         local.fmt_epsilon(-2, 5000, 1e-6)
-    with pytest.raises(ValueError, match="n must be an integer >= 2, got 1"):
+    with pytest.raises(ValueError, match=r"n must be an integer in \[2, 5000\], got 1"):
         local.shuffled_rr_epsilon(1.0, 1, 1e-6)
-    with pytest.raises(ValueError, match="n must be an integer >= 2, got 10.5"):
+    with pytest.raises(ValueError, match=r"n must be an integer in \[2, 5000\], got 10.5"):
         local.shuffled_rr_delta(1.0, 10.5, 0.1)
-    with pytest.raises(ValueError, match="n must be an integer >= 2, got 1"):
+    with pytest.raises(ValueError, match=r"n must be an integer in \[2, 2000\], got 1"):
         local.fmt_clone_delta(1.0, 1, 0.1)
     with pytest.raises(ValueError, match="epsilon must be >= 0, got -0.1"):
         local.shuffled_rr_delta(1.0, 5, [0.2, -0.1])
@@ -701,16 +701,16 @@ def test_clone_probability_validation():
 # --------------------------------------------------------------------------- every public function checks its own inputs
 @pytest.mark.parametrize("call,message", [
     (lambda: local.shuffled_rr_laws(0, 5, 1), "epsilon0 must be > 0, got 0"),
-    (lambda: local.shuffled_rr_laws(1.0, 1, 0), "n must be an integer >= 2, got 1"),
-    (lambda: local.shuffled_rr_laws(1.0, 2.5, 0), "n must be an integer >= 2, got 2.5"),
+    (lambda: local.shuffled_rr_laws(1.0, 1, 0), r"n must be an integer in \[2, 10000000\], got 1"),
+    (lambda: local.shuffled_rr_laws(1.0, 2.5, 0), r"n must be an integer in \[2, 10000000\], got 2.5"),
     (lambda: local.shuffled_rr_epsilon(-1, 5, 1e-3), "epsilon0 must be > 0, got -1"),
     (lambda: local.shuffled_rr_count([0, 1], 0, np.random.default_rng(0)), "epsilon0 must be > 0, got 0"),
     (lambda: local.shuffled_rr_count([0, 1], 1.0, 42), "rng must be a numpy.random.Generator"),
     (lambda: local.krr_randomize([0, 1], 1.0, 2, 42), "rng must be a numpy.random.Generator"),
     (lambda: local.fmt_clone_delta(0, 5, 0.1), "epsilon0 must be > 0, got 0"),
     (lambda: local.fmt_clone_epsilon(0, 5, 1e-3), "epsilon0 must be > 0, got 0"),
-    (lambda: local.fmt_clone_epsilon(1.0, 1, 1e-3), "n must be an integer >= 2, got 1"),
-    (lambda: local.fmt_clone_epsilon(1.0, 7.5, 1e-3), "n must be an integer >= 2, got 7.5"),
+    (lambda: local.fmt_clone_epsilon(1.0, 1, 1e-3), r"n must be an integer in \[2, 2000\], got 1"),
+    (lambda: local.fmt_clone_epsilon(1.0, 7.5, 1e-3), r"n must be an integer in \[2, 2000\], got 7.5"),
     (lambda: local.fmt_epsilon0_max(1, 1e-3), "n must be an integer >= 2, got 1"),
     (lambda: local.fmt_epsilon0_max(99.5, 1e-3), "n must be an integer >= 2, got 99.5"),
     (lambda: local.shuffled_rr_delta(1.0, 5, True), "epsilon must be a real number >= 0"),
@@ -862,3 +862,28 @@ def test_fmt_bounds_at_a_subnormal_delta(delta):
     assert local.fmt_stronger_epsilon0_max(n, delta) == pytest.approx(float(stronger), rel=1e-14)
     for bound in (local.fmt_epsilon, local.fmt_stronger_epsilon):
         assert 0 < bound(0.5, 10**6, 1e-300) < bound(0.5, 10**6, delta) < 0.5
+
+
+def test_huge_sizes_and_counts_are_refused_by_name():
+    """At 2**31 these built arrays of 16 GiB or more (MemoryError; hr_estimate: OverflowError at
+    2**62). Each cap is the message's range; the exact tables are capped by their time."""
+    rng = np.random.default_rng(0)
+    cases = [
+        (lambda v: local.krr_randomize([0, 3], 1.0, 4, rng, size=v), "size", 1, 10**8),
+        (lambda v: local.oue_randomize([0], 1.0, v, rng), "k", 2, 10**8),
+        (lambda v: local.krr_estimate([0, 1], 1.0, v), "k", 2, 10**8),
+        (lambda v: local.hr_estimate([0, 1], 1.0, v), "k", 2, 10**7),
+        (lambda v: local.shuffled_rr_count([1, 0], 1.0, rng, size=v), "size", 1, 10**8),
+        (lambda v: local.shuffled_rr_laws(1.0, v, 1), "n", 2, 10**7),
+        (lambda v: local.shuffled_rr_delta(1.0, v, 0.5), "n", 2, 5000),
+        (lambda v: local.shuffled_rr_epsilon(1.0, v, 1e-6), "n", 2, 5000),
+        (lambda v: local.fmt_clone_delta(1.0, v, 0.5), "n", 2, 2000),
+        (lambda v: local.fmt_clone_epsilon(1.0, v, 1e-6), "n", 2, 2000),
+    ]
+    for call, name, low, high in cases:
+        for value in (2**31, 2**62):
+            with pytest.raises(ValueError) as info:
+                call(value)
+            assert str(info.value) == f"{name} must be an integer in [{low}, {high}], got {value}"
+    p, q = local.shuffled_rr_laws(1.0, 10**5, 1)          # far below the cap, still exact laws
+    assert p.sum() == pytest.approx(1.0) and q.sum() == pytest.approx(1.0)

@@ -673,3 +673,13 @@ def test_two_norm_sensitivities_neither_overflow_nor_underflow(scale):
     assert mech.sensitivity(lambda x: scale * sum(x), 2, (0, 1), ord=2) == pytest.approx(scale, rel=1e-15, abs=0)
     got = mech.mahalanobis_sensitivity([[3 * scale, 4 * scale]], np.eye(2))
     assert got == pytest.approx(5 * scale, rel=1e-15, abs=0)
+
+
+def test_sensitivity_caps_n_by_the_number_of_data_sets(raises_exactly):
+    """n = 2**31 tried to enumerate 2**(2**31) data sets (MemoryError; 2**62: OverflowError from
+    itertools). At most 10**4 data sets: n <= 13 for two values, 4 for ten, and exact at the cap."""
+    with raises_exactly(f"n must be an integer in [1, 13], got {2**31}"):
+        mech.sensitivity(sum, 2**31, (0, 1))
+    with raises_exactly("n must be an integer in [1, 4], got 5"):
+        mech.sensitivity(sum, 5, range(10))
+    assert mech.sensitivity(sum, 4, range(10)) == 9.0

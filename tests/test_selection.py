@@ -409,9 +409,9 @@ def test_bad_parameters():
     for fn in (selection.exponential_mechanism, selection.permute_and_flip, selection.report_noisy_max):
         with pytest.raises(ValueError, match="rng must be a numpy.random.Generator"):
             fn([1.0, 2.0], 1.0, rng=0)
-        with pytest.raises(ValueError, match=r"size must be an integer >= 1, got 0"):
+        with pytest.raises(ValueError, match=r"size must be an integer in \[1, 100000000\], got 0"):
             fn([1.0, 2.0], 1.0, rng=rng, size=0)
-        with pytest.raises(ValueError, match=r"size must be an integer >= 1, got 2.5"):
+        with pytest.raises(ValueError, match=r"size must be an integer in \[1, 100000000\], got 2.5"):
             fn([1.0, 2.0], 1.0, rng=rng, size=2.5)
     with pytest.raises(ValueError, match=r"n_outputs must be an integer >= 1, got 0"):
         selection.accuracy_gap(0, 1.0, 1.0)
@@ -452,3 +452,12 @@ def test_utilities_accept_fractions_and_refuse_bools_and_none():
     for bad in ([Fraction(1, 2), True], [Fraction(1, 2), None]):
         with pytest.raises(ValueError, match=r"^utilities must be an array of real numbers, got "):
             selection.exponential_mechanism_probabilities(bad, 1.0)
+
+
+@pytest.mark.parametrize("sampler", [selection.exponential_mechanism, selection.report_noisy_max,
+                                     selection.permute_and_flip])
+def test_samplers_cap_size_at_1e8(sampler):
+    """size = 2**31: a 16 GiB MemoryError; 2**62: numpy's "array is too big"."""
+    for size in (2**31, 2**62):
+        with pytest.raises(ValueError, match=rf"^size must be an integer in \[1, 100000000\], got {size}$"):
+            sampler([0.0, 2.0], 1.0, rng=np.random.default_rng(0), size=size)

@@ -288,7 +288,7 @@ def kwargs(**over):
     (dict(sampling_probability=1.5), r"sampling_probability must be in \[1e-09, 1\], got 1.5"),
     (dict(sampling_probability=1e-300), r"^sampling_probability must be in \[1e-09, 1\], got 1e-300$"),
     (dict(sampling_probability=5e-324), r"^sampling_probability must be in \[1e-09, 1\], got 5e-324$"),
-    (dict(epochs=0), r"epochs must be an integer >= 1, got 0"),
+    (dict(epochs=0), r"epochs must be an integer in \[1, 1000000\], got 0"),
     (dict(learning_rate=0.0), r"learning_rate must be > 0, got 0"),
     (dict(rng=3), r"rng must be a numpy.random.Generator"),
     (dict(delta=1.0, accountant=lambda *a: 1.0), r"^delta must be in \(0, 1\), got 1$"),
@@ -370,7 +370,16 @@ def test_helpers_reject_bad_input():
         sgd.noisy_clipped_sum([[1.0]], 1.0, -1.0, rng=np.random.default_rng(0))
     with pytest.raises(ValueError, match=r"sampling_probability must be in \(0, 1\], got 0"):
         sgd.poisson_batch(10, 0.0, rng=np.random.default_rng(0))
-    with pytest.raises(ValueError, match="n must be an integer >= 1, got 0"):
+    with pytest.raises(ValueError, match=r"n must be an integer in \[1, 100000000\], got 0"):
         sgd.poisson_batch(0, 0.5, rng=np.random.default_rng(0))
     with pytest.raises(ValueError, match="weights must be finite"):
         sgd.logistic_loss([np.inf, 0.0], [[1.0]], [1])
+
+
+def test_poisson_batch_and_dp_sgd_cap_their_sizes(raises_exactly):
+    """poisson_batch(n=2**31) and dp_sgd(epochs=2**31) allocated 16 GiB arrays (MemoryError)."""
+    with raises_exactly(f"n must be an integer in [1, 100000000], got {2**31}"):
+        sgd.poisson_batch(2**31, 0.3, rng=np.random.default_rng(0))
+    with raises_exactly(f"epochs must be an integer in [1, 1000000], got {2**62}"):
+        sgd.dp_sgd([[1.0], [-1.0]], [1, 0], clip_norm=1.0, noise_multiplier=1.0, sampling_probability=0.5,
+                   epochs=2**62, learning_rate=0.5, rng=np.random.default_rng(0))

@@ -264,7 +264,7 @@ def test_clt_is_an_approximation_not_a_bound():
         (lambda: sub.subsampled_gaussian_rdp(0.1, 0.0, 2), "noise_multiplier must be > 0"),
         (lambda: sub.subsampled_gaussian_profile(0.1, 1.0, 0.5, "both"), "direction must be one of"),
         (lambda: sub.subsampled_gaussian_profile(0.1, 1.0, math.inf), "epsilon must be finite"),
-        (lambda: sub.subsampled_gaussian_epsilon(0.1, 1.0, 0, 1e-5), "steps must be an integer >= 1"),
+        (lambda: sub.subsampled_gaussian_epsilon(0.1, 1.0, 0, 1e-5), r"steps must be an integer in \[1, 1000000\]"),
         (lambda: sub.subsampled_gaussian_epsilon(0.1, 1.0, 10, 0.0), r"delta must be in \(0, 1\), got 0"),
         (lambda: sub.subsampled_gaussian_epsilon(-0.1, 1.0, 10, 1e-5), "sampling_probability must be in"),
         (lambda: sub.subsampled_gaussian_delta(0.1, -1.0, 10, 1.0), "noise_multiplier must be > 0, got -1"),
@@ -276,7 +276,7 @@ def test_clt_is_an_approximation_not_a_bound():
         (lambda: sub.subsampled_gaussian_profile(0.1, 1.0, 0.5, relation="swap"), "relation must be one of"),
         (lambda: sub.subsampled_gaussian_delta(0.1, 1.0, 10, math.nan), "epsilon must be"),
         (lambda: sub.subsampled_gaussian_epsilon(0.1, 1.0, 10, 1.0), r"delta must be in \(0, 1\), got 1"),
-        (lambda: sub.subsampled_gaussian_epsilon(0.1, 1.0, 2.5, 1e-5), "steps must be an integer >= 1"),
+        (lambda: sub.subsampled_gaussian_epsilon(0.1, 1.0, 2.5, 1e-5), r"steps must be an integer in \[1, 1000000\]"),
         (lambda: sub.subsampled_gaussian_epsilon(1.0001, 1.0, 10, 1e-5), r"sampling_probability must be in \(0, 1\]"),
     ],
 )
@@ -309,7 +309,7 @@ def test_shuffle_lower_bound_exceeds_the_poisson_accountant():
     assert lower <= gaussian_epsilon(1e-5, 1.0)           # no more than without any sampling
     with pytest.raises(ValueError, match="batches must be an integer >= 1"):
         sub.shuffle_epsilon_lower_bound(0, 1.0, 1, 1e-5)
-    with pytest.raises(ValueError, match="epochs must be an integer >= 1"):
+    with pytest.raises(ValueError, match=r"epochs must be an integer in \[1, 1000\]"):
         sub.shuffle_epsilon_lower_bound(10, 1.0, 0, 1e-5)
 
 
@@ -794,3 +794,15 @@ def test_exact_paths_at_the_extreme_noises(relation):
     for q, steps in ((1.0, 4), (0.1, 1)):
         assert sub.subsampled_gaussian_delta(q, 1e300, steps, 1.0, relation=relation) == 0.0
         assert sub.subsampled_gaussian_epsilon(q, 1e300, steps, 1e-5, relation=relation) == 0.0
+
+
+def test_huge_step_and_epoch_counts_are_refused_by_name(raises_exactly):
+    """The FFT accountant at steps = 2**31 raised OverflowError ('math range error') in its
+    discretization; shuffle_epsilon_lower_bound(epochs=2**31) looped for minutes (12 s at 10**4)."""
+    with raises_exactly(f"steps must be an integer in [1, 1000000], got {2**31}"):
+        sub.subsampled_gaussian_delta(0.1, 2.0, 2**31, 1.0)
+    with raises_exactly(f"steps must be an integer in [1, 1000000], got {2**62}"):
+        sub.subsampled_gaussian_epsilon(0.1, 2.0, 2**62, 1e-5)
+    with raises_exactly(f"epochs must be an integer in [1, 1000], got {2**31}"):
+        sub.shuffle_epsilon_lower_bound(2, 0.8, 2**31, 1e-5)
+    assert sub.shuffle_epsilon_lower_bound(2, 0.8, 1000, 1e-5) > 0.0

@@ -566,7 +566,7 @@ RNG = np.random.default_rng(0)
         (lambda: svt.above_threshold([1.0], np.inf, 1.0, rng=RNG), "threshold must be finite"),
         (lambda: svt.above_threshold([1.0], 0.0, 1.0, rng=1), "rng must be a numpy.random.Generator"),
         (lambda: svt.above_threshold([1.0], 0.0, 1.0, rng=RNG, query_scale=0), "query_scale must be > 0"),
-        (lambda: svt.sample_outputs([1.0], 0.0, 1.0, 0, rng=RNG), "size must be an integer >= 1"),
+        (lambda: svt.sample_outputs([1.0], 0.0, 1.0, 0, rng=RNG), r"size must be an integer in \[1, 10000000\]"),
         (lambda: svt.sample_outputs([1.0], 0.0, 1.0, 5, rng=RNG, query_scale=-1), "query_scale must be > 0"),
         (lambda: svt.sample_outputs([1.0], 0.0, 1.0, 5, rng=None), "rng must be"),
         (lambda: svt.sample_outputs([], 0.0, 1.0, 5, rng=RNG), r"^answers must be a non-empty 1-D"),
@@ -587,7 +587,7 @@ RNG = np.random.default_rng(0)
         (lambda: svt.search_worst_case(7, 1.0, rng=RNG), r"k must be an integer in \[1, 6\]"),
         (lambda: svt.search_worst_case(2, 1.0, rng=RNG, spread=-1), "spread must be > 0"),
         (lambda: svt.search_worst_case(2, 1.0, rng=RNG, maxfev=0), "maxfev must be an integer >= 1"),
-        (lambda: svt.search_worst_case(2, 1.0, rng=RNG, n_starts=0), "n_starts must be an integer >= 1"),
+        (lambda: svt.search_worst_case(2, 1.0, rng=RNG, n_starts=0), r"n_starts must be an integer in \[1, 10000\]"),
         (lambda: svt.search_worst_case(2, -1.0, rng=RNG), "epsilon must be > 0"),
         (lambda: svt.search_worst_case(2, 1.0, rng=3), "rng must be"),
         (lambda: svt.accuracy_alpha(10, 1.0, 1.0), r"beta must be in \(0, 1\)"),
@@ -601,10 +601,10 @@ RNG = np.random.default_rng(0)
         (lambda: svt.sparse([1.0], np.inf, 1.0, 1, rng=RNG), r"^threshold must be finite"),
         (lambda: svt.is_accurate([1.0], np.nan, 1.0, [0]), "threshold must be"),
         (lambda: svt.accuracy_failure_probability(5, 1.0, -1.0), "alpha must be > 0"),
-        (lambda: svt.accuracy_failure_probability(0, 1.0, 1.0), "k must be an integer >= 1"),
+        (lambda: svt.accuracy_failure_probability(0, 1.0, 1.0), r"k must be an integer in \[1, 1000000\]"),
         (lambda: svt.accuracy_failure_probability(5, 0.0, 1.0), "epsilon must be > 0"),
-        (lambda: svt.simulate_accuracy_failure(5, 1.0, 1.0, 0, rng=RNG), "n_runs must be an integer >= 1"),
-        (lambda: svt.simulate_accuracy_failure(0, 1.0, 1.0, 5, rng=RNG), "k must be an integer >= 1"),
+        (lambda: svt.simulate_accuracy_failure(5, 1.0, 1.0, 0, rng=RNG), r"n_runs must be an integer in \[1, 10000000\]"),
+        (lambda: svt.simulate_accuracy_failure(0, 1.0, 1.0, 5, rng=RNG), r"k must be an integer in \[1, 1000000\]"),
         (lambda: svt.simulate_accuracy_failure(5, 0.0, 1.0, 5, rng=RNG), "epsilon must be > 0"),
         (lambda: svt.simulate_accuracy_failure(5, 1.0, 0.0, 5, rng=RNG), "alpha must be > 0"),
         (lambda: svt.simulate_accuracy_failure(5, 1.0, 1.0, 5, rng=0), "rng must be"),
@@ -617,7 +617,7 @@ RNG = np.random.default_rng(0)
         (lambda: svt.laplace_alpha(0, 1.0, 0.1), "k must be an integer >= 1"),
         (lambda: svt.laplace_alpha(10, 0.0, 0.1), "epsilon must be > 0"),
         (lambda: svt.laplace_alpha(10, 1.0, 0.0), r"beta must be in \(0, 1\)"),
-        (lambda: svt.sparse([1.0], 0.0, 1.0, 0, rng=RNG), "c must be an integer >= 1"),
+        (lambda: svt.sparse([1.0], 0.0, 1.0, 0, rng=RNG), r"c must be an integer in \[1, 1000000\]"),
         (lambda: svt.sparse([1.0], 0.0, 1.0, 1, rng=RNG, delta=1.0), r"delta must be in \[0, 1\)"),
         (lambda: svt.sparse([1.0], 0.0, -1.0, 1, rng=RNG), "epsilon must be > 0"),
         (lambda: svt.sparse([1.0], 0.0, 1.0, 1, rng=None), "rng must be"),
@@ -627,15 +627,15 @@ RNG = np.random.default_rng(0)
         (lambda: svt.sparse_alpha(0, 1.0, 0.1, 1), "k must be an integer >= 1"),
         (lambda: svt.sparse_alpha(10, 0.0, 0.1, 1), "epsilon must be > 0"),
         (lambda: svt.sparse_alpha(10, 1.0, 1.0, 1), r"beta must be in \(0, 1\)"),
-        (lambda: svt.sample_sparse([1.0], 0.0, 1.0, 1, 0, rng=RNG), "size must be an integer >= 1"),
-        (lambda: svt.sample_sparse([1.0], 0.0, 1.0, 0, 5, rng=RNG), "c must be an integer >= 1"),
+        (lambda: svt.sample_sparse([1.0], 0.0, 1.0, 1, 0, rng=RNG), r"size must be an integer in \[1, 10000000\]"),
+        (lambda: svt.sample_sparse([1.0], 0.0, 1.0, 0, 5, rng=RNG), r"c must be an integer in \[1, 1000000\]"),
         (lambda: svt.sample_sparse([1.0], 0.0, 1.0, 1, 5, rng=RNG, threshold_scale=-2), "threshold_scale must be > 0"),
         (lambda: svt.sample_sparse([1.0], 0.0, 1.0, 1, 5, rng=RNG, query_scale=0), "query_scale must be > 0"),
         (lambda: svt.sample_sparse([1.0], 0.0, 1.0, 1, 5, rng=RNG, delta=2.0), r"delta must be in \[0, 1\)"),
         (lambda: svt.sample_sparse([1.0], 0.0, 1.0, 1, 5, rng=5), "rng must be"),
         (lambda: svt.sparse_output_log_probabilities([0.0] * 13, 0.0, 1.0, 1),
          r"^answers must have at most 12 entries \(outputs are enumerated\), got 13$"),
-        (lambda: svt.sparse_output_log_probabilities([0.0], 0.0, 1.0, 0), "c must be an integer >= 1"),
+        (lambda: svt.sparse_output_log_probabilities([0.0], 0.0, 1.0, 0), r"c must be an integer in \[1, 1000000\]"),
         (lambda: svt.sparse_output_log_probabilities([0.0], 0.0, 1.0, 1, delta=1.0), r"^delta must be in \[0, 1\)"),
         (lambda: svt.sparse_output_log_probabilities([0.0], np.inf, 1.0, 1), "threshold must be finite"),
         (lambda: svt.sparse_output_log_probabilities([], 0.0, 1.0, 1),
@@ -644,7 +644,7 @@ RNG = np.random.default_rng(0)
         (lambda: svt.sparse_max_log_ratio([0.0], [2.0], 0.0, 1.0, 1), "differ by at most 1"),
         (lambda: svt.numeric_sparse_epsilons(0.0), "epsilon must be > 0"),
         (lambda: svt.numeric_sparse_epsilons(1.0, 1.0), r"delta must be in \[0, 1\)"),
-        (lambda: svt.numeric_sparse([1.0], 0.0, 1.0, 0, rng=RNG), "c must be an integer >= 1"),
+        (lambda: svt.numeric_sparse([1.0], 0.0, 1.0, 0, rng=RNG), r"c must be an integer in \[1, 1000000\]"),
         (lambda: svt.numeric_sparse([1.0], 0.0, 1.0, 1, rng=RNG, delta=-1.0), r"delta must be in \[0, 1\)"),
         (lambda: svt.numeric_sparse([1.0], 0.0, 0.0, 1, rng=RNG), "epsilon must be > 0"),
         (lambda: svt.numeric_sparse([1.0], 0.0, 1.0, 1, rng=None), "rng must be"),
@@ -993,3 +993,27 @@ def test_sparse_output_below_the_floats_is_minus_inf():
     assert lp[rows.index([1, 3])] == -math.inf
     assert lp[rows.index([0, 2])] == pytest.approx(-1e308, rel=1e-12)          # one bottom: -(1 + 1e300)/1e-8
     assert math.fsum(np.exp(lp)) == pytest.approx(1.0, abs=1e-12)
+
+
+def test_huge_counts_are_refused_by_name():
+    """At 2**31 these allocated 16 GiB or more (MemoryError) or ran for minutes; each is capped."""
+    rng = np.random.default_rng(0)
+    cases = [
+        (lambda v: svt.sample_outputs([-5.0, 5.0], 0.5, 1.0, v, rng=rng), "size", 10**7),
+        (lambda v: svt.search_worst_case(1, 1.0, rng=rng, n_starts=v, maxfev=3), "n_starts", 10**4),
+        (lambda v: svt.accuracy_failure_probability(v, 1.0, 20.0), "k", 10**6),
+        (lambda v: svt.simulate_accuracy_failure(v, 1.0, 20.0, 10, rng=rng), "k", 10**6),
+        (lambda v: svt.simulate_accuracy_failure(3, 1.0, 20.0, v, rng=rng), "n_runs", 10**7),
+        (lambda v: svt.sparse([5.0, -5.0], 0.5, 1.0, v, rng=rng), "c", 10**6),
+        (lambda v: svt.numeric_sparse([5.0, -5.0], 0.5, 1.0, v, rng=rng), "c", 10**6),
+        (lambda v: svt.sample_sparse([5.0, -5.0], 0.5, 1.0, v, 3, rng=rng), "c", 10**6),
+        (lambda v: svt.sample_sparse([5.0, -5.0], 0.5, 1.0, 2, v, rng=rng), "size", 10**7),
+        (lambda v: svt.sparse_output_log_probabilities([0.0, 3.0], 0.5, 1.0, v), "c", 10**6),
+        (lambda v: svt.sparse_max_log_ratio([0.0, 2.0], [1.0, 1.0], 0.5, 1.0, v), "c", 10**6),
+    ]
+    for call, name, high in cases:
+        for value in (2**31, 2**62):
+            with pytest.raises(ValueError) as info:
+                call(value)
+            assert str(info.value) == f"{name} must be an integer in [1, {high}], got {value}"
+    assert 0.0 <= svt.accuracy_failure_probability(10**6, 1.0, 20.0) <= 1.0

@@ -250,7 +250,7 @@ def test_one_run_audit_checks_its_counts_before_it_runs():
         calls.append(included.size)
         return included + rng.standard_normal(included.size)
 
-    cases = [(dict(n_canaries=0, n_positive=0, n_negative=0), "n_canaries must be an integer >= 1, got 0"),
+    cases = [(dict(n_canaries=0, n_positive=0, n_negative=0), "n_canaries must be an integer in [1, 100000000], got 0"),
              (dict(n_positive=2.5), "n_positive must be an integer in [0, 10], got 2.5"),
              (dict(n_positive=11), "n_positive must be an integer in [0, 10], got 11"),
              (dict(n_negative=2.5), "n_negative must be an integer in [0, 7], got 2.5"),
@@ -438,7 +438,7 @@ MESSAGES = [
     (lambda: audit.audit_pair(_mech(lambda d, s: np.zeros(s)), 0, 1, n_samples=1000, rng=np.random.default_rng(0),
                               n_select=1000), "n_select must be an integer in [2, 999], got 1000"),
     (lambda: audit.audit_pair(_mech(lambda d, s: np.zeros(s)), 0, 1, n_samples=99, rng=np.random.default_rng(0)),
-     "n_samples must be an integer >= 100, got 99"),
+     "n_samples must be an integer in [100, 1000000000], got 99"),
     (lambda: audit.count_errors(_mech(lambda d, s: np.zeros((s, 1 if s == 1 else 2))), 0, 1,
                                 audit.ThresholdTest(lambda y: y[:, 0], 0.5, "t"), n_samples=10, rng=np.random.default_rng(0)),
      "mechanism must return outputs of the same width in every call, got 1 and 2"),

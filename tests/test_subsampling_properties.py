@@ -399,7 +399,7 @@ def test_bad_steps_is_named(bad):
                  lambda: sub.subsampled_gaussian_delta(0.1, 1.0, bad, 1.0),
                  lambda: sub.subsampled_gaussian_rdp_epsilon(0.1, 1.0, bad, 1e-5),
                  lambda: sub.clt_gdp_mu(0.1, 1.0, bad)):
-        with pytest.raises(ValueError, match="steps must be an integer >= 1"):
+        with pytest.raises(ValueError, match=r"steps must be an integer (>= 1|in \[1, 1000000\])"):
             call()
 
 

@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from profiles import THOROUGH
 from dpnotes import discrete as dsc
 from dpnotes import loss
 from dpnotes import mechanisms as mech
@@ -1073,10 +1074,11 @@ def test_profiles_cap_the_sensitivity(raises_exactly):
         dsc.discrete_laplace_delta(2.0, 0.25, sensitivity=1001)
     with raises_exactly(f"sensitivity must be an integer in [1, 10000], got {2**62}"):
         dsc.discrete_gaussian_delta(2.0, 1.0, sensitivity=2**62)
-    # at the cap, epsilon past Delta/t is pure DP: delta 0; below it, a probability
-    assert dsc.discrete_laplace_delta(2.0, 1000 / 2.0, sensitivity=1000) == 0.0
-    assert 0.0 < dsc.discrete_laplace_delta(2.0, 0.25, sensitivity=1000) <= 1.0
-    assert dsc.discrete_gaussian_delta(2.0, 1.0, sensitivity=10**4) == pytest.approx(1.0, abs=1e-12)
+    if THOROUGH:  # at the cap (6 s under make test's load; make verify): epsilon past Delta/t is pure
+        # DP, delta 0; below it, a probability
+        assert dsc.discrete_laplace_delta(2.0, 1000 / 2.0, sensitivity=1000) == 0.0
+        assert 0.0 < dsc.discrete_laplace_delta(2.0, 0.25, sensitivity=1000) <= 1.0
+        assert dsc.discrete_gaussian_delta(2.0, 1.0, sensitivity=10**4) == pytest.approx(1.0, abs=1e-12)
 
 
 def test_can_output_caps_its_search(raises_exactly):

@@ -10,6 +10,7 @@ import pytest
 from scipy import linalg, stats
 from scipy.special import log_ndtr as scipy_log_ndtr
 
+from profiles import THOROUGH
 from dpnotes import loss
 from dpnotes import mechanisms as mech
 
@@ -682,4 +683,5 @@ def test_sensitivity_caps_n_by_the_number_of_data_sets(raises_exactly):
         mech.sensitivity(sum, 2**31, (0, 1))
     with raises_exactly("n must be an integer in [1, 4], got 5"):
         mech.sensitivity(sum, 5, range(10))
-    assert mech.sensitivity(sum, 4, range(10)) == 9.0
+    if THOROUGH:  # the 10**4 data sets at the cap: 4 s under make test's load (make verify)
+        assert mech.sensitivity(sum, 4, range(10)) == 9.0

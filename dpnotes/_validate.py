@@ -86,6 +86,11 @@ def check_in_range(
     return value
 
 
+# The most entries one call may put in an array a caller sizes: 10**8 floats take 800 MB. A larger
+# size is refused by name (check_integer(..., high=MAX_ENTRIES)) instead of exhausting the memory.
+MAX_ENTRIES = 10**8
+
+
 def _fmt(x: float) -> str:
     """A whole number as one (3, not 3.0) while it has at most 16 digits; past that as a float
     (1e+300, not the 301 digits of its exact value)."""

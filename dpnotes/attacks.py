@@ -39,7 +39,7 @@ import numpy as np
 import scipy.sparse as sps
 from scipy.optimize import Bounds, LinearConstraint, linprog, milp
 
-from ._validate import check_in_range, check_integer, check_nonnegative, check_positive, check_rng
+from ._validate import MAX_ENTRIES, check_in_range, check_integer, check_nonnegative, check_positive, check_rng
 from .mechanisms import gaussian_sigma
 
 __all__ = [
@@ -598,8 +598,8 @@ def random_subset_queries(m, n, *, rng) -> np.ndarray:
     >>> random_subset_queries(2, 3, rng=np.random.default_rng(0)).shape
     (2, 3)
     """
-    m = check_integer("m", m, low=1, high=10**8)
-    n = check_integer("n", n, low=1, high=10**8)
+    m = check_integer("m", m, low=1, high=MAX_ENTRIES)
+    n = check_integer("n", n, low=1, high=MAX_ENTRIES)
     rng = check_rng("rng", rng)
     return rng.integers(0, 2, size=(m, n), dtype=np.int64)
 

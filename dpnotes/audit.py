@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import optimize, special, stats
 
-from ._validate import check_delta, check_in_range, check_integer, check_real, check_rng
+from ._validate import MAX_ENTRIES, check_delta, check_in_range, check_integer, check_real, check_rng
 
 try:        # optional: the logistic fit below runs on one BLAS thread when it is installed
     from threadpoolctl import threadpool_limits
@@ -1699,7 +1699,7 @@ def one_run_audit(run, n_canaries, *, n_positive, n_negative, rng, delta=0.0, co
     >>> res.n_guesses, res.epsilon > 1
     (100, True)
     """
-    m = check_integer("n_canaries", n_canaries, low=1, high=10**8)
+    m = check_integer("n_canaries", n_canaries, low=1, high=MAX_ENTRIES)
     kp = check_integer("n_positive", n_positive, low=0, high=m)
     kn = check_integer("n_negative", n_negative, low=0, high=m - kp)
     rng = check_rng("rng", rng)

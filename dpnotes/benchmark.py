@@ -35,7 +35,7 @@ import numpy as np
 from scipy import integrate, stats
 
 from . import flawed
-from ._validate import check_array, check_in_range, check_integer, check_positive, check_real, check_rng
+from ._validate import MAX_ENTRIES, check_array, check_in_range, check_integer, check_positive, check_real, check_rng
 
 __all__ = [
     "GRID",
@@ -159,7 +159,7 @@ def rappor_bits(value: int, *, n_hashes: int = 4, filter_size: int = 20) -> np.n
     """
     value = check_integer("value", value)
     n_hashes = check_integer("n_hashes", n_hashes, low=1, high=10**5)
-    filter_size = check_integer("filter_size", filter_size, low=1, high=10**8)
+    filter_size = check_integer("filter_size", filter_size, low=1, high=MAX_ENTRIES)
     bits = np.zeros(filter_size, dtype=bool)
     for i in range(n_hashes):
         bits[murmur3_32(str(value).encode(), i) % filter_size] = True

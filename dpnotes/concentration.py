@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from ._validate import check_array, check_in_range, check_integer, check_positive, check_rng
+from ._validate import MAX_ENTRIES, check_array, check_in_range, check_integer, check_positive, check_rng
 
 __all__ = ["azuma_bound", "hoeffding_bound", "rr_loss_paths"]
 
@@ -154,8 +154,8 @@ def rr_loss_paths(epsilon, k, n_paths, rng, adaptive=False):
     True
     """
     epsilon = check_positive("epsilon", epsilon)
-    k = check_integer("k", k, low=1, high=10**8)
-    n_paths = check_integer("n_paths", n_paths, low=1, high=10**8)
+    k = check_integer("k", k, low=1, high=MAX_ENTRIES)
+    n_paths = check_integer("n_paths", n_paths, low=1, high=MAX_ENTRIES)
     rng = check_rng("rng", rng)
     u = rng.random((n_paths, k))
     if not adaptive:

@@ -46,7 +46,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ._validate import check_in_range, check_integer, check_nonnegative, check_positive, check_real
+from ._validate import MAX_ENTRIES, check_in_range, check_integer, check_nonnegative, check_positive, check_real
 
 __all__ = [
     "BitSource",
@@ -470,8 +470,6 @@ def sample_discrete_gaussian(sigma, rng) -> int:
 
 # the most draws of one call of the exact samplers: each is Python code, about 0.1 ms a draw
 _MAX_EXACT_DRAWS = 10**6
-# the most draws of one call of the numpy samplers: an array of that many floats takes 800 MB
-_MAX_DRAWS = 10**8
 
 
 def _integer_values(value, size):
@@ -1372,7 +1370,7 @@ def full_precision_uniform(rng, size=None):
     from ._validate import check_rng
 
     rng = check_rng("rng", rng)
-    n = 1 if size is None else check_integer("size", size, low=1, high=_MAX_DRAWS)
+    n = 1 if size is None else check_integer("size", size, low=1, high=MAX_ENTRIES)
     g = rng.geometric(0.5, size=n) - 1
     mantissa = rng.integers(0, 2**52, size=n)
     out = np.ldexp(1.0 + mantissa * 2.0**-52, -1 - g)
@@ -1428,7 +1426,7 @@ def snapping_mechanism(value, scale, bound, rng, size=None):
     value = check_real("value", value)
     lam, bound, _ = _snap_parameters(scale, bound, 53)
     rng = check_rng("rng", rng)
-    n = 1 if size is None else check_integer("size", size, low=1, high=_MAX_DRAWS)
+    n = 1 if size is None else check_integer("size", size, low=1, high=MAX_ENTRIES)
     ustar = full_precision_uniform(rng, n)
     sign = np.where(rng.integers(0, 2, size=n) == 1, 1.0, -1.0)
     out = _snap(value, lam, bound, sign, ustar, 53)

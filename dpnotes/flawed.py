@@ -34,7 +34,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy import integrate, special, stats
 
-from ._validate import check_in_range, check_integer, check_positive, check_real, check_rng
+from ._validate import MAX_ENTRIES, check_in_range, check_integer, check_positive, check_real, check_rng
 
 _LOG2 = math.log(2.0)
 
@@ -124,23 +124,19 @@ def laplace_noise(scale, shape, rng) -> np.ndarray:
     return e
 
 
-# the most draws of one sampler call: an array of that many floats takes 800 MB
-_MAX_DRAWS = 10**8
-
-
 def _shape(shape):
     """``shape`` if it is an integer in [0, 10**8] or a tuple of them with at most 10**8 entries
     in all (what numpy's samplers take)."""
-    if type(shape) is int and 0 <= shape <= _MAX_DRAWS:  # the audits' hot path: two comparisons
+    if type(shape) is int and 0 <= shape <= MAX_ENTRIES:  # the audits' hot path: two comparisons
         return shape
     if isinstance(shape, tuple):
-        dims = tuple(check_integer("shape", s, low=0, high=_MAX_DRAWS) for s in shape)
-        if math.prod(dims) > _MAX_DRAWS:
-            raise ValueError(f"shape must have at most {_MAX_DRAWS} entries in all, got {dims}")
+        dims = tuple(check_integer("shape", s, low=0, high=MAX_ENTRIES) for s in shape)
+        if math.prod(dims) > MAX_ENTRIES:
+            raise ValueError(f"shape must have at most {MAX_ENTRIES} entries in all, got {dims}")
         return dims
     if isinstance(shape, list):                          # a list is a common slip for a tuple or for data
-        raise ValueError(f"shape must be an integer in [0, {_MAX_DRAWS}] or a tuple of them, got {shape!r}")
-    return check_integer("shape", shape, low=0, high=_MAX_DRAWS)
+        raise ValueError(f"shape must be an integer in [0, {MAX_ENTRIES}] or a tuple of them, got {shape!r}")
+    return check_integer("shape", shape, low=0, high=MAX_ENTRIES)
 
 
 def _real_array(name: str, values, rule: str, *, kinds: str = "iuf") -> np.ndarray:
@@ -295,7 +291,7 @@ def sparse_vector_variant(answers, threshold, epsilon, size, *, rng, algorithm, 
     b_rho, b_nu = lyu_noise_scales(algorithm, epsilon, c)
     epsilon = check_positive("epsilon", epsilon)
     c = check_integer("c", c, low=1)
-    size = check_integer("size", size, low=1, high=_MAX_DRAWS)
+    size = check_integer("size", size, low=1, high=MAX_ENTRIES)
     rng = check_rng("rng", rng)
     if max(b_rho, b_nu) > _MAX_NOISE_SCALE:
         if algorithm == 3:
@@ -742,7 +738,7 @@ def noisy_max(answers, epsilon, size, *, rng, noise="laplace", release="index") 
     """
     answers = _answers(answers)
     epsilon = check_positive("epsilon", epsilon)
-    size = check_integer("size", size, low=1, high=_MAX_DRAWS)
+    size = check_integer("size", size, low=1, high=MAX_ENTRIES)
     rng = check_rng("rng", rng)
     scale = 2.0 / epsilon
     if scale > _MAX_NOISE_SCALE:
@@ -931,7 +927,7 @@ def laplace_with_rare_leak(value, epsilon, size, *, rng, leak_probability) -> np
     if 1.0 / epsilon > _MAX_NOISE_SCALE:          # 1/5e-324 overflowed: laplace_noise refused 'scale'
         raise ValueError(f"epsilon must be >= {1.0 / _MAX_NOISE_SCALE!r} (the noise scale 1/epsilon must stay "
                          f"below {_MAX_NOISE_SCALE!r} for the releases to be finite floats), got {epsilon!r}")
-    size = check_integer("size", size, low=1, high=_MAX_DRAWS)
+    size = check_integer("size", size, low=1, high=MAX_ENTRIES)
     rng = check_rng("rng", rng)
     leak = check_in_range("leak_probability", leak_probability, 0.0, 1.0)
     out = value + laplace_noise(1.0 / epsilon, size, rng)

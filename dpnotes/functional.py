@@ -37,7 +37,7 @@ from scipy.spatial.distance import cdist
 from scipy.special import expit
 from scipy.stats import norm
 
-from ._validate import check_delta, check_integer, check_positive, check_rng
+from ._validate import MAX_ENTRIES, check_delta, check_integer, check_positive, check_rng
 from .mechanisms import gaussian_sigma
 
 __all__ = [
@@ -472,7 +472,7 @@ def sample_gp(points, bandwidth, rng, size: int = 1, *, jitter: float = 1e-10) -
     (2, 5)
     """
     rng = check_rng("rng", rng)
-    size = check_integer("size", size, low=1, high=10**8)
+    size = check_integer("size", size, low=1, high=MAX_ENTRIES)
     lower, _ = gp_cholesky(points, bandwidth, jitter=jitter)
     z = rng.standard_normal((lower.shape[0], size))
     return (lower @ z).T
@@ -1010,7 +1010,7 @@ def kde_ise_normal(n, bandwidth, grid, rng, *, reps: int = 10, epsilon=None, del
     >>> ise.shape
     (3,)
     """
-    n = check_integer("n", n, low=1, high=10**8)
+    n = check_integer("n", n, low=1, high=MAX_ENTRIES)
     h = check_positive("bandwidth", bandwidth)
     rng = check_rng("rng", rng)
     reps = check_integer("reps", reps, low=1, high=10**5)

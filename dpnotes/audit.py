@@ -1636,8 +1636,7 @@ class OneRunResult:
     epsilon : float
         The lower bound on :math:`\varepsilon` (natural log), ``>= 0``, from :func:`one_run_epsilon`.
     n_canaries : int
-        Canaries in the run, in ``[1, 10**8]`` (arrays of a score and a bit per canary are
-        built: 800 MB of scores at the cap).
+        Canaries in the run.
     n_guesses : int
         Guesses made, ``n_positive + n_negative``, in ``[0, n_canaries]``.
     n_correct : int
@@ -1672,7 +1671,8 @@ def one_run_audit(run, n_canaries, *, n_positive, n_negative, rng, delta=0.0, co
     run : callable
         ``run(included, rng) -> scores`` as above; its randomness from ``rng`` only.
     n_canaries : int
-        ``>= 1``.
+        In ``[1, 10**8]`` (arrays of a score and a bit per canary are built: 800 MB of scores at
+        the cap).
     n_positive, n_negative : int
         Guesses of each kind, fixed in advance, ``n_positive + n_negative <= n_canaries``.
     rng : numpy.random.Generator

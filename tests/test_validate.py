@@ -264,3 +264,32 @@ def test_a_huge_value_is_shown_as_a_float_not_its_301_digits():
     _raises_exactly("delta must be in [0, 1), got -1e+300", v.check_delta, "delta", -1e300)
     _raises_exactly("delta must be in [0, 1), got 1000000000000000", v.check_delta, "delta", 1e15)
     _raises_exactly("delta must be in [0, 1), got 3", v.check_delta, "delta", 3)
+
+
+def test_every_parameter_capped_at_max_entries_documents_that_cap():
+    """A parameter refused above ``MAX_ENTRIES`` (``check_integer(name, ..., high=MAX_ENTRIES)``) states
+    the same cap in its docstring entry, spelled ``10**k``: a change of the constant that left a
+    docstring behind fails here (the refusal's message prints the constant itself)."""
+    import importlib
+    import inspect
+    import pkgutil
+    import re
+
+    import dpnotes
+
+    k = round(math.log10(v.MAX_ENTRIES))
+    assert v.MAX_ENTRIES == 10**k
+    found = []
+    for info in pkgutil.iter_modules(dpnotes.__path__):
+        mod = importlib.import_module(f"dpnotes.{info.name}")
+        for fname, fn in vars(mod).items():
+            if not inspect.isfunction(fn) or fn.__module__ != mod.__name__ or fname.startswith("_"):
+                continue
+            for param in re.findall(r'check_integer\("(\w+)", [^()]*\bhigh=MAX_ENTRIES\b', inspect.getsource(fn)):
+                # an entry starts at the (dedented) docstring's left edge; its text is indented
+                entry = re.search(rf"^(?:\w+, )*{param}(?:, \w+)* :.*?(?=^\S|\Z)", inspect.getdoc(fn) or "",
+                                  re.M | re.S)
+                assert entry, f"{info.name}.{fname}: no docstring entry for {param}"
+                assert f"10**{k}" in entry.group(0), f"{info.name}.{fname}: {param}'s entry does not state 10**{k}"
+                found.append(f"{fname}.{param}")
+    assert len(found) >= 15, found        # the walk reached the capped parameters (21 in 2026-11)

@@ -377,8 +377,8 @@ class Tally:
             f"(bound, truth, audit): {self.extreme[:5]}")
 
 
-@pytest.mark.parametrize("confidence,delta_share,trials", [(0.95, 0.0, profiles.size(fast=150, thorough=2000)),
-                                                           (0.8, 0.3, profiles.size(fast=100, thorough=1200))])
+@pytest.mark.parametrize("confidence,delta_share,trials", [(0.95, 0.0, profiles.size(fast=150, thorough=1500)),
+                                                           (0.8, 0.3, profiles.size(fast=100, thorough=1000))])
 def test_audit_pair_is_sound_on_random_mechanisms(confidence, delta_share, trials):
     """Random mechanisms and encodings, n_samples from 1000 to 4000 (to 20000 thorough). At
     confidence 0.95 every audit is at delta = 0; at 0.8 some are at a random delta > 0, judged

@@ -162,7 +162,7 @@ def _assert_row_by_row(name, f, batch, rng):
     np.testing.assert_array_equal(np.asarray(f(np.asfortranarray(batch))), whole, err_msg=f"{name}: memory layout")
 
 
-@settings(max_examples=profiles.size(fast=40, thorough=500))
+@settings(max_examples=profiles.size(fast=40, thorough=300))
 @given(fitted_and_batch())
 def test_every_score_judges_each_output_alone(case):
     fx, fxp, batch = case
@@ -181,7 +181,7 @@ def test_every_score_judges_each_output_alone_wide(case):
         _assert_row_by_row(name, f, batch, rng)
 
 
-@settings(max_examples=profiles.size(fast=40, thorough=500))
+@settings(max_examples=profiles.size(fast=40, thorough=300))
 @given(fitted_and_batch())
 def test_keys_are_a_function_of_the_values_not_the_dtype(case):
     """The same numbers in another dtype that holds them exactly get the same keys and scores
@@ -309,7 +309,7 @@ def _reference_codes(c, col):
     return code
 
 
-@settings(max_examples=profiles.size(fast=60, thorough=500))
+@settings(max_examples=profiles.size(fast=60, thorough=300))
 @given(fitted_and_batch(max_cols=1), st.sampled_from([2, 3, 4, 8]))
 def test_column_codes_by_comparisons_equal_the_binary_search(case, n_bins):
     """Columns with at most three bin edges are coded by comparisons instead of a binary search:

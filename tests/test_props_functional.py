@@ -238,7 +238,7 @@ def test_kernel_and_kde_are_scale_equivariant_over_the_whole_float_range(x, grid
     assert not np.isnan(f_scaled).any()
 
 
-@settings(max_examples=profiles.size(fast=60, thorough=500))
+@settings(max_examples=profiles.size(fast=60, thorough=300))
 @given(log_h=st.floats(-323.5, 308.0), n=st.integers(2, 10**6), d=st.integers(1, 4), sharp=st.booleans())
 def test_sensitivities_are_their_formulas_over_the_whole_float_range(log_h, n, d, sharp):
     """rkhs_sensitivity, lscv_sensitivity and sobolev_kde_sensitivity equal their formulas (50-digit

@@ -12,8 +12,10 @@ mpmath). Each test names the mutants it kills (``mutmut show dpnotes.svt.<name>`
 import functools
 import itertools
 import math
+import sys
 
 import mpmath as mp
+import numpy as np
 import pytest
 
 from dpnotes import svt
@@ -255,3 +257,55 @@ def test_laws_at_vanishing_scales_are_their_largest_deviation(answers, threshold
     for o, got in enumerate(ours):
         want = _largest_deviation(answers[:o], answers[o:o + 1], threshold, b_t, b_q)
         assert abs(got - want) <= 1e-9 * abs(want) + 2000.0, (o, got, want)
+
+
+@pytest.mark.parametrize("bad", [0.0, 1.0, -1e-300, 1.0 + 2**-52])
+def test_advanced_laplace_alpha_refuses_a_delta_prime_outside_the_open_interval(bad):
+    """laplace_alpha's advanced method needs 0 < delta' < 1 (log(1/delta') in the per-query epsilon):
+    both ends refused by name, and values next to them accepted. Kills laplace_alpha mutmut_68, _69,
+    _73, _74 and _75 (an end of the check made inclusive, or the check dropped)."""
+    with pytest.raises(ValueError, match="delta_prime"):
+        svt.laplace_alpha(10, 1.0, 0.1, method="advanced", delta_prime=bad)
+    for good in (5e-324, 1.0 - 2**-53):
+        assert 0 < svt.laplace_alpha(10, 1.0, 0.1, method="advanced", delta_prime=good) < math.inf
+
+
+def test_sparse_ratio_enumerates_up_to_twelve_answers():
+    """sparse_max_log_ratio enumerates the outputs: twelve answers are its documented limit, thirteen are
+    refused by name. Kills sparse_max_log_ratio mutmut_8, _9 and _10."""
+    a = [0.0] * 12
+    assert svt.sparse_max_log_ratio(a, [1.0] + a[1:], 0.0, 1.0, 1, refresh=False) > 0
+    with pytest.raises(ValueError, match="answers must have at most 12 entries"):
+        svt.sparse_max_log_ratio(a + [0.0], a + [1.0], 0.0, 1.0, 1, refresh=False)
+
+
+def test_a_given_noise_scale_at_the_cap_samples():
+    """A threshold scale equal to the samplers' cap (float max / 64, where every Laplace draw is still a
+    float) is allowed; the next float above is refused by name. Kills _sampling_scales mutmut_7."""
+    cap = sys.float_info.max / 64.0
+    out = svt.sample_outputs([0.0, 1.0], 0.0, 1.0, 5, rng=np.random.default_rng(1), threshold_scale=cap,
+                             query_scale=1.0)
+    assert out.shape == (5,) and np.all((0 <= out) & (out <= 2))
+    with pytest.raises(ValueError, match="threshold_scale"):
+        svt.sample_outputs([0.0, 1.0], 0.0, 1.0, 5, rng=np.random.default_rng(1),
+                           threshold_scale=np.nextafter(cap, math.inf), query_scale=1.0)
+
+
+@pytest.mark.parametrize("beta, delta", [(1e-300, 1e-6), (5e-324, 0.0), (3e-300, 0.3)])
+def test_numeric_sparse_alpha_at_a_vanishing_beta_matches_its_closed_form(beta, delta):
+    """beta/2 below 1e-300, where log(4c/beta) is formed as log(4c) - log(beta) (4c/beta overflows at the
+    smallest beta): the same closed forms as above, in mpmath. Kills numeric_sparse_alpha mutmut_62, _64
+    and _65."""
+    k, eps, c = 7, 0.5, 3
+    with mp.workdps(40):
+        e, b_ = mp.mpf(eps), mp.mpf(beta)
+        if delta == 0:
+            want = 9 * c * (mp.log(k) + mp.log(4 * c / b_)) / e
+        else:
+            root = mp.sqrt(512)
+            eps1, eps2 = root * e / (root + 1), 2 * e / (root + 1)
+            log2d = mp.log(2 / mp.mpf(delta))
+            comparisons = 8 * (mp.log(k) + mp.log(4 * c / b_)) * mp.sqrt(8 * c * log2d) / eps1
+            values = mp.sqrt(32 * c * log2d) / eps2 * mp.log(2 * c / b_)
+            want = max(comparisons, values)
+    assert svt.numeric_sparse_alpha(k, eps, beta, c, delta) == pytest.approx(float(want), rel=1e-13)

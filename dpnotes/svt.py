@@ -1541,11 +1541,6 @@ def _numeric_numerator(c, delta) -> float:
                             else _LOG2 - math.log(delta))
 
 
-def _numeric_sigma(epsilon, c, delta) -> float:
-    """sigma of Algorithm 3: 2c/eps, or sqrt(32 c log(2/delta))/eps (Sparse at delta/2)."""
-    return _numeric_numerator(c, delta) / epsilon
-
-
 def numeric_sparse(answers, threshold, epsilon, c, *, rng, delta=0.0) -> np.ndarray:
     r"""Run NumericSparse once (:cite:`dwork2014algorithmic` Algorithm 3, Theorem 3.27).
 

@@ -309,3 +309,16 @@ def test_numeric_sparse_alpha_at_a_vanishing_beta_matches_its_closed_form(beta, 
             values = mp.sqrt(32 * c * log2d) / eps2 * mp.log(2 * c / b_)
             want = max(comparisons, values)
     assert svt.numeric_sparse_alpha(k, eps, beta, c, delta) == pytest.approx(float(want), rel=1e-13)
+
+
+def test_numeric_sparse_samples_down_to_the_least_epsilon_its_release_noise_allows():
+    """NumericSparse with delta > 0 releases values with noise of scale sqrt(32 c log(2/delta)) (sqrt(512) + 1)
+    / (2 epsilon) (eps2 = 2 epsilon / (sqrt(512) + 1)), which must stay at most the samplers' cap (float max
+    / 64): an epsilon 0.1 % above the least allowed samples, 0.1 % below is refused by name. Kills
+    numeric_sparse mutmut_52 (sqrt(513) for sqrt(512) in the cap's check)."""
+    c, delta = 2, 1e-6
+    least = math.sqrt(32 * c * math.log(2 / delta)) * (math.sqrt(512) + 1) / 2 / (sys.float_info.max / 64)
+    out = svt.numeric_sparse([0.0, 1.0], 0.0, least * 1.001, c, rng=np.random.default_rng(2), delta=delta)
+    assert out.shape == (2,)
+    with pytest.raises(ValueError, match="epsilon must be >="):
+        svt.numeric_sparse([0.0, 1.0], 0.0, least * 0.999, c, rng=np.random.default_rng(2), delta=delta)

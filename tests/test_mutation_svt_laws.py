@@ -204,17 +204,23 @@ def test_alphas_with_delta_match_their_closed_forms():
         assert svt.sparse_alpha(k, 1.0, 0.1, c, 1e-6) == pytest.approx(float(want), rel=1e-13)
         for k, eps, beta, c, delta in [(10, 1.0, 0.1, 2, 1e-6), (5, 1e-305, 0.1, 3, 1e-6), (5, 1e-305, 0.1, 3, 0.0),
                                        (3, 2.0, 0.99, 1, 0.99), (1, 1e-305, 0.1, 1, 1e-6)]:
-            e, b_ = mp.mpf(eps), mp.mpf(beta)
-            if delta == 0:
-                want = 9 * c * (mp.log(k) + mp.log(4 * c / b_)) / e
-            else:
-                root = mp.sqrt(512)
-                eps1, eps2 = root * e / (root + 1), 2 * e / (root + 1)
-                log2d = mp.log(2 / mp.mpf(delta))
-                comparisons = 8 * (mp.log(k) + mp.log(4 * c / b_)) * mp.sqrt(8 * c * log2d) / eps1
-                values = mp.sqrt(32 * c * log2d) / eps2 * mp.log(2 * c / b_)
-                want = max(comparisons, values)
+            want = mp_numeric_sparse_alpha(k, eps, beta, c, delta)
             assert svt.numeric_sparse_alpha(k, eps, beta, c, delta) == pytest.approx(float(want), rel=1e-13)
+
+
+def mp_numeric_sparse_alpha(k, eps, beta, c, delta):
+    """NumericSparse's alpha (Theorem 3.28) in mpmath at the working precision: 9c(log k + log(4c/beta))/eps
+    for delta = 0, else the larger of 8 (log k + log(4c/beta)) sqrt(8c log(2/delta))/eps1 and
+    sigma(eps2) log(2c/beta), with eps1 = sqrt(512) eps/(sqrt(512) + 1) and eps2 = 2 eps/(sqrt(512) + 1)."""
+    e, b_ = mp.mpf(eps), mp.mpf(beta)
+    if delta == 0:
+        return 9 * c * (mp.log(k) + mp.log(4 * c / b_)) / e
+    root = mp.sqrt(512)
+    eps1, eps2 = root * e / (root + 1), 2 * e / (root + 1)
+    log2d = mp.log(2 / mp.mpf(delta))
+    comparisons = 8 * (mp.log(k) + mp.log(4 * c / b_)) * mp.sqrt(8 * c * log2d) / eps1
+    values = mp.sqrt(32 * c * log2d) / eps2 * mp.log(2 * c / b_)
+    return max(comparisons, values)
 
 
 def test_per_query_epsilon_just_above_one_and_its_ratio():
@@ -326,16 +332,7 @@ def test_numeric_sparse_alpha_at_a_vanishing_beta_matches_its_closed_form(beta, 
     and _65."""
     k, eps, c = 7, 0.5, 3
     with mp.workdps(40):
-        e, b_ = mp.mpf(eps), mp.mpf(beta)
-        if delta == 0:
-            want = 9 * c * (mp.log(k) + mp.log(4 * c / b_)) / e
-        else:
-            root = mp.sqrt(512)
-            eps1, eps2 = root * e / (root + 1), 2 * e / (root + 1)
-            log2d = mp.log(2 / mp.mpf(delta))
-            comparisons = 8 * (mp.log(k) + mp.log(4 * c / b_)) * mp.sqrt(8 * c * log2d) / eps1
-            values = mp.sqrt(32 * c * log2d) / eps2 * mp.log(2 * c / b_)
-            want = max(comparisons, values)
+        want = mp_numeric_sparse_alpha(k, eps, beta, c, delta)
     assert svt.numeric_sparse_alpha(k, eps, beta, c, delta) == pytest.approx(float(want), rel=1e-13)
 
 

@@ -1479,15 +1479,32 @@ def _delta_fallback(q, sigma, steps, relation, epsilon) -> float:
         rho = steps * np.atleast_1d(subsampled_gaussian_rdp(q, sigma, DEFAULT_ORDERS))
         with np.errstate(over="ignore"):
             bound = float(min(1.0, np.min(np.exp(-(DEFAULT_ORDERS - 1) * (epsilon - rho)))))
-    e0 = epsilon
-    for _ in range(60):
+    # the ladder epsilon/2, epsilon/4, ... down to 1e-6, then 0; the FFT reaches a rung when delta
+    # there is inside its window, so (delta falling with epsilon) it reaches every rung below the
+    # first it reaches. That rung is found by bisection: about 5 accountings instead of up to 21 (each
+    # about 0.1 s; at q = 1e-300 the plain walk down the ladder took 3 s). Any rung reached is sound.
+    ladder, e0 = [], epsilon
+    while not ladder or (ladder[-1] > 0.0 and len(ladder) < 60):
         e0 = e0 / 2 if e0 > 1e-6 else 0.0
+        ladder.append(e0)
+
+    def reached(i):
         try:
-            return min(bound, float(_account(q, sigma, steps, relation, epsilon=e0)))
+            return float(_account(q, sigma, steps, relation, epsilon=ladder[i]))
         except _Unreached:
-            if e0 == 0.0:
-                break
-    return bound
+            return None
+
+    lo, hi, best = -1, len(ladder) - 1, reached(len(ladder) - 1)   # lo: not reached (epsilon itself)
+    if best is None:
+        return bound
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        value = reached(mid)
+        if value is None:
+            lo = mid
+        else:
+            hi, best = mid, value
+    return min(bound, best)
 
 
 def subsampled_gaussian_epsilon(sampling_probability, noise_multiplier, steps, delta, *, relation="add_remove") -> float:

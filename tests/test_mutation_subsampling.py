@@ -186,24 +186,53 @@ def _rdp_conversion_q1(sigma, steps, eps):
         return float(np.min(np.exp(-(a - 1) * (eps - steps * a / (2 * sigma**2)))))
 
 
-@pytest.mark.parametrize("relation", sub.RELATIONS)
-def test_delta_fallback_tries_halved_epsilons_down_to_zero_once(monkeypatch, relation):
-    """Where no epsilon is reached, the fallback tries epsilon/2, epsilon/4, ... while above a millionth, then 0
-    once, and gives up with the trivial bound delta <= 1 (replace-one: no Renyi bound; add/remove at
-    q = 0.6, sigma = 0.5, epsilon = 0.3 the Renyi conversion exceeds 1 at every order). Kills _delta_fallback
-    mutmut_2 (a bound of 2), _24 (the Renyi bound capped at 2 instead of 1), _36 (0 tried at once), _37 (never
-    0), _38 (doubled), _39 (thirds), _41 (0 after the first try below 1.000001), _59 (0 tried sixty times:
-    the wasted FFTs cost 0.12 s each) and _60 (None returned)."""
-    tried = _unreachable(monkeypatch)
-    eps = 0.3
-    expected = []
-    e = eps
+def _ladder(eps):
+    """The epsilons the fallback may try: eps/2, eps/4, ... while above a millionth, then 0."""
+    rungs, e = [], eps
     while e > 1e-6:
         e /= 2
-        expected.append(e)
-    expected.append(0.0)
-    assert sub._delta_fallback(0.6, 0.5, 7, relation, eps) == 1.0
-    assert tried == expected
+        rungs.append(e)
+    return rungs + [0.0]
+
+
+@pytest.mark.parametrize("relation", sub.RELATIONS)
+def test_delta_fallback_gives_up_after_trying_zero_once(monkeypatch, relation):
+    """Where no epsilon is reached, the fallback tries 0 (the lowest rung, where delta is largest) once and
+    gives up with the trivial bound delta <= 1 (replace-one: no Renyi bound; add/remove at q = 0.6,
+    sigma = 0.5, epsilon = 0.3 the Renyi conversion exceeds 1 at every order): nothing higher can be reached.
+    Fails for a bound of 2 or a Renyi bound capped at 2, for None returned, and for a search that walks the
+    rungs (each failed FFT costs about 0.1 s)."""
+    tried = _unreachable(monkeypatch)
+    assert sub._delta_fallback(0.6, 0.5, 7, relation, 0.3) == 1.0
+    assert tried == [0.0]
+
+
+@pytest.mark.parametrize("relation", sub.RELATIONS)
+@pytest.mark.parametrize("eps", [0.3, 1.7])
+def test_delta_fallback_finds_the_highest_reached_rung_by_bisection(monkeypatch, relation, eps):
+    """The FFT reaches every rung of the ladder eps/2, eps/4, ..., 0 below some first one (delta falls with
+    epsilon); whichever that is, the fallback returns delta at it (the tightest bound the rungs give), after at
+    most 1 + ceil(log2(rungs)) accountings, every one of them at a rung. A fake accountant reaches the rungs at
+    or below a chosen one and answers a value that names the rung. Fails for halvings by another factor, a
+    ladder stopped early or not ending at 0, a bisection that keeps the wrong half (or its lower end), and a
+    linear walk (21 or more calls)."""
+    rungs = _ladder(eps)
+    tried = _unreachable(monkeypatch)
+    assert sub._delta_fallback(0.6, 0.5, 7, relation, eps) == 1.0      # the Renyi bound is useless here
+    for first in range(len(rungs)):
+        tried.clear()
+
+        def account(q, sigma, steps, rel, delta=None, epsilon=None, first=first):
+            assert rel == relation and (q, sigma, steps) == (0.6, 0.5, 7)
+            tried.append(epsilon)
+            if epsilon > rungs[first]:
+                raise sub._Unreached("the tilted FFT did not reach the answer")
+            return 0.25 + epsilon / (4.0 * eps)             # in [0.25, 0.375): one value per rung
+
+        monkeypatch.setattr(sub, "_account", account)
+        assert sub._delta_fallback(0.6, 0.5, 7, relation, eps) == 0.25 + rungs[first] / (4.0 * eps), first
+        assert set(tried) <= set(rungs)
+        assert len(tried) <= 1 + math.ceil(math.log2(len(rungs))), (first, tried)
 
 
 def test_delta_fallback_is_the_renyi_conversion_when_nothing_is_reached(monkeypatch):

@@ -18,10 +18,13 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from mp_references import References
 from profiles import THOROUGH
 from dpnotes import discrete as dsc
 from dpnotes import loss
 from dpnotes import mechanisms as mech
+
+MP_STORE = References("discrete")
 
 
 # ---------------------------------------------------------------- helpers (independent of the module)
@@ -413,22 +416,28 @@ def test_discrete_gaussian_delta_large_sigma_matches_cks_theorem_7():
         assert dsc.discrete_gaussian_delta(sigma, eps, sens) == pytest.approx(float(want), rel=1e-10)
 
 
-def test_discrete_gaussian_delta_sigma_1000_matches_mpmath_tails():
-    # the benchmark's largest sigma, where the sum has thousands of terms and c ~ 1e4:
-    # CKS Theorem 7 with both tails summed in mpmath (30 digits) over 12 sigma, whose
-    # remainder is below e^-72 of the tail, and the normalizer by Poisson summation
-    sigma = 1000
+def _mp_tails_delta(sigma, sens, eps):
+    """CKS Theorem 7 with both tails summed in mpmath (30 digits) over 12 sigma, whose remainder is below
+    e^-72 of the tail, and the normalizer by Poisson summation (next term 2 e^{-2 pi^2 sigma^2}: nil)."""
     with mp.workdps(30):
         s = mp.mpf(sigma)
-        z = s * mp.sqrt(2 * mp.pi)                  # next term 2 e^{-2 pi^2 sigma^2}: nil
+        z = s * mp.sqrt(2 * mp.pi)
         w = lambda y: mp.exp(-mp.mpf(y) ** 2 / (2 * s * s)) / z  # noqa: E731
-        for sens in (1, 3):
-            for eps in (0.0005, 0.002, 0.006):
-                a = mp.mpf(eps) * sigma**2 / sens
-                tail = lambda c: mp.fsum(w(y) for y in range(int(mp.floor(c)) + 1, int(c) + 12 * sigma))  # noqa: E731
-                want = tail(a - mp.mpf(sens) / 2) - mp.exp(eps) * tail(a + mp.mpf(sens) / 2)
-                got = dsc.discrete_gaussian_delta(sigma, eps, sens)
-                assert abs(got - float(want)) <= 1e-10 * float(want)
+        a = mp.mpf(eps) * sigma**2 / sens
+        tail = lambda c: mp.fsum(w(y) for y in range(int(mp.floor(c)) + 1, int(c) + 12 * sigma))  # noqa: E731
+        return float(tail(a - mp.mpf(sens) / 2) - mp.exp(eps) * tail(a + mp.mpf(sens) / 2))
+
+
+def test_discrete_gaussian_delta_sigma_1000_matches_mpmath_tails():
+    # the benchmark's largest sigma, where the sum has thousands of terms and c ~ 1e4; the mpmath sums
+    # (5 CPU seconds) are stored, and make verify computes them again (tests/mp_references.py)
+    sigma = 1000
+    for sens in (1, 3):
+        for eps in (0.0005, 0.002, 0.006):
+            want = MP_STORE.get(["tails_delta", sigma, sens, eps], lambda: _mp_tails_delta(sigma, sens, eps))
+            got = dsc.discrete_gaussian_delta(sigma, eps, sens)
+            assert abs(got - want) <= 1e-10 * want
+
 
 @pytest.mark.parametrize("sigma, eps, k", [(0.7, 0.1, 1), (2.5, 1.5, 2), (6.0, 0.05, 1), (6.0, 0.4, 3)])
 def test_discrete_gaussian_delta_tail_bound_is_rigorous(sigma, eps, k):

@@ -10,48 +10,30 @@ mpmath). Each test names the mutants it kills (``mutmut show dpnotes.svt.<name>`
 
 The mpmath quadratures take about 40 CPU seconds in all, so ``make test`` reads them from
 ``svt_mp_references.json`` (beside this file) and ``make verify`` computes every one again and checks
-it against the stored value, as the accountant's truths are kept. A reference not stored yet is
-computed; ``DPNOTES_STORE_MP=1`` writes every reference a run computed back to the file.
+it against the stored value, as the accountant's truths are kept (``tests/mp_references.py``).
 """
 
-import atexit
 import functools
 import itertools
-import json
 import math
-import os
 import sys
-from pathlib import Path
 
 import mpmath as mp
 import numpy as np
 import pytest
 
 from dpnotes import svt
+from mp_references import References
 from profiles import THOROUGH
 
 
-STORE = Path(__file__).with_name("svt_mp_references.json")
-_STORED = json.loads(STORE.read_text()) if STORE.exists() else {}
-_COMPUTED: dict[str, float] = {}
+STORE = References("svt")
 
 
 def mp_log_pattern(below, above, threshold, b_t, b_q, upper=None, dps=20):
-    key = json.dumps([list(map(float, below)), list(map(float, above)), float(threshold), float(b_t), float(b_q),
-                      None if upper is None else float(upper), dps])
-    if key in _STORED and not THOROUGH:
-        return _STORED[key]
-    value = _mp_log_pattern(tuple(below), tuple(above), threshold, b_t, b_q, upper, dps)
-    if key in _STORED:        # make verify: the stored reference is what mpmath computes
-        assert value == pytest.approx(_STORED[key], rel=1e-12, abs=1e-12), key
-    _COMPUTED[key] = value
-    return value
-
-
-@atexit.register
-def _store_references():
-    if os.environ.get("DPNOTES_STORE_MP") == "1" and _COMPUTED:
-        STORE.write_text(json.dumps(dict(sorted({**_STORED, **_COMPUTED}.items())), indent=0) + "\n")
+    key = [list(map(float, below)), list(map(float, above)), float(threshold), float(b_t), float(b_q),
+           None if upper is None else float(upper), dps]
+    return STORE.get(key, lambda: _mp_log_pattern(tuple(below), tuple(above), threshold, b_t, b_q, upper, dps))
 
 
 @functools.lru_cache(maxsize=None)

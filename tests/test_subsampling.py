@@ -137,11 +137,13 @@ def test_rdp_matches_quadrature_and_bounds_the_add_direction(q, sigma, alpha):
 
 
 @pytest.mark.parametrize("q, sigma, alpha", [(0.5, 100.0, 1.05), (0.5, 100.0, 1.1), (1e-6, 0.4, 1.05),
-                                             (0.9, 30.0, 1.2), (0.01, 3.0, 1.05)])
+                                             (0.9, 30.0, 1.2), (0.01, 3.0, 1.05), (0.5, 30.0, 1.01)])
 def test_rdp_near_order_one_with_large_noise_by_40_digit_quadrature(q, sigma, alpha):
     """Near alpha = 1 with large sigma the fractional series' terms decay like i**-(alpha + 1) and
     log A is ~1e-6 of A ~ 1. Against mpmath at 40 digits: within 1e-9 relative (a double sum of
-    A ~ 1 resolves log A ~ 1e-6 to about 2**-52 / 1e-6 ~ 2e-10 relative, and no better)."""
+    A ~ 1 resolves log A ~ 1e-6 to about 2**-52 / 1e-6 ~ 2e-10 relative, and no better). At order 1.01
+    (sigma 30, log A = 1.4e-6) the series must run until its terms are below the ulps of A, not below
+    1e-13 absolute: stopped there, log A was 9e-9 off (the series' stop read rtol * max(log A, 1))."""
     mp.mp.dps = 40
     qm, sm, am = mp.mpf(q), mp.mpf(sigma), mp.mpf(alpha)
     f = lambda z: mp.npdf(z, 0, sm) * ((1 - qm) + qm * mp.exp((2 * z - 1) / (2 * sm**2))) ** am  # noqa: E731

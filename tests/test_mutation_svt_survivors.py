@@ -1,0 +1,306 @@
+"""Tests for the surviving mutants of dpnotes.svt that a scan of the public API could not tell apart (issue 22).
+
+The complete mutation run left 213 survivors in svt. Each was either shown harmless (the reasons in
+benchmarks/mutation-survivors.toml) or is killed here, by a reference that does not run the module's
+integrator: closed forms where one noise dwarfs the rest, rank probabilities of tied i.i.d. noises, the
+closed form of the difference of two Laplace noises, Laplace's method where the scales vanish, and mpmath
+quadrature of the integrand written from its definition (multiplicities as powers, so that hundreds of
+equal answers, the only inputs that reach some of the integrator's branches, cost one factor). Each test
+names the mutants it kills (``mutmut show dpnotes.svt.<name>``). The section "precision" holds the three
+bugs this search found in the original (a log of a rounded reciprocal or quotient, positions more than
+the largest float apart).
+"""
+
+import math
+import sys
+
+import mpmath as mp
+import numpy as np
+import pytest
+
+from dpnotes import svt
+
+
+# =========================================================================== group B: the law's slopes and ratios
+def rank_log_probability(below, above):
+    """log Pr that one noisy threshold lands above ``below`` noisy answers and below ``above`` of them when
+    the threshold and every answer are equal and all noises are i.i.d. (equal scales): of the
+    below + above + 1 exchangeable noises, the threshold's must come right after the ``below`` ones."""
+    return math.log(math.factorial(below) * math.factorial(above) / math.factorial(below + above + 1))
+
+
+def sparse_rank_log_probability(k, row, c, refresh):
+    """The same for an output of Sparse (its top positions padded with k), round by round with refresh."""
+    hits = [int(t) for t in row if t < k]
+    asked = hits[-1] + 1 if len(hits) == c else k
+    if not refresh:
+        return rank_log_probability(asked - len(hits), len(hits))
+    total, first = 0.0, 0
+    for h in hits:
+        total += rank_log_probability(h - first, 1)
+        first = h + 1
+    if first < asked:
+        total += rank_log_probability(asked - first, 0)
+    return total
+
+
+@pytest.mark.parametrize("scale", [5e-324, 1e-300, 1e308, 1.797e308])
+def test_ties_at_equal_scales_have_rank_probabilities(scale):
+    """Three answers equal to the threshold, threshold and query noise of one scale: every output's
+    probability is a rank probability of i.i.d. noises (1/((o+1)(o+2)) for AboveThreshold), at any scale.
+    At 5e-324 and 1e-300 the slope's two terms are compared by their logs (tails b_t - side b_q below
+    1e-290); at 1e308 tails * b_t overflows. Kills _Law._slope mutmut_33 (an overflowed numerator taken as
+    finite), _66, _67, _69, _70, _71 and _74 (the sign of the slope, or twice it, in that branch)."""
+    k, threshold = 3, 0.0
+    answers = [threshold] * k
+    kw = dict(threshold_scale=scale, query_scale=scale)
+    got = svt.output_log_probabilities(answers, threshold, 1.0, **kw)
+    want = [rank_log_probability(o, 1) for o in range(k)] + [rank_log_probability(k, 0)]
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-9)
+    for refresh in (True, False):
+        outputs, got = svt.sparse_output_log_probabilities(answers, threshold, 1.0, 2, refresh=refresh, **kw)
+        want = [sparse_rank_log_probability(k, row, 2, refresh) for row in outputs]
+        np.testing.assert_allclose(got, want, rtol=0, atol=1e-9)
+
+
+def test_ties_at_vanishing_unequal_scales_are_the_law_at_unit_scales():
+    """Scales 2e-300 and 4e-300 with three answers on the threshold: the law does not change when positions
+    and scales are multiplied by one number, so it is the law at scales 2 and 4 (mpmath); output 0 is
+    also exactly 1/2 (the difference of two independent symmetric noises is symmetric). Here b_q exceeds
+    |tails| b_t on the pieces whose slope is compared by logs. Kills _Law._slope mutmut_87."""
+    answers, threshold = [0.0] * 3, 0.0
+    got = svt.output_log_probabilities(answers, threshold, 1.0, threshold_scale=2e-300, query_scale=4e-300)
+    assert got[0] == pytest.approx(math.log(0.5), abs=1e-9)
+    want = [mp_log_pattern_counts({0.0: o}, {0.0: 1}, 0.0, 2.0, 4.0) for o in range(3)] + [mp_log_pattern_counts({0.0: 3}, {}, 0.0, 2.0, 4.0)]
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-9)
+
+
+def mp_log_top(answer, threshold, b_t, b_q, dps=40):
+    """log Pr[answer + Lap(b_q) >= threshold + Lap(b_t)] in closed form: the difference D of the query and
+    threshold noises has Pr[D >= x] = (b_t^2 e^(-x/b_t) - b_q^2 e^(-x/b_q)) / (2 (b_t^2 - b_q^2)) for
+    x >= 0 (b_t != b_q) and is symmetric."""
+    with mp.workdps(dps):
+        b_t, b_q = mp.mpf(b_t), mp.mpf(b_q)
+        x = mp.mpf(threshold) - mp.mpf(answer)
+        tail = (b_t ** 2 * mp.exp(-abs(x) / b_t) - b_q ** 2 * mp.exp(-abs(x) / b_q)) / (2 * (b_t ** 2 - b_q ** 2))
+        return mp.log(tail if x >= 0 else 1 - tail), mp.log(1 - tail if x >= 0 else tail)
+
+
+@pytest.mark.parametrize("answer, other", [(0.0, -0.5), (-0.5, 0.0)])
+def test_log_ratio_with_an_answer_on_the_threshold_matches_the_closed_form(answer, other):
+    """One answer, on the threshold on one data set and 0.5 below it on the other, with the query noise
+    narrower than the threshold's (the largest value of the integrand sits on the answer, so the gap is
+    read between the answer on the threshold and the moved one). Against the closed form of the two
+    outputs' probabilities (mp_log_top). Kills _log_value_gap mutmut_21 (answer on the threshold on D) and
+    mutmut_23 (on D')."""
+    top1, bottom1 = mp_log_top(answer, 0.0, 4.0, 1.0)
+    top2, bottom2 = mp_log_top(other, 0.0, 4.0, 1.0)
+    want = float(max(abs(top1 - top2), abs(bottom1 - bottom2)))
+    got = svt.max_log_ratio([answer], [other], 0.0, 1.0, threshold_scale=4.0, query_scale=1.0)
+    assert got == pytest.approx(want, rel=1e-9)
+
+
+def test_log_ratio_far_below_a_huge_threshold_is_the_threshold_rate():
+    """Threshold at 1e300, answers 0 and 1, threshold scale 10 and query scale 1: Pr[top] is
+    b_t^2 e^(-(T - a)/b_t) / (2 (b_t^2 - b_q^2)) up to a relative e^(-9e299) (mp_log_top's closed form), so
+    the top's log-ratio is |a - a'|/b_t = 0.1 exactly to the floats, and the bottom's is below 1e-300.
+    Kills _log_value_gap mutmut_6 (the threshold's term taken from the two differences to a threshold at
+    1e300, which cancel to 0)."""
+    assert svt.max_log_ratio([0.0], [1.0], 1e300, 1.0, threshold_scale=10.0, query_scale=1.0) == pytest.approx(0.1, rel=1e-12)
+
+
+def mp_largest_deviation(below, above, threshold, b_t, b_q):
+    """max over t of -|t - T|/b_t - sum_below max(0, v - t)/b_q - sum_above max(0, t - v)/b_q in mpmath (no
+    overflow): concave and piecewise linear, so largest at a kink. By Laplace's method the log-probability
+    of the pattern is this up to the log of a width of order the scales and k log 2 (under 2000 in size
+    for scales between 5e-324 and 1e308)."""
+    T, b_t, b_q = mp.mpf(threshold), mp.mpf(b_t), mp.mpf(b_q)
+    below, above = [mp.mpf(v) for v in below], [mp.mpf(v) for v in above]
+
+    def g(t):
+        return (-abs(t - T) / b_t - sum(max(mp.mpf(0), v - t) for v in below) / b_q
+                - sum(max(mp.mpf(0), t - v) for v in above) / b_q)
+    return max(g(t) for t in [T, *below, *above])
+
+
+def test_sparse_ratio_where_no_kink_is_finite_on_both_laws_is_inf():
+    """Query scale 1e-310: on D' = (1.0, 0.7) the output "bottom, top" needs the noisy threshold in (1.0, 0.7],
+    which costs 0.3/1e-310 = 3e309 nats, past the floats (its log-probability is -inf), while on D it is
+    finite: the largest log-ratio is inf. Every kink of the pattern's law is then -inf on one of the two
+    laws, so the ratio is read at their two largest kinks. Kills _pattern_log_ratio mutmut_56, _62 and _69
+    (a pair with one -inf kink taken: inf - inf) and mutmut_73 (max of no pair raises)."""
+    a, b, threshold, b_t, b_q = [0.0, 1.3], [1.0, 0.7], 0.4, 1.0, 1e-310
+    with mp.workdps(30):
+        dev_a = mp_largest_deviation(a[:1], a[1:], threshold, b_t, b_q)
+        dev_b = mp_largest_deviation(b[:1], b[1:], threshold, b_t, b_q)
+        assert dev_a - dev_b - 4000 > sys.float_info.max        # the log-ratio of this output overflows
+    assert svt.sparse_max_log_ratio(a, b, threshold, 1.0, 2, refresh=True, threshold_scale=b_t, query_scale=b_q) == math.inf
+
+
+def test_a_sure_output_has_log_probability_at_most_zero():
+    """Answers -20 and 10, threshold 0 without noise (scale 5e-324), query scale 1e-100: the output "bottom,
+    top" is sure up to e^(-1e101), so its log-probability is 0 (to the floats), and no log-probability
+    may exceed 0 (the quadrature puts this one 1.1e-13 above 0 before the clamp). Kills
+    _pattern_log_probability mutmut_17 (the clamp at 1 instead of 0)."""
+    got = svt.output_log_probabilities([-20.0, 10.0], 0.0, 1.0, threshold_scale=5e-324, query_scale=1e-100)
+    assert got.max() <= 0.0
+    assert got[1] == pytest.approx(0.0, abs=1e-12)
+
+
+def test_an_impossible_pattern_at_a_subnormal_query_scale_has_log_probability_minus_inf():
+    """Answers 0 and -10, threshold at -1e300 with scale 1e308, query scale 5e-324 (1/b_q overflows, so the
+    piece between the answers is read by the log of its slope): "bottom, top" needs the answer 0 below the
+    noisy threshold and -10 above it, 10/5e-324 = 2e324 nats away, so its log-probability is below the
+    floats (-inf), while the two others are decided by the threshold noise alone: bottom^2 needs it above
+    1e300 (probability e^(-1e-8)/2, to a relative 1e-307), "top" the rest. Kills _Law._step mutmut_11 (log(b - a) subtracted: inf
+    steps, and nan)."""
+    answers, threshold, b_t, b_q = [0.0, -10.0], -1e300, 1e308, 5e-324
+    with mp.workdps(30):
+        assert mp_largest_deviation(answers[:1], answers[1:], threshold, b_t, b_q) + 2000 < -sys.float_info.max
+    got = svt.output_log_probabilities(answers, threshold, 1.0, threshold_scale=b_t, query_scale=b_q)
+    assert got[1] == -math.inf
+    np.testing.assert_allclose(got[[0, 2]], [math.log1p(-math.exp(-1e-8) / 2), math.log(0.5) - 1e-8], rtol=0, atol=1e-12)
+
+
+# =========================================================================== group A: the integrator
+# --------------------------------------------------------------------------- one noise dwarfs the rest
+@pytest.mark.parametrize("epsilon, kw", [
+    (1e-308, dict(threshold_scale=6e-305)),        # 4/epsilon overflows: positions in units of 2^64
+    (3e-308, dict(threshold_scale=1.0)),           # 4/epsilon = 1.3e308 still a float: unit 1
+    (1.0, dict(threshold_scale=1e-30, query_scale=1e300)),
+])
+def test_laws_whose_query_noise_dwarfs_the_rest_are_fair_coins(epsilon, kw):
+    """Query noise of scale 1e300 or more, answers 0 and 1, threshold noise at most 1: each noisy answer lands
+    on either side of the noisy threshold with probability 1/2 up to 1e-300, so Pr[bottom^o top] = 2^-(o+1) and
+    Pr[bottom^k] = 2^-k. The first case needs the given threshold scale 6e-305 read in units of 2^64 (6e-305 *
+    2^-64 is still the least subnormal, times 2^-65 or 3^-64 it is 0); the second needs unit 1 where 4/epsilon
+    is a float (unit 2 overflows it to inf); the third has a slope 1/b_t so far above 1/b_q that the factors'
+    rate c = b_t/b_q underflows to 0. Kills _law_scales mutmut_30, _32 and _33, and _log_part mutmut_26, _27 and
+    _28 (a factor with c = 0 taken as falling: division by zero)."""
+    got = svt.output_log_probabilities([0.0, 1.0], 0.0 if epsilon < 1 else 0.5, epsilon, **kw)
+    assert got.tolist() == pytest.approx([math.log(0.5), math.log(0.25), math.log(0.25)], rel=1e-12, abs=1e-12)
+
+
+# --------------------------------------------------------------------------- vanishing query scale
+def test_sparse_ratio_at_a_vanishing_query_scale_is_its_largest_deviation():
+    """Sparse (c = 1) with query_scale 1e-302 beside threshold_scale 1: the log-probability of each output is the
+    largest log of its integrand up to the log of a width (below 2000 in size, Laplace's method), so the largest
+    log-ratio is 1e302 to 1e-9. The rounds' terms over b_q are then beyond 1e300, where _add sums in floating
+    point. Kills _add mutmut_8 (sum(None))."""
+    a, b, threshold, b_t, b_q = [0.0, 1.0], [1.0, 0.0], 0.0, 1.0, 1e-302
+    outputs = [([], [0]), ([0], [1]), ([0, 1], [])]           # top at query 1, at query 2, no top
+    with mp.workdps(30):
+        want = float(max(abs(mp_largest_deviation([a[i] for i in lo], [a[i] for i in hi], threshold, b_t, b_q)
+                             - mp_largest_deviation([b[i] for i in lo], [b[i] for i in hi], threshold, b_t, b_q))
+                         for lo, hi in outputs))
+    got = svt.sparse_max_log_ratio(a, b, threshold, 1.0, 1, threshold_scale=b_t, query_scale=b_q)
+    assert abs(got - want) <= 1e-9 * abs(want) + 2000.0, (got, want)
+
+
+# --------------------------------------------------------------------------- many equal answers
+def mp_log_pattern_counts(below, above, threshold, b_t, b_q, upper=None, dps=30):
+    """log of the integral over t < upper of p(t) prod F((t - v)/b_q)^n over ``below`` and prod (1 - F((t - v)
+    /b_q))^n over ``above`` ({answer: multiplicity}), p the Laplace(threshold, b_t) density and F the standard
+    Laplace CDF, by mpmath with breakpoints at every kink and 1, 4, 16, 64 scales from it."""
+    with mp.workdps(dps):
+        b_t, b_q, T = mp.mpf(b_t), mp.mpf(b_q), mp.mpf(threshold)
+        lo = [(mp.mpf(v), n) for v, n in below.items()]
+        hi = [(mp.mpf(v), n) for v, n in above.items()]
+
+        def log_f(t):
+            val = -abs(t - T) / b_t - mp.log(2 * b_t)
+            for v, n in lo:
+                u = (t - v) / b_q
+                val += n * (u - mp.log(2) if u < 0 else mp.log(1 - mp.exp(-u) / 2))
+            for v, n in hi:
+                u = (t - v) / b_q
+                val += n * (-u - mp.log(2) if u > 0 else mp.log(1 - mp.exp(u) / 2))
+            return val
+
+        kinks = sorted({T, *(v for v, _ in lo), *(v for v, _ in hi)})
+        pts = set(kinks)
+        for k in kinks:
+            for b in (b_t, b_q):
+                for m in (1, 4, 16, 64):
+                    pts.update((k - m * b, k + m * b))
+        top = mp.inf if upper is None else mp.mpf(upper)
+        pts = sorted(p for p in pts if p < top)
+        peak = max(log_f(p) for p in pts)
+        return float(peak + mp.log(mp.quad(lambda t: mp.exp(log_f(t) - peak), [-mp.inf, *pts, top])))
+
+
+MANY_EQUAL = [  # counts of the answers but the last, the last, threshold, value, b_t, b_q, value_scale
+    ({2.0: 300}, 2.0, 0.0, 5.0, 2.0, 4.0, None),
+    ({2.0: 100}, 3.2, -1.0, 6.5, 1000.0, 1.0, None),
+    ({2.0: 100}, -3.7, -4.9, 0.0, 0.05, 1.0, 1.0),
+    ({-2.0: 100}, 4.1, 0.0, -0.7, 0.05, 1.0, 1.0),
+    ({10.0: 300, -2.76: 1}, 0.0, 10.0, 10.258, 1000.0, 1.0, None),
+]
+
+
+@pytest.mark.parametrize("counts, last, threshold, value, b_t, b_q, value_scale", MANY_EQUAL)
+def test_density_with_hundreds_of_equal_answers_matches_mpmath(counts, last, threshold, value, b_t, b_q,
+                                                               value_scale):
+    """NumericSparse's density with 100 or 300 equal answers reported below (a factor of that multiplicity):
+    its log falls by more than 55 within one scaled unit, the only case where _log_part's cut() halves its
+    step, and its peak is sharp enough that a misplaced peak overflows exp. Against mpmath. Kills _log_part
+    mutmut_82, _85 (the slope dh of the peak search), _187, _191, _197, _199 and _200 (cut's halving loop)."""
+    answers = [v for v, n in counts.items() for _ in range(n)] + [last]
+    got = svt.numeric_log_density(answers, threshold, value, threshold_scale=b_t, query_scale=b_q,
+                                  value_scale=value_scale)
+    if value_scale is None:          # the released value is the compared one: the integral stops at it
+        log_noise = -abs(value - last) / b_q - math.log(2 * b_q)
+        want = log_noise + mp_log_pattern_counts(counts, {}, threshold, b_t, b_q, upper=value)
+    else:
+        log_noise = -abs(value - last) / value_scale - math.log(2 * value_scale)
+        want = log_noise + mp_log_pattern_counts(counts, {last: 1}, threshold, b_t, b_q)
+    assert got == pytest.approx(want, rel=1e-10, abs=1e-10)
+
+
+# --------------------------------------------------------------------------- near-equal kinks
+def test_law_with_answers_1e_8_apart_matches_mpmath():
+    """Answers in two pairs 5e-8 apart (query scale 0.3): the pieces between them are slivers under 1e-6 in the
+    scaled variable, integrated by the midpoint rule. Against mpmath (20 digits) at 1e-11 (the original agrees to 2e-16).
+    Kills _log_part mutmut_338 (the sliver read at a + (b + a)/2, 1.7e-9 off on the last output)."""
+    answers, threshold, b_t, b_q = [3.0 - 3.4e-8, 3.0 + 5.1e-8, -4.9e-8, -1.9e-8], 0.0, 5.0, 0.3
+    got = svt.output_log_probabilities(answers, threshold, 1.0, threshold_scale=b_t, query_scale=b_q)
+    want = [mp_log_pattern_counts({v: 1 for v in answers[:o]}, {answers[o]: 1} if o < len(answers) else {},
+                                  threshold, b_t, b_q, dps=20) for o in range(len(answers) + 1)]
+    assert got.tolist() == pytest.approx(want, rel=1e-11, abs=1e-12)
+
+
+# =========================================================================== precision: bugs the search found
+def test_sparse_alpha_near_delta_one_matches_its_formula():
+    """delta = 1 - 1e-12 (valid: [0, 1)): log(1/delta) = 1e-12 was read as the log of the rounded 1/delta,
+    2.2e-16-absolute off, which moved sparse_alpha by 5.5e-5 relative. Against 8 (log k + log(2c/beta))
+    sqrt(8 c log(1/delta)) / epsilon in mpmath, with delta the double 1 - 1e-12 exactly."""
+    k, epsilon, beta, c, delta = 10, 1.0, 0.1, 2, 1 - 1e-12
+    with mp.workdps(40):
+        d = mp.mpf(delta)
+        want = 8 * (mp.log(k) + mp.log(2 * c / mp.mpf(beta))) * mp.sqrt(8 * c * mp.log(1 / d)) / epsilon
+    assert svt.sparse_alpha(k, epsilon, beta, c, delta) == pytest.approx(float(want), rel=1e-12)
+
+
+def test_laplace_alpha_near_beta_one_matches_its_formula():
+    """One query and beta = 1 - 1e-12: log(k/beta) = 1e-12 was read as the log of the rounded quotient,
+    1.1e-4 relative off. The basic bound is log(k/beta)/epsilon (k = 1), in mpmath."""
+    beta = 1 - 1e-12
+    with mp.workdps(40):
+        want = -mp.log(mp.mpf(beta)) / mp.mpf(0.5)
+    assert svt.laplace_alpha(1, 0.5, beta) == pytest.approx(float(want), rel=1e-12)
+
+
+@pytest.mark.parametrize("answer, threshold", [(1e308, -1e308), (-1e308, 1e308), (1.5e308, -1.7e308)])
+def test_log_probabilities_of_positions_more_than_the_largest_float_apart(answer, threshold):
+    """An answer and a threshold of opposite signs near the largest float: their distance overflows,
+    but the log-probability of the unlikely output, about -|answer - threshold|/b_q (b_q = 4/epsilon:
+    the threshold's and the query's Laplace tails, Pr[D >= x] ~ b_q^2 e^(-x/b_q) / (2 (b_q^2 - b_t^2))),
+    is a float: -5e307 at 1e308 and -1e308, not -inf as the log-probabilities were (the docstring promises -inf
+    only below the most negative float)."""
+    got = svt.output_log_probabilities([answer], threshold, 1.0)
+    with mp.workdps(30):
+        x = abs(mp.mpf(answer) - mp.mpf(threshold))
+        want = float(-x / 4 + mp.log(mp.mpf(16) / (2 * (16 - 4))))
+    unlikely = 1 if answer > threshold else 0          # the answer reported on the far side of the threshold
+    assert got[unlikely] == pytest.approx(want, rel=1e-12)
+    assert got[1 - unlikely] == 0.0

@@ -304,3 +304,18 @@ def test_log_probabilities_of_positions_more_than_the_largest_float_apart(answer
     unlikely = 1 if answer > threshold else 0          # the answer reported on the far side of the threshold
     assert got[unlikely] == pytest.approx(want, rel=1e-12)
     assert got[1 - unlikely] == 0.0
+
+
+@pytest.mark.parametrize("b_t, b_q", [(2.0, 4.0), (1.5, 1.0)])
+def test_max_log_ratio_is_accurate_in_absolute_terms_as_documented(b_t, b_q):
+    """One answer moved by 0.8 s across a threshold, s from 1e-3 down to 1e-14 of the scales: the ratio
+    (about 0.3 s) is computed from log-probabilities near log(1/2), so it is accurate to their rounding,
+    about 2e-16 absolute (checked at 1e-15), not to its own relative digits (1e-4 off at s = 1e-12), as
+    the docstring says. Reference: the closed form of the two outputs' probabilities (mp_log_top)."""
+    for s in (1e-3, 1e-6, 1e-9, 1e-12, 1e-14):
+        a, b, threshold = 0.3 * s, -0.5 * s, 0.1 * s
+        top1, bottom1 = mp_log_top(a, threshold, b_t, b_q)
+        top2, bottom2 = mp_log_top(b, threshold, b_t, b_q)
+        want = float(max(abs(top1 - top2), abs(bottom1 - bottom2)))
+        got = svt.max_log_ratio([a], [b], threshold, 1.0, threshold_scale=b_t, query_scale=b_q)
+        assert abs(got - want) <= 1e-15, (s, got, want)

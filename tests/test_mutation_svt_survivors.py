@@ -19,6 +19,10 @@ import numpy as np
 import pytest
 
 from dpnotes import svt
+from mp_references import References
+
+# the mpmath quadratures (about 6 CPU seconds) are stored; make verify computes them again (tests/mp_references.py)
+STORE = References("svt_survivors")
 
 
 # =========================================================================== group B: the law's slopes and ratios
@@ -199,6 +203,11 @@ def test_sparse_ratio_at_a_vanishing_query_scale_is_its_largest_deviation():
 
 # --------------------------------------------------------------------------- many equal answers
 def mp_log_pattern_counts(below, above, threshold, b_t, b_q, upper=None, dps=30):
+    key = ["pattern", sorted(map(list, below.items())), sorted(map(list, above.items())), threshold, b_t, b_q, upper, dps]
+    return STORE.get(key, lambda: _mp_log_pattern_counts(below, above, threshold, b_t, b_q, upper, dps))
+
+
+def _mp_log_pattern_counts(below, above, threshold, b_t, b_q, upper=None, dps=30):
     """log of the integral over t < upper of p(t) prod F((t - v)/b_q)^n over ``below`` and prod (1 - F((t - v)
     /b_q))^n over ``above`` ({answer: multiplicity}), p the Laplace(threshold, b_t) density and F the standard
     Laplace CDF, by mpmath with breakpoints at every kink and 1, 4, 16, 64 scales from it."""
@@ -267,6 +276,86 @@ def test_law_with_answers_1e_8_apart_matches_mpmath():
     want = [mp_log_pattern_counts({v: 1 for v in answers[:o]}, {answers[o]: 1} if o < len(answers) else {},
                                   threshold, b_t, b_q, dps=20) for o in range(len(answers) + 1)]
     assert got.tolist() == pytest.approx(want, rel=1e-11, abs=1e-12)
+
+
+# =========================================================================== group A: _log_part called directly
+# _log_part(x0s, cs, ns, drift, log_kappa, end, log_end) is the log of
+#     int_0^end exp(drift * kappa * z + sum_j n_j [psi(x0_j + c_j z) - psi(x0_j)]) dz,   psi(x) = log(2 - e^-x),
+# with x0_j >= 0, |c_j| <= 1, n_j >= 1, kappa = exp(log_kappa) <= 1 (drift 0 and log_kappa -inf for a flat piece).
+# As in _Law._part, every factor stays on its bulk side over the part (x0_j + c_j z >= 0 on [0, end]) and all |c_j|
+# are equal. The reference is mpmath quadrature (30 digits) of that integral written from the docstring.
+
+def mp_log_part(x0s, cs, ns, drift, kappa, end, dps=30):
+    key = ["part", list(x0s), list(cs), list(ns), drift, kappa, end, dps]
+    return STORE.get(key, lambda: _mp_log_part(x0s, cs, ns, drift, kappa, end, dps))
+
+
+def _mp_log_part(x0s, cs, ns, drift, kappa, end, dps=30):
+    """log of int_0^end exp(drift kappa z + sum n (psi(x0 + c z) - psi(x0))) dz with psi(x) = log(2 - e^-x),
+    by mpmath (tanh-sinh) between breakpoints end*10^-k and end*(1 - 10^-k), k = 1..15, and tenths of end, so
+    that a peak at either end as narrow as 1e-15 end is resolved (every x0 + c z stays >= 0: smooth)."""
+    with mp.workdps(dps):
+        def psi(x):
+            return mp.log(2 - mp.exp(-x))
+        terms = [(mp.mpf(x0), mp.mpf(c), n) for x0, c, n in zip(x0s, cs, ns)]
+
+        def f(z):
+            return mp.exp(drift * mp.mpf(kappa) * z + sum(n * (psi(x0 + c * z) - psi(x0)) for x0, c, n in terms))
+        e = mp.mpf(end)
+        pts = sorted({mp.mpf(0), e, *(e * mp.mpf(10) ** -k for k in range(1, 16)),
+                      *(e - e * mp.mpf(10) ** -k for k in range(1, 16)), *(e * j / 10 for j in range(1, 10))})
+        return float(mp.log(mp.quad(f, pts)))
+
+
+# A part shorter than 1 (room < 1 in cut()) beside a falling factor of multiplicity in the hundreds whose
+# kink lies beyond the part: h falls by less than 55 over the part but by more than 55 one unit away.
+SHORT_STEEP_PARTS = [
+    # x0s, cs, ns, drift, kappa, end
+    ([0.5], [-1.0], [300], 0, 0.0, 0.1),                          # flat piece, kink at 0.5
+    ([0.5, 3.0], [-1.0, 1.0], [300, 2], 1, 1.0, 0.1),             # rising exponential and a rising factor
+    ([0.336], [-1.0], [275], 0, 0.0, 2.3e-7),                     # a sliver of a piece (found by group A)
+    ([0.8, 0.8], [-1.0, -1.0], [120, 150], -1, 0.5, 0.15),        # two falling factors, falling exponential
+]
+
+
+@pytest.mark.parametrize("x0s, cs, ns, drift, kappa, end", SHORT_STEEP_PARTS)
+def test_short_part_beside_a_steep_factor_matches_mpmath(x0s, cs, ns, drift, kappa, end):
+    """The whole part lies within less than one unit, so cut() must not step past it. Kills _log_part
+    mutmut_182 (step 1 even when room < 1: the halving from z = 1 stops beyond the part's end and quad
+    integrates over [0, ~0.5] instead of [0, end]; -4.8828365 for -4.8828372 on the first case, -5.04 for
+    -15.29 on the third). Reference: mpmath quadrature of the docstring's integral."""
+    log_kappa = math.log(kappa) if kappa > 0 else -math.inf
+    got = svt._log_part(x0s, cs, ns, drift, log_kappa, end, math.log(end))
+    want = mp_log_part(x0s, cs, ns, drift, kappa, end)
+    assert got == pytest.approx(want, rel=1e-10, abs=1e-12)
+
+
+# A part whose integrand is a spike at one end: a factor of multiplicity in the millions with its argument
+# near 1 there (slope n psi'(x) of about 4e5 or more), so exp(h) has fallen below the smallest float at every
+# node of a 21-point Gauss-Kronrod rule on an interval of length 1 (or the whole part, if shorter).
+SPIKE_PARTS = [
+    # x0s, cs, ns, drift, kappa, end
+    ([1.0], [-1.0], [2_000_000], 0, 0.0, 1.0),                   # flat piece, spike at z = 0 (kink at end)
+    ([0.0], [1.0], [2_000_000], 1, 1.0, 1.0),                    # rising factor from its kink: spike at end
+    ([0.0, 1.0], [1.0, -1.0], [3, 2_000_000], -1, 0.5, 1.0),     # spike at 0 beside a rising factor
+    ([0.7], [-1.0], [1_500_000], 1, 0.25, 0.7),                  # a part shorter than 1 (room < 1)
+]
+
+
+@pytest.mark.parametrize("x0s, cs, ns, drift, kappa, end", SPIKE_PARTS)
+def test_part_with_a_spike_at_one_end_matches_mpmath(x0s, cs, ns, drift, kappa, end):
+    """The integrand falls from its largest value at one end of the part by about n psi'(x) per unit, n in the
+    millions, so cut() must halve its step down to the spike's width (about 1e-6) before quad is called; on the
+    whole first unit quad sees zeros only and returns 0. Kills _log_part mutmut_188 (the first probe on the
+    side opposite the cut: outside the part, h there is above the floor, so the step stays at min(1, room)) and
+    mutmut_198 (the halving probes the opposite side, above the floor, and stops at once): both give -inf for
+    -13.0188 (first case). Reference: mpmath quadrature of the docstring's integral with breakpoints near both
+    ends. The multiplicities are far beyond what the book's examples use: below about 4e5 / (min(1, end) psi'(x))
+    quad still finds the spike and the mutants agree with the original to 1e-11."""
+    log_kappa = math.log(kappa) if kappa > 0 else -math.inf
+    got = svt._log_part(x0s, cs, ns, drift, log_kappa, end, math.log(end))
+    want = mp_log_part(x0s, cs, ns, drift, kappa, end)
+    assert got == pytest.approx(want, rel=1e-10, abs=1e-12)
 
 
 # =========================================================================== precision: bugs the search found

@@ -622,7 +622,8 @@ def gaussian_epsilon(delta, mu) -> float:
     Returns
     -------
     float
-        The epsilon, to a relative tolerance of a few machine epsilons; ``inf`` where it exceeds
+        The epsilon, to a relative tolerance of a few machine epsilons (near :math:`\delta = 1` found
+        from :math:`1 - \delta`, which keeps its digits there); ``inf`` where it exceeds
         the doubles (:math:`\mu` above about :math:`1.9 \cdot 10^{154}`, where
         :math:`\varepsilon \approx \mu^2/2`).
 
@@ -648,17 +649,38 @@ def gaussian_epsilon(delta, mu) -> float:
     if mu >= _LARGE_MU:
         return _gaussian_epsilon_large_mu(delta, mu)
     hi = mu * (0.5 * mu - float(_special().ndtri(delta)))     # tail bound: delta(hi) <= P[L >= hi] = delta
-    target = math.log(delta)
+    if delta > 0.5:
+        # near 1, delta(e) has no digits left to tell it from the target (delta = 1 - 2**-53, mu = 38: the
+        # bracket's end rounded above it and brentq refused the bracket): solve for 1 - delta(e) instead,
+        # a sum of two positive terms (_gaussian_log_complement_scalar), increasing in e
+        target_c = math.log1p(-delta)
 
-    def gap(e):
-        # log delta straight from the scalar evaluator (the forms of gaussian_delta, without arrays: 10 to
-        # 100 times faster a call). In logs nothing underflows: delta(hi) itself is 0 in floats when
-        # delta = 5e-324, its log is not; and a = mu/2 - e/mu >= z > -39 on [0, hi], so never -inf
-        return _gaussian_log_delta_scalar(mu, e) - target
+        def gap(e):
+            return target_c - _gaussian_log_complement_scalar(mu, e)
+    else:
+        target = math.log(delta)
 
-    # relative tolerance only: an absolute 1e-15 was 2.5e-9 of the root eps = 4e-7 (sigma = 1e7), enough
-    # to leave delta(eps) 4e-9 above the target
-    return float(brentq(gap, 0.0, hi, xtol=1e-300, rtol=4.0 * np.finfo(float).eps, maxiter=400))
+        def gap(e):
+            # log delta straight from the scalar evaluator (the forms of gaussian_delta, without arrays: 10 to
+            # 100 times faster a call). In logs nothing underflows: delta(hi) itself is 0 in floats when
+            # delta = 5e-324, its log is not; and a = mu/2 - e/mu >= z > -39 on [0, hi], so never -inf
+            return _gaussian_log_delta_scalar(mu, e) - target
+    # relative tolerance only (xtol the least double): an absolute 1e-15 was 2.5e-9 of the root eps = 4e-7
+    # (sigma = 1e7), enough to leave delta(eps) 4e-9 above the target, and an absolute 1e-300 was 10 % of
+    # the root at mu = 1e-300
+    return float(brentq(gap, 0.0, hi, xtol=5e-324, rtol=4.0 * np.finfo(float).eps, maxiter=400))
+
+
+def _gaussian_log_complement_scalar(mu: float, epsilon: float) -> float:
+    r"""``log`` of :math:`1 - \delta(\varepsilon)` of the Gaussian pair, for :func:`gaussian_epsilon` near
+    :math:`\delta = 1`: :math:`\Phi(-a) + e^{\varepsilon}\Phi(a - \mu)` with :math:`a = \mu/2 - \varepsilon/\mu`,
+    whose second term is :math:`\varphi(a) R(\mu - a)` (:math:`e^{\varepsilon}\varphi(a - \mu) = \varphi(a)`;
+    :math:`R(x) = \sqrt{\pi/2}\,\mathrm{erfcx}(x/\sqrt 2)` the Mills ratio): two positive terms, no cancellation."""
+    special = _special()
+    a = 0.5 * mu - epsilon / mu
+    log_second = -0.5 * a * a - 0.5 * math.log(2.0 * math.pi) + math.log(
+        math.sqrt(0.5 * math.pi) * float(special.erfcx((mu - a) / math.sqrt(2.0))))
+    return float(np.logaddexp(float(special.log_ndtr(-a)), log_second))
 
 
 _LARGE_MU = 1e6      # from here on gaussian_epsilon solves for a = mu/2 - eps/mu (see _gaussian_epsilon_large_mu)

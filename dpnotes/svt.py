@@ -724,9 +724,10 @@ def max_log_ratio(answers, answers_prime, threshold, epsilon, *, threshold_scale
     -------
     float
         The largest absolute log-ratio, ``>= 0`` (``inf`` past the largest float). Accurate to
-        about ``2e-16`` in absolute terms, the rounding of the log-probabilities it compares: a
-        ratio far below that of :math:`\varepsilon` (neighbours 1e-12 of a scale apart: a ratio of
-        4e-13, 1e-4 relative off) is not resolved to its relative digits.
+        about ``1e-15`` in absolute terms, the rounding of the log-probabilities it compares: a
+        ratio far below that is not resolved to its relative digits (neighbours 1e-12 of a scale
+        apart: a ratio of 4e-13, 1e-4 relative off; at ``epsilon = 1e-14`` the ratio of answers 0
+        and 1 comes out 0.25 epsilon for about epsilon/6).
 
     Raises
     ------
@@ -1192,11 +1193,6 @@ def _sigma_numerator(c, log_inverse_delta) -> float:
     return 2.0 * c if log_inverse_delta is None else math.sqrt(32.0 * c * log_inverse_delta)
 
 
-def _sparse_sigma(epsilon, c, delta) -> float:
-    """Threshold noise scale of Sparse (Algorithm 2): 2c/eps, or sqrt(32 c log(1/delta))/eps."""
-    return _sigma_numerator(c, None if delta == 0 else _log_inverse(delta)) / epsilon
-
-
 def _sparse_scales(epsilon, c, delta, threshold_scale, query_scale, sampling=False) -> tuple[float, ...]:
     """Sparse's scales sigma and 2 sigma unless given: for a sampler (b_t, b_q), refused past
     _MAX_NOISE_SCALE; for an exact law (b_t, b_q, unit) as :func:`_law_scales`."""
@@ -1484,7 +1480,7 @@ def sparse_max_log_ratio(answers, answers_prime, threshold, epsilon, c, *, delta
     Returns
     -------
     float
-        The largest absolute log-ratio, ``>= 0``; accurate to about ``2e-16`` in absolute
+        The largest absolute log-ratio, ``>= 0``; accurate to about ``1e-15`` in absolute
         terms, as :func:`max_log_ratio`.
 
     Raises

@@ -13,6 +13,7 @@ the largest float apart).
 
 import math
 import sys
+import warnings
 
 import mpmath as mp
 import numpy as np
@@ -278,6 +279,184 @@ def test_law_with_answers_1e_8_apart_matches_mpmath():
     assert got.tolist() == pytest.approx(want, rel=1e-11, abs=1e-12)
 
 
+# =========================================================================== group C: calibration, the unit 2**-64, caps, the search
+CAP = sys.float_info.max / 64.0           # the samplers' largest noise scale
+
+
+def mp_per_query_root(eps, k, delta_prime):
+    """The root e0 of e0 (s + k expm1(e0)) = eps, s = sqrt(2k log(1/delta')), by bisection in mpmath on
+    [0, max(1, log1p(eps/k)) + 1], where the left side goes from 0 to above eps."""
+    eps = mp.mpf(eps)
+    s = mp.sqrt(2 * k * -mp.log(mp.mpf(delta_prime)))
+    lo, hi = mp.mpf(0), max(mp.mpf(1), mp.log1p(eps / k)) + 1
+    for _ in range(250):
+        mid = (lo + hi) / 2
+        if mid * (s + k * mp.expm1(mid)) < eps:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2
+
+
+@pytest.mark.parametrize("eps, k, delta_prime", [
+    (2.0, 1, 0.9),                                      # s = 0.46 < 1: epsilon * s is below the root
+    (sys.float_info.max, 1, 0.5),                       # log1p(eps/k) (1 + 1e-12) passes 709.78
+    (sys.float_info.max, 1, 5e-324),
+    (math.sqrt(2e9 * -math.log(1 - 2**-53)) + 1e9 * math.expm1(1.0), 10**9, 1 - 2**-53),  # root 1e-14 below log1p(eps/k)
+])
+def test_per_query_epsilon_matches_mpmath_where_its_bracket_is_tight(eps, k, delta_prime):
+    """advanced_per_query_epsilon above epsilon = 1, where the root is bracketed by min(eps/s,
+    max(1, log1p(eps/k)) (1 + 1e-12), 709): to a few machine epsilons (its docstring), against a bisection
+    in mpmath at 50 digits, at a delta' near 1 (s < 1), at the largest epsilon (e^hi must stay a float) and
+    where the root is within 1e-14 of log1p(eps/k) (k = 1e9, delta' = 1 - 2**-53). Kills _per_query_epsilon
+    mutmut_67 (eps * s for eps / s), _66 (the 709 cap dropped: OverflowError), _79 (cap 710), _68 and _76
+    (the bracket end shrunk by 1e-12: the answer is off by 1e-12)."""
+    with mp.workdps(50):
+        want = mp_per_query_root(eps, k, delta_prime)
+    assert svt.advanced_per_query_epsilon(eps, k, delta_prime) == pytest.approx(float(want), rel=1e-14, abs=0)
+
+
+@pytest.mark.parametrize("k, eps, beta, c", [(1, 1e-300, 1e-3, 1), (1, 4e-301, 1e-6, 2)])
+def test_numeric_sparse_alpha_at_an_epsilon_below_1e_300(k, eps, beta, c):
+    """For delta = 0 NumericSparse's alpha is the comparisons' 9c (log k + log(4c/beta))/eps (the values'
+    9c log(2c/beta)/eps is smaller); below eps2 = 1e-300 the values' term is formed over epsilon with
+    (root + 1)/2 = 4.5, and with k = 1 and a small beta a wrong root there makes it the larger. Closed form
+    in mpmath. Kills numeric_sparse_alpha mutmut_105 (root 9 for 8 when delta = 0)."""
+    with mp.workdps(30):
+        want = 9 * c * (mp.log(k) + mp.log(4 * c / mp.mpf(beta))) / mp.mpf(eps)
+    assert svt.numeric_sparse_alpha(k, eps, beta, c) == pytest.approx(float(want), rel=1e-13, abs=0)
+
+
+def test_log_ratio_with_a_subnormal_query_scale_is_the_threshold_noise_ratio():
+    """One answer below the threshold, moved from -0.5 to -0.3, threshold scale 1, query scale 1e-320 (the
+    query noise is nothing): Pr[top] = E[F_T(f + nu)] = e^(f/b_t)/2 / (1 - (b_q/b_t)^2), so the log-ratio of
+    the top is (f - f')/b_t = 0.2 exactly, and that of the bottom log((1 - e^-0.5/2)/(1 - e^-0.3/2)) = 0.10.
+    _ratio_value gets a = -0.2 and b = 0 here, and must not form a (b_q/b_t)/b_q, which loses digits where
+    b_q/b_t is subnormal. Kills _ratio_value mutmut_4 and _5 (0.2001)."""
+    with mp.workdps(30):
+        top = mp.mpf(0.2)
+        bottom = abs(mp.log((1 - mp.exp(mp.mpf(-0.5)) / 2) / (1 - mp.exp(mp.mpf(-0.3)) / 2)))
+        want = max(top, bottom)
+    got = svt.max_log_ratio([-0.5], [-0.3], 0.0, 1.0, threshold_scale=1.0, query_scale=1e-320)
+    assert got == pytest.approx(float(want), rel=1e-12, abs=0)
+
+
+def mp_difference_sf(x, b1, b2):
+    """Pr[eta - nu > x] for independent Laplace(0, b1) and Laplace(0, b2), b1 != b2, x >= 0:
+    (b1^2 e^(-x/b1) - b2^2 e^(-x/b2)) / (2 (b1^2 - b2^2))."""
+    return (b1**2 * mp.exp(-x / b1) - b2**2 * mp.exp(-x / b2)) / (2 * (b1**2 - b2**2))
+
+
+def test_laws_below_epsilon_2e_308_are_the_closed_form_of_one_answer():
+    """epsilon = 2e-308: 4/epsilon overflows, so the laws read positions in units of 2**64. One answer
+    1e308 = b_t above the threshold: Pr[top] = Pr[eta - nu <= f - T] for the threshold noise eta ~ Lap(2/eps)
+    and the query noise nu ~ Lap(4/eps), a closed form (mp_difference_sf); and the failure probability of
+    accuracy with alpha = 1e308 and k = 1 is Pr[eta - nu > alpha]. Kills output_log_probabilities mutmut_23
+    and _24, sparse_output_log_probabilities mutmut_54 and _55 (positions divided by the unit instead of
+    multiplied) and accuracy_failure_probability mutmut_48 (alpha divided by the unit)."""
+    eps, f, T = 2e-308, 5e307, -5e307
+    with mp.workdps(30):
+        b_t, b_q = 2 / mp.mpf(eps), 4 / mp.mpf(eps)
+        miss = mp_difference_sf(mp.mpf(f) - mp.mpf(T), b_t, b_q)
+        top, bottom = float(mp.log(1 - miss)), float(mp.log(miss))
+        fail = float(mp_difference_sf(mp.mpf(1e308), b_t, b_q))
+    assert svt.output_log_probabilities([f], T, eps) == pytest.approx([top, bottom], rel=1e-10, abs=0)
+    outs, lp = svt.sparse_output_log_probabilities([f], T, eps, 1)
+    assert outs.tolist() == [[1], [0]]                  # no top, then the top on the first query
+    assert lp == pytest.approx([bottom, top], rel=1e-10, abs=0)
+    assert svt.accuracy_failure_probability(1, eps, 1e308) == pytest.approx(fail, rel=1e-10, abs=0)
+
+
+@pytest.mark.parametrize("threshold", [-1e308, 1e289])
+def test_log_ratios_below_epsilon_2e_308_match_mpmath(threshold):
+    """epsilon = 1e-308 with query_scale = 1 given: the threshold scale 2/epsilon overflows, so positions are
+    read in units of 2**64. Answers (1, 0) and (0, 1): the threshold noise (scale 2e308) is flat over the
+    answers, so the largest log-ratio is the bottom-top output's, log(I(1)/I(-1)) with
+    I(d) = int F(t - d)(1 - F(t)) dt, F the Laplace(0, 1) CDF (mpmath); the other outputs' are of order 1e-308.
+    The threshold is far from the answers on either side. Kills max_log_ratio mutmut_23 and
+    sparse_max_log_ratio mutmut_52, _53 and _54 (a position divided by the unit instead of multiplied)."""
+    with mp.workdps(30):
+        def F(u):
+            return mp.exp(u) / 2 if u < 0 else 1 - mp.exp(-u) / 2
+
+        def I(d):
+            return mp.quad(lambda t: F(t - d) * (1 - F(t)), [-mp.inf, min(0, d), max(0, d), mp.inf])
+        want = float(abs(mp.log(I(1) / I(-1))))
+    a, b = [1.0, 0.0], [0.0, 1.0]
+    assert svt.max_log_ratio(a, b, threshold, 1e-308, query_scale=1.0) == pytest.approx(want, rel=1e-12, abs=0)
+    assert svt.sparse_max_log_ratio(a, b, threshold, 1e-308, 1, query_scale=1.0) == pytest.approx(want, rel=1e-12, abs=0)
+
+
+def _epsilon_at_the_cap(numerator):
+    """A float epsilon with numerator/epsilon == CAP exactly, among the neighbours of numerator/CAP."""
+    e = numerator / CAP
+    for _ in range(4):
+        e = np.nextafter(e, 0.0)
+    for _ in range(9):
+        if numerator / e == CAP:
+            return float(e)
+        e = np.nextafter(e, math.inf)
+    raise AssertionError(f"no epsilon puts {numerator}/epsilon at the cap")
+
+
+def test_derived_noise_scales_at_the_cap_sample():
+    """The samplers take noise scales up to the cap (float max / 64) inclusive: Sparse with c = 3 at the
+    epsilon whose query scale 4c/epsilon = 12/epsilon is the cap exactly, and NumericSparse with c = 3 at the
+    one whose release scale 9c/epsilon = 27/epsilon is (both exist as floats). Kills _sampling_scales
+    mutmut_14 ('>=' for '>': the cap refused)."""
+    eps = _epsilon_at_the_cap(12.0)
+    tops = svt.sample_sparse([0.0, 1.0, 5.0], 0.0, eps, 3, 4, rng=np.random.default_rng(0))
+    assert tops.shape == (4, 3) and np.all((0 <= tops) & (tops <= 3))
+    out = svt.numeric_sparse([0.0, 1.0, 5.0], 0.0, _epsilon_at_the_cap(27.0), 3, rng=np.random.default_rng(0))
+    assert out.shape == (3,) and not np.any(np.isinf(out))
+
+
+def test_numeric_sparse_cap_is_the_release_scale_and_is_named():
+    """With delta > 0 NumericSparse's release noise has scale sqrt(32 c log(2/delta)) (sqrt(512) + 1)/(2 eps)
+    (eps2 = 2 eps/(sqrt(512) + 1)): an epsilon 0.02 % above the least one that keeps it at the cap samples
+    (sqrt(513) in place of sqrt(512) moves the least 0.09 % up), and an epsilon below is refused with a
+    message naming that scale. Kills numeric_sparse mutmut_57 (sqrt(513)), _67 and _68 (the name in the
+    message altered)."""
+    c, delta = 2, 1e-6
+    least = math.sqrt(32 * c * math.log(2 / delta)) * (math.sqrt(512) + 1) / 2 / CAP
+    out = svt.numeric_sparse([0.0, 1.0], 0.0, least * 1.0002, c, rng=np.random.default_rng(2), delta=delta)
+    assert out.shape == (2,)
+    with pytest.raises(ValueError, match=r"the release noise scale sigma\(epsilon_2\) = \d"):
+        svt.numeric_sparse([0.0, 1.0], 0.0, least * 0.999, c, rng=np.random.default_rng(2), delta=delta)
+
+
+def test_search_worst_case_passes_only_options_nelder_mead_knows():
+    """scipy warns (OptimizeWarning) on a solver option it does not know and then uses its default (1e-4);
+    the search sets xatol and fatol and runs warning-free. Kills search_worst_case mutmut_121, _122, _124
+    and _125 (an option's name altered)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        r, q, qp = svt.search_worst_case(1, 1.0, rng=np.random.default_rng(0), n_starts=1, maxfev=10)
+    assert 0 <= r <= 1.0 + 1e-9 and np.all(np.abs(q - qp) <= 1)
+
+
+def test_search_is_the_documented_nelder_mead_on_a_flat_objective():
+    """The search rebuilt from its docstring (starts uniform in (-2, 2)^(2k), answers spread * tanh(y), changes
+    tanh(z), scipy's Nelder-Mead with xatol 1e-6, fatol 1e-9 and the budget) on scales 1e12, where every
+    log-ratio is below 1e-11: the values in a simplex agree to 1e-9 from the start, so xatol alone keeps
+    Nelder-Mead going (here to the end of the budget). Kills search_worst_case mutmut_123 (xatol 1.000001: it
+    stops at its first simplex, after 3 evaluations, at a smaller log-ratio)."""
+    from scipy import optimize
+    k, eps, maxfev = 1, 1.0, 200
+    scales = dict(threshold_scale=1e12, query_scale=1e12)
+    spread = 8 / eps
+    x0 = np.random.default_rng(0).uniform(-2.0, 2.0, 2 * k)
+
+    def loss(x):
+        q = spread * np.tanh(x[:k])
+        return -svt.max_log_ratio(q, q + np.tanh(x[k:]), 0.0, eps, **scales)
+
+    best = optimize.minimize(loss, x0, method="Nelder-Mead", options={"xatol": 1e-6, "fatol": 1e-9, "maxfev": maxfev})
+    r, a, b = svt.search_worst_case(k, eps, rng=np.random.default_rng(0), n_starts=1, maxfev=maxfev, **scales)
+    assert r == -best.fun
+    np.testing.assert_array_equal(a, spread * np.tanh(best.x[:k]))
+
+
 # =========================================================================== group A: _log_part called directly
 # _log_part(x0s, cs, ns, drift, log_kappa, end, log_end) is the log of
 #     int_0^end exp(drift * kappa * z + sum_j n_j [psi(x0_j + c_j z) - psi(x0_j)]) dz,   psi(x) = log(2 - e^-x),
@@ -399,7 +578,7 @@ def test_log_probabilities_of_positions_more_than_the_largest_float_apart(answer
 def test_max_log_ratio_is_accurate_in_absolute_terms_as_documented(b_t, b_q):
     """One answer moved by 0.8 s across a threshold, s from 1e-3 down to 1e-14 of the scales: the ratio
     (about 0.3 s) is computed from log-probabilities near log(1/2), so it is accurate to their rounding,
-    about 2e-16 absolute (checked at 1e-15), not to its own relative digits (1e-4 off at s = 1e-12), as
+    about 1e-15 absolute (the largest error here is 2.3e-16), not to its own relative digits (1e-4 off at s = 1e-12), as
     the docstring says. Reference: the closed form of the two outputs' probabilities (mp_log_top)."""
     for s in (1e-3, 1e-6, 1e-9, 1e-12, 1e-14):
         a, b, threshold = 0.3 * s, -0.5 * s, 0.1 * s

@@ -4,6 +4,7 @@
     .venv/bin/python scripts/mutation.py svt loss  (some modules)
     .venv/bin/python scripts/mutation.py --report  (rewrite the report from the last run, run nothing)
     .venv/bin/python scripts/mutation.py --survivors svt  (rerun only svt's survivors, after adding tests)
+    .venv/bin/python scripts/mutation.py --unexplained svt  (only those without a reason: what new tests target)
 
 mutmut (configured in ``[tool.mutmut]`` of pyproject.toml) copies ``dpnotes/`` into ``mutants/``,
 makes many small changes to it ("mutants": ``*`` for ``/``, ``<`` for ``<=``, a dropped
@@ -73,11 +74,13 @@ def mutmut_env() -> dict:
 
 
 def run(modules: list[str], max_children: int, survivors_only: bool = False,
-        budget: float | None = None, resume: bool = False) -> None:
+        budget: float | None = None, resume: bool = False, unexplained_only: bool = False) -> None:
     """Run mutmut on each module in turn, saving its verdicts and wall time (:func:`save_results`).
 
     With ``survivors_only``, rerun only the mutants of each module that survived its last run
-    (after tests were added), keeping the wall time of that full run. With ``resume``, check
+    (after tests were added), keeping the wall time of that full run; with ``unexplained_only``, only
+    those without a reason in mutation-survivors.toml (the ones new tests were written to kill: a
+    survivor that has a reason survives again, and each costs the whole of its tests). With ``resume``, check
     only the mutants a stopped run left unchecked. With ``budget`` (seconds),
     stop a module's run after that long; mutmut checks the mutants with the cheapest tests first,
     so the report marks such a module's score as partial."""
@@ -89,8 +92,11 @@ def run(modules: list[str], max_children: int, survivors_only: bool = False,
             (ROOT / "mutants" / path).parent.mkdir(parents=True, exist_ok=True)
     for m in modules:
         names = [f"dpnotes.{m}.*"]
-        if survivors_only:
+        if survivors_only or unexplained_only:
             names = sorted(k for k, v in statuses(m).items() if v not in KILLED and v != "not checked")
+            if unexplained_only:
+                reasons = tomllib.loads(REASONS.read_text()).get(m, {}) if REASONS.exists() else {}
+                names = [k for k in names if k.split(".", 2)[2] not in reasons]
             if not names:
                 print(f"{m}: no survivors to rerun")
                 continue
@@ -120,7 +126,7 @@ def run(modules: list[str], max_children: int, survivors_only: bool = False,
         if code != 0 and not stopped:
             print(log.read_text()[-3000:])
             raise SystemExit(f"mutmut run failed with exit status {code}")
-        if not survivors_only:
+        if not (survivors_only or unexplained_only):
             # a resumed run adds its time to the stopped one's
             before = saved_results(m)
             earlier = (before.get("wall_seconds") or 0) if resume and before.get("stopped_at_budget") else 0
@@ -376,6 +382,8 @@ def main() -> None:
                     help="check only the mutants that a run stopped at its budget left unchecked")
     ap.add_argument("--survivors", action="store_true",
                     help="rerun only the last run's survivors of the modules (after adding tests)")
+    ap.add_argument("--unexplained", action="store_true",
+                    help="rerun only the survivors without a reason (the ones new tests target)")
     args = ap.parse_args()
     every = {p.stem for p in (ROOT / "dpnotes").glob("*.py")} - {"__init__"}
     if every != set(MODULES) | set(NOT_MUTATED):
@@ -388,7 +396,8 @@ def main() -> None:
         print("restored the saved verdicts of", " ".join(restored), "from", RESULTS.relative_to(ROOT))
     if not args.report:
         run(modules, args.max_children, survivors_only=args.survivors,
-            budget=60 * args.budget if args.budget else None, resume=args.resume)
+            budget=60 * args.budget if args.budget else None, resume=args.resume,
+            unexplained_only=args.unexplained)
     # report on every module with a goal (a partial run keeps the others' last results)
     # and on any other module named
     sys.exit(0 if report(MODULES + sorted(set(modules) - set(MODULES))) else 1)

@@ -495,13 +495,14 @@ class _Law:
     def _step(self, a, b, bulk, slope) -> float:
         """log f(b) - log f(a) for consecutive kinks a < b."""
         sigma, sign, log_sigma = slope
-        if sign == 0:
+        gap = b - a              # exact where finite (also between subnormals); it overflows for kinks
+        if sign == 0:            # more than the largest float apart, where half of each is taken
             val = 0.0
         elif math.isfinite(sigma):
-            val = sigma * _scaled_gap(b, a, 1.0)       # b - a may overflow where sigma (b - a) need not
+            val = sigma * gap if math.isfinite(gap) else 2.0 * (sigma * (b / 2.0 - a / 2.0))
         else:                                       # 1/b_t or 1/b_q overflows, not the product
-            log_val = log_sigma + math.log(b / 2.0 - a / 2.0) + _LOG2
-            val = sign * _exp(log_val)
+            log_gap = math.log(gap) if math.isfinite(gap) else math.log(b / 2.0 - a / 2.0) + _LOG2
+            val = sign * _exp(log_sigma + log_gap)
         for v, s, n in bulk:
             val += n * _dpsi(s * _scaled_gap(a, v, self.b_q), s * _scaled_gap(b, v, self.b_q))
         return val

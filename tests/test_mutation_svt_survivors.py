@@ -587,3 +587,16 @@ def test_max_log_ratio_is_accurate_in_absolute_terms_as_documented(b_t, b_q):
         want = float(max(abs(top1 - top2), abs(bottom1 - bottom2)))
         got = svt.max_log_ratio([a], [b], threshold, 1.0, threshold_scale=b_t, query_scale=b_q)
         assert abs(got - want) <= 1e-15, (s, got, want)
+
+
+@pytest.mark.parametrize("unit", [5e-324, 1e-315, 1e-300])
+def test_laws_at_subnormal_scales_are_the_laws_at_unit_scale(unit):
+    """Answers 2 and -3 units from the threshold, both noise scales one unit: multiplying positions and
+    scales by one number leaves the law unchanged, so every output's log-probability is the one at unit
+    scale (mpmath). At unit = 5e-324 (one subnormal step) 1/b overflows and the steps between kinks are read
+    by logs; halving the positions there first (as an overflow guard did for one commit) rounds -1.5 units to
+    -2 and was 1.7e-3 relative off; at 1e-315 the same cost 1.3e-11."""
+    got = svt.output_log_probabilities([2 * unit, -3 * unit], 0.0, 1.0, threshold_scale=unit, query_scale=unit)
+    want = [mp_log_pattern_counts({}, {2.0: 1}, 0.0, 1.0, 1.0), mp_log_pattern_counts({2.0: 1}, {-3.0: 1}, 0.0, 1.0, 1.0),
+            mp_log_pattern_counts({2.0: 1, -3.0: 1}, {}, 0.0, 1.0, 1.0)]
+    assert got.tolist() == pytest.approx(want, rel=1e-11)

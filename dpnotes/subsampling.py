@@ -209,7 +209,8 @@ def amplify_without_replacement(epsilon, sample_size, population_size, delta=0.0
     sample_size : int
         The sample size :math:`m`, ``>= 1``.
     population_size : int
-        The number of records :math:`n`, ``>= sample_size``.
+        The number of records :math:`n`, ``>= sample_size`` and at most ``10**300`` (so that
+        :math:`m/n` is a normal double).
     delta : float, optional
         The base mechanism's delta, in ``[0, 1)``.
 
@@ -231,7 +232,12 @@ def amplify_without_replacement(epsilon, sample_size, population_size, delta=0.0
     (2.0, 2.5e-07)
     """
     epsilon = check_in_range("epsilon", epsilon, 0.0)
+    # n capped at 10**300: past it m/n can fall below the doubles and was read as 0, "nothing sampled"
+    # (amplify_without_replacement(1000, 1, 10**400) gave epsilon 0 for about 79)
     n = check_integer("population_size", population_size, low=1)
+    if n > 10**300:
+        raise ValueError(f"population_size must be <= 10**300 (so that sample_size / population_size is a "
+                         f"normal double), got an integer of {len(str(n))} digits")
     m = check_integer("sample_size", sample_size, low=1)
     if m > n:
         raise ValueError(f"sample_size must be <= population_size ({n}), got {m}")

@@ -559,3 +559,15 @@ def test_replace_one_epsilon_is_not_zero_where_only_add_remove_would_be():
     eps = sub.subsampled_gaussian_epsilon(q, sigma, 2, delta, relation="replace_one")
     assert eps > 0
     assert _two_steps_direct(q, sigma, eps, "replace_one") <= delta
+
+
+def test_amplification_without_replacement_refuses_a_ratio_below_the_doubles(raises_exactly):
+    """n = 10**400 made m/n underflow to 0, read as "nothing is sampled": epsilon 0 for an amplified epsilon of
+    about 79 (an under-reported privacy loss). Now population_size is capped at 10**300, where the answer is
+    log(1 + 1e-300 (e^1000 - 1)) = 309.2244721017863 (mpmath, 50 digits)."""
+    with mp.workdps(50):
+        want = float(mp.log(1 + mp.mpf(10) ** -300 * mp.expm1(1000)))
+    assert sub.amplify_without_replacement(1000.0, 1, 10**300)[0] == pytest.approx(want, rel=1e-14)
+    with raises_exactly("population_size must be <= 10**300 (so that sample_size / population_size "
+                        "is a normal double), got an integer of 401 digits"):
+        sub.amplify_without_replacement(1000.0, 1, 10**400)

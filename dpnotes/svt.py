@@ -515,7 +515,7 @@ class _Law:
         log_s = self.log_bq if sign == 0 else min(-log_sigma, self.log_bq)
         log_c = log_s - self.log_bq
         c = math.exp(log_c)
-        x0s = [max(s * (anchor - v) / self.b_q, 0.0) for v, s, _ in bulk]
+        x0s = [max(s * _scaled_gap(anchor, v, self.b_q), 0.0) for v, s, _ in bulk]
         cs = [direction * s * c for _, s, _ in bulk]
         ns = [n for _, _, n in bulk]
         log_end = math.log(length) - log_s

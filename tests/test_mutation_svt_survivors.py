@@ -600,3 +600,16 @@ def test_laws_at_subnormal_scales_are_the_laws_at_unit_scale(unit):
     want = [mp_log_pattern_counts({}, {2.0: 1}, 0.0, 1.0, 1.0), mp_log_pattern_counts({2.0: 1}, {-3.0: 1}, 0.0, 1.0, 1.0),
             mp_log_pattern_counts({2.0: 1, -3.0: 1}, {}, 0.0, 1.0, 1.0)]
     assert got.tolist() == pytest.approx(want, rel=1e-11)
+
+
+@pytest.mark.parametrize("answer, threshold, scale", [(1e308, -1e308, 1e308), (1.5e308, -1.5e308, 1e308),
+                                                      (-1.2e308, 1.2e308, 6e307)])
+def test_laws_of_kinks_more_than_the_largest_float_apart_at_huge_scales(answer, threshold, scale):
+    """The answer and the threshold more than the largest float apart, with scales of the same order, so that
+    the step of the log-density between them is of order 1, not negligible: the law is the one at unit scale
+    (positions and scales divided by ``scale``), in mpmath. The step is formed from halves of the positions
+    there (their distance overflows), and its factor 2 matters."""
+    got = svt.output_log_probabilities([answer], threshold, 1.0, threshold_scale=scale, query_scale=scale)
+    a, t = answer / scale, threshold / scale
+    want = [mp_log_pattern_counts({}, {a: 1}, t, 1.0, 1.0), mp_log_pattern_counts({a: 1}, {}, t, 1.0, 1.0)]
+    assert got.tolist() == pytest.approx(want, rel=1e-11)

@@ -571,3 +571,44 @@ def test_amplification_without_replacement_refuses_a_ratio_below_the_doubles(rai
     with raises_exactly("population_size must be <= 10**300 (so that sample_size / population_size "
                         "is a normal double), got an integer of 401 digits"):
         sub.amplify_without_replacement(1000.0, 1, 10**400)
+
+
+# ---------------------------------------------------------------- the resumed run of 2026-11-27: replace-one tails, the CLT mu
+def _clt_mu_mp(q, sigma, steps):
+    """q sqrt(T (e^{1/sigma^2} - 1)) at 60 digits."""
+    with mp.workdps(60):
+        return float(mp.mpf(q) * mp.sqrt(steps * mp.expm1(1 / mp.mpf(sigma) ** 2)))
+
+
+def test_replace_one_profile_below_sigma_1e_150_at_huge_epsilon():
+    """Kills _replace_tail_points mutmut_116 (asinh of the clamped x instead of the asymptotic log 2|x| where x
+    leaves the doubles): it gave -0.0 instead of q. Reference: the replace-one profile at 60 digits."""
+    q, sigma, eps = 0.3, 0.999e-150, 2.831322139925939e299
+    exact = _replace_one_profile_mp(eps, q, sigma)
+    assert float(sub.subsampled_gaussian_profile(q, sigma, eps, relation="replace_one")) == pytest.approx(
+        exact, rel=1e-9)
+
+
+def test_replace_one_profile_above_sigma_1e_150_at_negative_epsilon():
+    """Kills _replace_tail_points mutmut_124 (odds - log 2 sinh in the asymptotic root): 0.5 instead of 1.
+    Reference: 1 - e^-50 <= H_{e^-50} <= 1, so H = 1 to 2e-22."""
+    got = float(sub.subsampled_gaussian_profile(0.5, 2e150, -50.0, relation="replace_one"))
+    assert got == pytest.approx(1.0, rel=1e-15)
+
+
+@pytest.mark.parametrize("steps", [10**308, 5 * 10**307])
+def test_clt_mu_where_steps_times_expm1_overflows(steps):
+    """Kills clt_gdp_mu mutmut_38 (- 0.5 log(1 - e^-u)) and mutmut_48 (1.5 log(1 - e^-u)): with T (e^u - 1)
+    past the doubles at u = 2 the log form's last term is -0.073, not negligible. Reference: mpmath."""
+    q, sigma = 1e-150, 1 / math.sqrt(2)
+    assert sub.clt_gdp_mu(q, sigma, steps) == pytest.approx(_clt_mu_mp(q, sigma, steps), rel=1e-12)
+
+
+def test_clt_mu_just_below_the_largest_double_is_finite():
+    """Kills clt_gdp_mu mutmut_56 (log_mu < log(max) instead of <=): at this q the log form lands exactly on
+    log(sys.float_info.max), whose exp is the finite 1.7976931348622732e308, and mu (mpmath: 1.797693134862194e308)
+    is a double; the mutant returned inf. Reference: mpmath."""
+    q, sigma = 3.418646003509678e-18, 1 / math.sqrt(1500.0)
+    got = sub.clt_gdp_mu(q, sigma, 1)
+    assert math.isfinite(got)
+    assert got == pytest.approx(_clt_mu_mp(q, sigma, 1), rel=1e-12)

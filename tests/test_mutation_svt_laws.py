@@ -58,15 +58,20 @@ def _mp_log_pattern(below, above, threshold, b_t, b_q, upper, dps):
                 val *= sf(t - v)
             return val
 
-        kinks = sorted({mp.mpf(x) for x in [threshold, *below, *above]})
-        pts = set(kinks)
-        for k in kinks:
-            for b in (b_t, b_q):
-                for m in (1, 4, 16, 64):
-                    pts.update((k - m * b, k + m * b))
-        top = mp.inf if upper is None else mp.mpf(upper)
-        pts = sorted(p for p in pts if p < top)
+        pts, top = mp_breakpoints({mp.mpf(x) for x in [threshold, *below, *above]}, b_t, b_q, upper)
         return float(mp.log(mp.quad(f, [-mp.inf, *pts, top], maxdegree=7)))
+
+
+def mp_breakpoints(kinks, b_t, b_q, upper):
+    """Quadrature breakpoints for a pattern's integrand: every kink and 1, 4, 16 and 64 scales from it, below
+    ``upper`` (None: no limit); returns them sorted, and the upper end of the integral."""
+    pts = set(kinks)
+    for k in kinks:
+        for b in (b_t, b_q):
+            for m in (1, 4, 16, 64):
+                pts.update((k - m * b, k + m * b))
+    top = mp.inf if upper is None else mp.mpf(upper)
+    return sorted(p for p in pts if p < top), top
 
 
 def mp_output_logs(answers, threshold, b_t, b_q):

@@ -21,6 +21,7 @@ import pytest
 
 from dpnotes import svt
 from mp_references import References
+from test_mutation_svt_laws import mp_breakpoints
 
 # the mpmath quadratures (about 6 CPU seconds) are stored; make verify computes them again (tests/mp_references.py)
 STORE = References("svt_survivors")
@@ -227,14 +228,7 @@ def _mp_log_pattern_counts(below, above, threshold, b_t, b_q, upper=None, dps=30
                 val += n * (-u - mp.log(2) if u > 0 else mp.log(1 - mp.exp(u) / 2))
             return val
 
-        kinks = sorted({T, *(v for v, _ in lo), *(v for v, _ in hi)})
-        pts = set(kinks)
-        for k in kinks:
-            for b in (b_t, b_q):
-                for m in (1, 4, 16, 64):
-                    pts.update((k - m * b, k + m * b))
-        top = mp.inf if upper is None else mp.mpf(upper)
-        pts = sorted(p for p in pts if p < top)
+        pts, top = mp_breakpoints({T, *(v for v, _ in lo), *(v for v, _ in hi)}, b_t, b_q, upper)
         peak = max(log_f(p) for p in pts)
         return float(peak + mp.log(mp.quad(lambda t: mp.exp(log_f(t) - peak), [-mp.inf, *pts, top])))
 

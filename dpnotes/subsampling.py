@@ -346,7 +346,9 @@ def _replace_tail_points(eps: np.ndarray, q: float, sigma: float):
             y0, r = np.zeros_like(eps), eps / 2
         else:
             a = np.abs(eps) / 2
-            log_2sinh = np.where(eps != 0, a + np.log1p(-np.exp(-2 * a)), 0.0)   # log(2 sinh a)
+            # log(2 sinh a) = a + log(1 - e^{-2a}) with expm1: log1p(-exp(-2a)) lost every digit below
+            # |eps| ~ 1e-8 and was -inf at eps = 1e-300 (then inf - inf = nan at sigma = 1e-200)
+            log_2sinh = np.where(eps != 0, a + np.log(-np.expm1(-2 * a)), 0.0)
             odds, half = math.log1p(-q) - math.log(q), (0.5 / sigma) / sigma     # half = 1/(2 sigma^2)
             log_2x = odds + half + log_2sinh                                     # log 2|x| where eps != 0
             far = (eps != 0) & (log_2x > 20.0)
@@ -402,7 +404,10 @@ def subsampled_gaussian_profile(sampling_probability, noise_multiplier, epsilon,
     Returns
     -------
     float or numpy.ndarray
-        :math:`\delta(\varepsilon)`, the shape of ``epsilon``.
+        :math:`\delta(\varepsilon)`, the shape of ``epsilon``: a difference of two tail masses, accurate to a
+        few rounding units of the larger mass; below 0 it is computed as
+        :math:`1 - e^{\varepsilon} + e^{\varepsilon}\delta_{\text{dual}}(-\varepsilon)`, so it is never below
+        :math:`1 - e^{\varepsilon}`.
 
     Raises
     ------
@@ -420,12 +425,23 @@ def subsampled_gaussian_profile(sampling_probability, noise_multiplier, epsilon,
     arr = check_array("epsilon", epsilon, allow_inf=True, allow_nan=True, allow_empty=True)
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"epsilon must be finite, got {epsilon!r}")
-    if _relation(relation) == "replace_one":
-        if direction not in DIRECTIONS:
-            raise ValueError(f"direction must be one of 'remove', 'add', got {direction!r}")
-        out = _replace_profile(np.atleast_1d(arr), q, sigma)
-    else:
-        out = _profile(np.atleast_1d(arr), q, sigma, direction)
+    if direction not in DIRECTIONS:
+        raise ValueError(f"direction must be one of 'remove', 'add', got {direction!r}")
+    replace = _relation(relation) == "replace_one"
+    eps = np.atleast_1d(arr)
+    # Below 0 by duality, H_{A,B}(eps) = 1 - e^eps + e^eps H_{B,A}(-eps) (integrate (a - g b)_+ = a - g b +
+    # (g b - a)_+): two non-negative terms, each to a few ulps, where the difference of the two tails was
+    # only absolutely accurate (0 at eps = -1e-150, sigma = 1e150, for 1e-150 or more). The swapped pair is
+    # the other direction, or under replace-one the same pair (y -> -y swaps its laws).
+    neg = eps < 0
+    mirrored = direction if replace else DIRECTIONS[1 - DIRECTIONS.index(direction)]
+    both = np.where(neg, -eps, eps)
+    out = np.empty_like(both)
+    for which, mask in ((direction, ~neg), (mirrored, neg)):
+        if mask.any():
+            out[mask] = _replace_profile(both[mask], q, sigma) if replace else _profile(both[mask], q, sigma, which)
+    out[neg] = -np.expm1(eps[neg]) + np.exp(eps[neg]) * out[neg]
+    out = out + 0.0                                        # no -0.0 from expm1(0)
     return float(out[0]) if arr.ndim == 0 else out.reshape(arr.shape)
 
 

@@ -608,6 +608,32 @@ def test_profile_at_a_noise_of_1e300(relation, direction, q):
     assert f(-0.3) == pytest.approx(-math.expm1(-0.3), rel=1e-15, abs=0)
 
 
+@pytest.mark.parametrize("relation, direction", CASES)
+@pytest.mark.parametrize("q", [1e-3, 0.5, 1.0])
+@pytest.mark.parametrize("sigma", [0.7, 1e149, 1e200])
+def test_profile_below_zero_is_at_least_one_minus_e_eps_exactly(relation, direction, q, sigma):
+    """delta(eps) >= 1 - e^eps for every pair (S = everything), with no rounding allowance: below 0 the profile is
+    1 - e^eps + e^eps delta_dual(-eps), a sum of two non-negative terms. The difference of the two tails it was
+    before gave 0 (and -0.0) at eps = -1e-150, sigma = 1e149, where delta is at least 1e-150."""
+    for eps in (-1e-150, -1e-10, -0.3, -40.0):
+        got = sub.subsampled_gaussian_profile(q, sigma, eps, direction, relation=relation)
+        assert got >= -math.expm1(eps)
+        assert got <= -math.expm1(eps) + math.exp(eps) * 1e-15 + (1.0 if sigma == 0.7 else 0.0)
+    zero = sub.subsampled_gaussian_profile(q, sigma, np.array([0.0, 1e-150]), direction, relation=relation)
+    assert np.all(zero >= 0) and not np.any(np.signbit(zero))            # no -0.0
+
+
+@pytest.mark.parametrize("eps", [1e-300, -1e-300, 1e-12, -1e-12])
+def test_replace_one_profile_at_vanishing_noise_and_epsilon(eps):
+    """sigma = 1e-200 (outside the range where sigma^2 is a normal double) and |eps| < 1e-8: log(2 sinh(eps/2)) was
+    log1p(-exp(-|eps|)), -inf at |eps| = 1e-300, and the tail points nan (inf - inf; a RuntimeWarning). The laws are
+    then disjoint atoms at 0, 1 and -1: delta = max(q, 1 - e^eps (1 - q), 1 - e^eps)."""
+    for q in (5e-324, 0.25):
+        want = max(q, 1 - math.exp(eps) * (1 - q), -math.expm1(eps))
+        assert sub.subsampled_gaussian_profile(q, 1e-200, eps, relation="replace_one") == pytest.approx(
+            want, rel=1e-12, abs=0)
+
+
 @pytest.mark.parametrize("sigma", [1e-300, 5e-324, 1e-160])
 def test_profile_at_a_vanishing_noise_is_that_of_the_discrete_laws(sigma):
     """As sigma -> 0 the outputs are the atoms 0, 1 (and -1): remove is Q = (1-q) d0 + q d1 against P = d0, add the

@@ -607,3 +607,16 @@ def test_laws_of_kinks_more_than_the_largest_float_apart_at_huge_scales(answer, 
     a, t = answer / scale, threshold / scale
     want = [mp_log_pattern_counts({}, {a: 1}, t, 1.0, 1.0), mp_log_pattern_counts({a: 1}, {}, t, 1.0, 1.0)]
     assert got.tolist() == pytest.approx(want, rel=1e-11)
+
+
+@pytest.mark.parametrize("answer, threshold, scales", [(1e308, -1e308, (1e-310, 1.0)), (-1e308, 1e308, (1e-310, 1.0)),
+                                                       (1e308, -1e308, (1e-310, 1e-310))])
+def test_kinks_more_than_the_largest_float_apart_at_a_vanishing_scale(answer, threshold, scales):
+    """A threshold scale of 1e-310 (1/b overflows: the infinite-rate branch of ``_Law._step``) with the answer
+    and the threshold 2e308 apart (their distance overflows, so the step is formed from halves of the positions).
+    The answer then lies about 2e308 query scales from the threshold, and Pr[answer's side flips] <= e^(-1e308)
+    is 0 in doubles: the log-probabilities are exactly 0 for the side the answer is on and -inf for the other.
+    Kills ``_Law._step`` mutmut_28 (log(None): TypeError) and _29 (log(b/2 + a/2) = log 0: ValueError)."""
+    got = svt.output_log_probabilities([answer], threshold, 1.0, threshold_scale=scales[0], query_scale=scales[1])
+    top = answer > threshold                     # index 0: the first answer is a top; index 1: no top
+    assert got.tolist() == ([0.0, -math.inf] if top else [-math.inf, 0.0])

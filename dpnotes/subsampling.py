@@ -834,7 +834,7 @@ class _Pair:
             if np.any(far):
                 a = np.abs(l) / 2          # log|x| = log(1-q) - log q + 1/(2 s^2) + log sinh(a)
                 log_x = ((math.log1p(-q) if q < 1 else -np.inf) - math.log(q) + 0.5 / s2 + a
-                         + np.log1p(-np.exp(-2 * a)) - math.log(2.0))
+                         + np.log(-np.expm1(-2 * a)) - math.log(2.0))     # expm1: exact for tiny a too
                 x_far = np.sign(l) * np.where(log_x > 20.0, math.log(2.0) + log_x,
                                               np.arcsinh(np.exp(np.minimum(log_x, 20.0))))
                 return s2 * (l / 2 + np.where(far, x_far, np.arcsinh(np.where(far, 0.0, x))))

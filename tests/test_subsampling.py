@@ -834,3 +834,29 @@ def test_huge_step_and_epoch_counts_are_refused_by_name(raises_exactly):
     with raises_exactly(f"epochs must be an integer in [1, 1000], got {2**31}"):
         sub.shuffle_epsilon_lower_bound(2, 0.8, 2**31, 1e-5)
     assert sub.shuffle_epsilon_lower_bound(2, 0.8, 1000, 1e-5) > 0.0
+
+
+def _mp_replace_one_root(q, sigma, loss):
+    """The y with log A(y)/B(y) = loss for the replace-one pair, by bisection on the densities in mpmath (the two
+    differ by a relative 1e-300 here, so 420 digits), independent of the quadratic the code solves."""
+    with mp.workdps(420):
+        q, s, target = mp.mpf(q), mp.mpf(sigma), mp.mpf(loss)
+
+        def above(y):
+            a = (1 - q) * mp.exp(-y**2 / (2 * s**2)) + q * mp.exp(-(y - 1)**2 / (2 * s**2))
+            b = (1 - q) * mp.exp(-y**2 / (2 * s**2)) + q * mp.exp(-(y + 1)**2 / (2 * s**2))
+            return mp.log(a) - mp.log(b) > target
+        lo, hi = mp.mpf(-2), mp.mpf(2)
+        for _ in range(70):
+            mid = (lo + hi) / 2
+            lo, hi = (lo, mid) if above(mid) else (mid, hi)
+        return float((lo + hi) / 2)
+
+
+@pytest.mark.parametrize("loss", [1e-300, -1e-300, 1e-17])
+def test_replace_one_inverse_where_the_components_are_far_apart_and_the_loss_tiny(loss):
+    """sigma = 0.01: c = e^(-1/(2 sigma^2)) underflows, so the root y* of the loss is taken from log|x|, which held
+    log(2 sinh(|loss|/2)) as log1p(-exp(-|loss|)): -inf at loss 1e-300, and y* came out sigma^2 loss / 2 ~ 0 for the
+    true 0.4309 (the N(0) component must be e^4309 times rarer before the others' 1e-300 shows)."""
+    got = float(sub._Pair(0.5, 0.01, "replace_one").inverse(np.array([loss]))[0])
+    assert got == pytest.approx(_mp_replace_one_root(0.5, 0.01, loss), rel=1e-12)

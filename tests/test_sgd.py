@@ -383,3 +383,36 @@ def test_poisson_batch_and_dp_sgd_cap_their_sizes(raises_exactly):
     with raises_exactly(f"epochs must be an integer in [1, 1000000], got {2**62}"):
         sgd.dp_sgd([[1.0], [-1.0]], [1, 0], clip_norm=1.0, noise_multiplier=1.0, sampling_probability=0.5,
                    epochs=2**62, learning_rate=0.5, rng=np.random.default_rng(0))
+
+
+def test_batch_sizes_are_integer_counts_of_the_poisson_draws():
+    """The recorded batch sizes are counts: an integer array equal to the number of draws below q at each step,
+    replayed on the same seed (each step draws n uniforms for the batch, then d + 1 normals for the noise).
+    Kills dp_sgd mutmut_143 and _145 (a float array of the same values)."""
+    run = sgd.dp_sgd(X, Y, **kwargs(sampling_probability=0.25, epochs=2, rng=np.random.default_rng(7)))
+    replay = np.random.default_rng(7)
+    want = []
+    for _ in range(run.batch_sizes.size):
+        want.append(int(np.count_nonzero(replay.random(N) < 0.25)))
+        replay.standard_normal(D + 1)
+    assert run.batch_sizes.dtype.kind == "i" and run.batch_sizes.tolist() == want
+
+
+def test_the_overflow_message_names_the_first_non_finite_weight_and_its_step():
+    """Without noise, a feature column of zeros keeps its weight at 0 while the bias overflows (the sum divided by
+    5e-324): the message shows the one non-finite weight. Empty batches before it leave the weights at 0, so the
+    step named is the first whose batch (replayed on the seed) is not empty. Kills dp_sgd mutmut_194 (the second
+    non-finite weight: IndexError) and _196 (epoch * steps - step + 1)."""
+    features, labels = np.zeros((3, 1)), np.array([1.0, 0.0, 1.0])
+    seed, q = 11, 0.125
+    replay = np.random.default_rng(seed)
+    first = None
+    for step in range(8):
+        if first is None and np.count_nonzero(replay.random(3) < q) > 0:
+            first = step + 1
+        replay.standard_normal(2)
+    assert first is not None and first > 1               # the seed is chosen so that the overflow is not at step 1
+    msg = (rf"got a weight (-?inf) at step {first} \(learning_rate = 0\.1, expected_batch_size = 5e-324\)$")
+    with pytest.raises(ValueError, match=msg):
+        sgd.dp_sgd(features, labels, **kwargs(noise_multiplier=0.0, sampling_probability=q,
+                                              expected_batch_size=5e-324, rng=np.random.default_rng(seed)))

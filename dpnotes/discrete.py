@@ -270,11 +270,10 @@ def _rational(name: str, value, *, positive: bool = True) -> Fraction:
         if q < 0 or (positive and q == 0):
             raise ValueError(f"{name} must be {'>' if positive else '>='} 0, got {value}")
         return q
-    if positive:
-        check_positive(name, value)
-    else:
-        check_nonnegative(name, value)
-    return Fraction(value)
+    checked = check_positive(name, value) if positive else check_nonnegative(name, value)
+    if hasattr(value, "as_integer_ratio"):     # a float of any width (numpy's float32, float16, longdouble too, on
+        return Fraction(*value.as_integer_ratio())   # which Fraction() raised a bare TypeError): its exact value
+    return Fraction(checked)
 
 
 # ---------------------------------------------------------------- exact samplers (integers only)
@@ -1144,8 +1143,8 @@ def _near_midpoint(x, p: int) -> np.ndarray:
 def textbook_laplace_can_output(y, value, scale, precision=53, search=8):
     r"""Whether the textbook sampler (:func:`textbook_laplace_float`) can output ``y`` on input ``value``.
 
-    An output below ``value`` comes from the branch :math:`U < 1/2` and one above from the other
-    (equality: either). Inverting the branch in floating point gives an estimate of :math:`U`;
+    An output below ``value`` (as the sampler rounds it, to ``precision`` bits) comes from the branch
+    :math:`U < 1/2` and one above from the other (equality: either). Inverting the branch in floating point gives an estimate of :math:`U`;
     every grid point within ``search`` steps of it is tried. The exact preimage of ``y`` differs
     from the estimate by less than one grid step plus a few units in the last place of the
     inverse, so ``search = 8`` is generous; the tests compare this function with an exhaustive
@@ -1192,16 +1191,22 @@ def textbook_laplace_can_output(y, value, scale, precision=53, search=8):
     y = np.atleast_1d(y)
     grid = 2.0**p
     ok = np.zeros(y.shape, dtype=bool)
-    z = y - f
+    # The sampler adds noise to value and multiplies by scale as rounded to p bits: the branches split at the
+    # rounded value (rounding f + noise is monotone and f is a p-bit number), not at value itself. Split at the
+    # latter, an output of the upper branch between the two was never tried (value 1 + 2**-12 at precision 8,
+    # scale 1: the output 1.0, of probability 2/255, was reported impossible).
+    fr, br = (f, scale) if p == 53 else (float(_round(np.asarray(f, dtype=float), p)),
+                                         float(_round(np.asarray(scale, dtype=float), p)))
+    z = y - fr
     for branch_low, sel in ((True, z <= 0), (False, z >= 0)):
         yy = y[sel]
         if not yy.size:
             continue
         if branch_low:      # y = f + b log(2U): U = exp((y - f)/b) / 2 in (0, 1/2)
-            est = np.exp((yy - f) / scale) / 2
+            est = np.exp((yy - fr) / br) / 2
             kmin, kmax = 1, 2 ** (p - 1) - 1
         else:               # y = f - b log(2 - 2U): U = 1 - exp(-(y - f)/b) / 2 in [1/2, 1)
-            est = 1 - np.exp(-(yy - f) / scale) / 2
+            est = 1 - np.exp(-(yy - fr) / br) / 2
             kmin, kmax = 2 ** (p - 1), 2**p - 1
         k0 = np.round(est * grid).astype(np.int64)
         hit = np.zeros(yy.shape, dtype=bool)

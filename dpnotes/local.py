@@ -587,8 +587,8 @@ def hr_parameters(epsilon, k) -> tuple[int, float]:
     >>> hr_parameters(1.0, 4)[0]                # 4 is not > 4: K = 8
     8
     """
-    K, _, _ = _hr(epsilon, k)
-    return K, float(expit(epsilon))
+    K, _, _ = _hr(epsilon, k)                # validates epsilon: a real > 0
+    return K, float(expit(float(epsilon)))   # in double (a float32 epsilon gave p in float32, 2.6e-8 off)
 
 
 def hr_randomize(x, epsilon, k, rng, size=None) -> np.ndarray:

@@ -574,6 +574,19 @@ def test_can_output_agrees_with_exhaustive_enumeration(p, scale):
     assert not np.all(np.isin(laws[0.0], laws[1.0]))      # the supports differ
 
 
+@pytest.mark.parametrize("p, values, scale", [(8, (1.0 + 2**-12, 1.0), 1.0), (8, (5.01, 5.0), 3.0),
+                                               (11, (0.3, -0.7), 1 / 0.3)])
+def test_can_output_agrees_with_enumeration_at_values_off_the_grid(p, values, scale):
+    """A value that is not a p-bit number: the sampler rounds it (down for 1 + 2**-12 at p = 8), and an output of
+    its upper branch can lie between the rounded value and the value. Split at the value, those outputs were
+    never tried: 1.0 on input 1 + 2**-12 (probability 2/255 by the enumeration) was reported impossible."""
+    laws = {f: dsc.textbook_laplace_law(f, scale, p)[0] for f in values}
+    outputs = np.union1d(*laws.values())
+    for f in values:
+        assert np.array_equal(dsc.textbook_laplace_can_output(outputs, f, scale, precision=p),
+                              np.isin(outputs, laws[f]))
+
+
 def test_can_output_in_double_precision_recognizes_real_releases():
     eps = 0.3
     y0 = mech.laplace_mechanism(np.zeros(3000), eps, np.random.default_rng(8))
@@ -1095,3 +1108,22 @@ def test_can_output_caps_its_search(raises_exactly):
     with raises_exactly(f"search must be an integer in [0, 10000], got {2**31}"):
         dsc.textbook_laplace_can_output(-0.5, 0.0, 2.0, search=2**31)
     assert bool(dsc.textbook_laplace_can_output(dsc.textbook_laplace_float(0.0, 2.0, 0.3125), 0.0, 2.0, search=10**4))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.longdouble])
+def test_exact_samplers_take_numpy_floats_of_any_width_at_their_exact_value(dtype):
+    """Fraction() refuses numpy floats other than float64 (a bare TypeError for float32, float16, longdouble):
+    a parameter of such a dtype is its exact binary value, so 1.5 in any width draws what 1.5 draws on the same
+    seed, and an invalid one gets the ValueError naming the parameter."""
+    calls = {
+        "sample_discrete_gaussian": lambda v, rng: dsc.sample_discrete_gaussian(v, rng=rng),
+        "sample_discrete_laplace": lambda v, rng: dsc.sample_discrete_laplace(v, rng=rng),
+        "bernoulli_exp": lambda v, rng: dsc.bernoulli_exp(v, rng=rng),
+        "discrete_gaussian_mechanism": lambda v, rng: dsc.discrete_gaussian_mechanism(3, v, size=5, rng=rng).tolist(),
+        "discrete_laplace_mechanism": lambda v, rng: dsc.discrete_laplace_mechanism(3, v, size=5, rng=rng).tolist(),
+    }
+    for name, call in calls.items():
+        assert call(dtype(1.5), random.Random(4)) == call(1.5, random.Random(4)), name
+    assert dsc._rational("sigma", dtype(0.1)) == Fraction(*dtype(0.1).as_integer_ratio())
+    with pytest.raises(ValueError, match="^sigma must be > 0, got -1"):
+        dsc.sample_discrete_gaussian(dtype(-1.0), rng=random.Random(0))

@@ -206,10 +206,13 @@ def _exp2(z, k):
     into the float range at the end (``inf`` or 0 beyond it), never lost to an intermediate
     ``exp(z)`` that over- or underflows. ``z = q ln2 + r`` with ``|r| <= ln2 / 2``, then
     ``ldexp(exp(r), q + k)``; the relative error is that of ``z`` itself plus a few ulps (a
-    subnormal result is rounded twice)."""
+    subnormal result is rounded twice), for ``|z| <= 1.45e6`` (beyond it ``r`` is not reduced: 0 or ``inf``
+    unless ``k`` nearly cancels ``z``, which no caller's constant does)."""
     z = np.asarray(z, dtype=float)
     fin = np.isfinite(z)
-    q = np.where(fin, np.rint(np.clip(np.where(fin, z, 0.0), -1e5, 1e5) / _LN2_HI), 0.0)
+    # |q| < 2^21: q * _LN2_HI (32 significant bits) is exact, so r keeps z's accuracy. The clip was at |z| = 1e5,
+    # where kde in 500 dimensions at h = 1e-90 needs z = -1.03e5 against k = 148,600 (it answered 0 for 953)
+    q = np.where(fin, np.rint(np.clip(np.where(fin, z, 0.0), -1.45e6, 1.45e6) / _LN2_HI), 0.0)
     r = (np.where(fin, z, 0.0) - q * _LN2_HI) - q * _LN2_LO
     power = np.clip(q + float(k), -3000.0, 3000.0).astype(np.int64)   # beyond +-2^1100: inf or 0 anyway
     with np.errstate(over="ignore", under="ignore"):
@@ -707,7 +710,8 @@ def gp_mechanism(values, points, sensitivity, epsilon, delta, bandwidth, rng, *,
     Raises
     ------
     ValueError
-        If ``values`` does not have one finite entry per point, or a parameter is out of range.
+        If ``values`` does not have one finite entry per point, a parameter is out of range, or the
+        noise scale ``sigma`` overflows (a sensitivity near the largest float).
 
     Examples
     --------
@@ -720,6 +724,11 @@ def gp_mechanism(values, points, sensitivity, epsilon, delta, bandwidth, rng, *,
     if v.shape != (pts.shape[0],):
         raise ValueError(f"values must have one entry per point ({pts.shape[0]}), got shape {v.shape}")
     sigma = gaussian_sigma(epsilon, delta, sensitivity, method=method)
+    if not math.isfinite(sigma):
+        # a sensitivity near the largest float times the calibration's factor: the release would be +-inf
+        # (private_kde at the low end of its bandwidth range, 2.045e-155 for n = 3, d = 2, released [inf, -inf])
+        raise ValueError(f"sensitivity must keep the noise scale sigma = sensitivity * c(epsilon, delta) finite "
+                         f"(below 1.8e308), got sensitivity {sensitivity!r} with epsilon {epsilon!r}, delta {delta!r}")
     rng = check_rng("rng", rng)
     return v + sigma * sample_gp(pts, bandwidth, rng, size=1, jitter=jitter)[0]
 
@@ -763,7 +772,8 @@ def private_kde(data, grid, epsilon, delta, bandwidth, rng, *, method: str = "hr
     ------
     ValueError
         If a parameter is out of range or malformed, among them a ``bandwidth`` outside
-        :math:`[h_-, h_+]` (the message states the range for the given ``n`` and ``d``).
+        :math:`[h_-, h_+]` (the message states the range for the given ``n`` and ``d``), or one so close to
+        :math:`h_-` that the noise scale :math:`\sigma` overflows for the given ``epsilon`` and ``delta``.
 
     Examples
     --------
@@ -779,8 +789,12 @@ def private_kde(data, grid, epsilon, delta, bandwidth, rng, *, method: str = "hr
     g = as_points("grid", grid, d=x.shape[1])
     n, d = x.shape
     h = _check_release_bandwidth(h, n, d)
-    return gp_mechanism(kde(x, g, h), g, rkhs_sensitivity(n, h, d), epsilon, delta, h, rng, method=method,
-                        jitter=jitter)
+    sensitivity = rkhs_sensitivity(n, h, d)
+    if not math.isfinite(gaussian_sigma(epsilon, delta, sensitivity, method=method)):
+        raise ValueError(f"bandwidth must keep the noise scale sigma = rkhs_sensitivity(n, h, d) * c(epsilon, delta) "
+                         f"finite (below 1.8e308; a larger bandwidth or epsilon), got {h!r} with n = {n}, d = {d}, "
+                         f"epsilon = {epsilon!r}, delta = {delta!r}")
+    return gp_mechanism(kde(x, g, h), g, sensitivity, epsilon, delta, h, rng, method=method, jitter=jitter)
 
 
 def gp_conditional(points, values, new_points, bandwidth, *, jitter: float = 1e-10):
@@ -1069,7 +1083,8 @@ def lscv(data, bandwidth) -> float:
         with np.errstate(under="ignore"):
             both = np.exp(-d2 / (4.0 * h * h)).sum() / (4.0 * math.pi * h * h) ** (d / 2.0) / n**2
             k = np.exp(-d2 / (2.0 * h * h))
-        loo = (k.sum() - n) / (2.0 * math.pi * h * h) ** (d / 2.0) / (n - 1)
+        np.fill_diagonal(k, 0.0)      # the pairs i != j: k.sum() - n cancelled (e^-40 terms lost at d = 100)
+        loo = k.sum() / (2.0 * math.pi * h * h) ** (d / 2.0) / (n - 1)
         return float(both - 2.0 * loo / n)
     # LSCV = (2 pi h^2)^(-d/2) B with B = 2^(-d/2) sum_ij e^(-u_ij / 2) / n^2 - 2 sum_(i != j) e^(-u_ij) / (n (n-1)),
     # u = |x_i - x_j|^2 / (2 h^2): the constant overflows below h = 1e-154 (the plain form gave

@@ -996,3 +996,29 @@ def test_samplers_cap_n_reps_and_size(raises_exactly):
         fn.kde_ise_normal(20, 0.5, [0.0, 1.0], rng, reps=2**62)
     with raises_exactly(f"size must be an integer in [1, 100000000], got {2**31}"):
         fn.sample_gp([0.0, 1.0], 0.3, rng, size=2**31)
+
+
+def test_three_precision_bugs_the_survivors_helpers_found():
+    """(1) kde in 500 dimensions at h = 1e-90, a grid point sqrt(2 * 103150) h from the one data point: the density
+    is (2 pi h^2)^(-250) e^-103150 = 953.289 (mpmath), but _exp2 clipped its exponent at -1e5 and answered 0.
+    (2) lscv at d = 100, two points with u = 40: sum k - n cancelled the e^-40 off-diagonal terms (4.44e-16 for
+    4.3559e-16, the closed form below). (3) private_kde at the low end of its bandwidth range: the sensitivity
+    1.79e308 times the calibration overflowed, and the release was [inf, -inf]: refused, naming the bandwidth."""
+    d, h = 500, 1e-90
+    grid = np.zeros((1, d))
+    grid[0, 0] = math.sqrt(2 * 103150.0) * h
+    with mp.workdps(30):
+        want = mp.exp(-103150) / (2 * mp.pi * mp.mpf(h) ** 2) ** (d / 2)
+    assert fn.kde(np.zeros((1, d)), grid, h)[0] == pytest.approx(float(want), rel=1e-9, abs=0)
+    d, h = 100, 1 / math.sqrt(2 * math.pi)                  # (2 pi h^2)^(-d/2) = 1, (4 pi h^2)^(-d/2) = 2^-50
+    x = np.zeros((2, d))
+    x[1, 0] = h * math.sqrt(80.0)                            # |x_1 - x_2|^2 / (2 h^2) = 40
+    with mp.workdps(40):
+        both = (2 + 2 * mp.exp(-20)) * mp.mpf(2) ** -50 / 4   # sum_ij e^(-u/2) (4 pi h^2)^(-d/2) / n^2
+        loo = 2 * mp.exp(-40) / 1                            # sum_(i != j) e^-u (2 pi h^2)^(-d/2) / (n - 1)
+        want = both - 2 * loo / 2
+    assert fn.lscv(x, h) == pytest.approx(float(want), rel=1e-12, abs=0)
+    with pytest.raises(ValueError, match=r"^bandwidth must keep the noise scale sigma .* got 2\.045e-155 with n = 3"):
+        fn.private_kde([[0.0, 0], [1, 1], [2, 0]], [[0.0, 0], [1, 1]], 1.0, 1e-5, 2.045e-155, np.random.default_rng(0))
+    with pytest.raises(ValueError, match=r"^sensitivity must keep the noise scale sigma .* got sensitivity 1e\+308"):
+        fn.gp_mechanism([0.0], [0.0], 1e308, 0.5, 1e-5, 1.0, np.random.default_rng(0))

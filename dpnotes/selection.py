@@ -309,8 +309,14 @@ def _exponential_logpdf(z):
     return -z if z >= 0 else -math.inf
 
 
+_LOG2 = math.log(2.0)
+
+
 def _exponential_logcdf(z):
-    return math.log(-math.expm1(-z)) if z > 0 else -math.inf
+    # log(1 - e^-z): through expm1 below log 2, through log1p above (log(-expm1(-z)) was 0.0 for -4.2e-18 at z = 40)
+    if z <= 0:
+        return -math.inf
+    return math.log(-math.expm1(-z)) if z < _LOG2 else math.log1p(-math.exp(-z))
 
 
 def _gumbel_logpdf(z):

@@ -166,10 +166,10 @@ def test_gaussian_answers_noise_exact_and_calibrated():
     assert np.allclose(ratio, ratio[0], rtol=1e-12)               # one sigma times the standard draws
     sigma = ratio[0]
     # the smallest sigma with delta(eps) <= delta for sensitivity 2: equality, and a smaller sigma fails
-    assert _analytic_delta(sigma, 2.0, eps) == pytest.approx(delta, rel=1e-6)
+    assert _analytic_delta(sigma, 2.0, eps) == pytest.approx(delta, rel=1e-6, abs=0)
     assert _analytic_delta(0.99 * sigma, 2.0, eps) > delta
     # the same epsilon and delta with sensitivity 1 would allow half the noise
-    assert _analytic_delta(sigma / 2, 1.0, eps) == pytest.approx(delta, rel=1e-6)
+    assert _analytic_delta(sigma / 2, 1.0, eps) == pytest.approx(delta, rel=1e-6, abs=0)
 
 
 def test_uniform_noise_exact_by_coupled_seeds():
@@ -415,7 +415,7 @@ def test_gaussian_answers_sensitivity_of_one_query_per_record():
     eps, delta = 1.0, 1e-5
     noise = at.gaussian_answers([1, 0, 1], np.eye(3, dtype=int), eps, delta, rng=np.random.default_rng(2)) - [1, 0, 1]
     sigma = noise[0] / np.random.default_rng(2).standard_normal(3)[0]
-    assert _analytic_delta(sigma, 1.0, eps) == pytest.approx(delta, rel=1e-6)
+    assert _analytic_delta(sigma, 1.0, eps) == pytest.approx(delta, rel=1e-6, abs=0)
 
 
 def test_publish_block_thresholds_lengths_and_exact_values():

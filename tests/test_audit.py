@@ -56,12 +56,12 @@ def by_hand(fp, n0, fn, n1, delta, confidence):
 # ----------------------------------------------------------------- Clopper-Pearson
 @pytest.mark.parametrize("k,n,alpha", [(0, 30, 0.05), (3, 40, 0.025), (17, 50, 0.1), (49, 50, 0.01), (25, 300, 0.025)])
 def test_clopper_pearson_matches_exact_binomial_tail(k, n, alpha):
-    assert audit.clopper_pearson_upper(k, n, alpha) == pytest.approx(mp_cp_upper(k, n, alpha), rel=1e-9)
+    assert audit.clopper_pearson_upper(k, n, alpha) == pytest.approx(mp_cp_upper(k, n, alpha), rel=1e-9, abs=0)
 
 
 def test_clopper_pearson_edges_and_vectors():
     # k = 0: Pr[Bin(n, p) = 0] = (1-p)^n = alpha
-    assert audit.clopper_pearson_upper(0, 80, 0.05) == pytest.approx(1 - 0.05 ** (1 / 80), rel=1e-12)
+    assert audit.clopper_pearson_upper(0, 80, 0.05) == pytest.approx(1 - 0.05 ** (1 / 80), rel=1e-12, abs=0)
     assert audit.clopper_pearson_upper(12, 12, 0.3) == 1.0
     got = audit.clopper_pearson_upper([0, 5, 9], [9, 9, 9], 0.05)
     assert got.shape == (3,) and got[2] == 1.0 and 0 < got[0] < got[1] < 1
@@ -91,15 +91,15 @@ def test_clopper_pearson_rejects_counts():
     (10, 60, 30, 50, 0.0, 0.8),
 ])
 def test_bound_matches_hand_computation(fp, n0, fn, n1, delta, conf):
-    assert audit.epsilon_lower_bound(fp, n0, fn, n1, delta, conf) == pytest.approx(by_hand(fp, n0, fn, n1, delta, conf), rel=1e-8)
+    assert audit.epsilon_lower_bound(fp, n0, fn, n1, delta, conf) == pytest.approx(by_hand(fp, n0, fn, n1, delta, conf), rel=1e-8, abs=0)
 
 
 def test_bound_is_asymmetric_in_its_arguments():
     # swapping the roles of the two inputs swaps the terms: same value; swapping a count
     # with the other total does not
     a = audit.epsilon_lower_bound(3, 1000, 400, 2000)
-    assert a == pytest.approx(audit.epsilon_lower_bound(400, 2000, 3, 1000), rel=1e-12)
-    assert a != pytest.approx(audit.epsilon_lower_bound(3, 2000, 400, 1000), rel=1e-3)
+    assert a == pytest.approx(audit.epsilon_lower_bound(400, 2000, 3, 1000), rel=1e-12, abs=0)
+    assert a != pytest.approx(audit.epsilon_lower_bound(3, 2000, 400, 1000), rel=1e-3, abs=0)
 
 
 def test_bound_all_errors_and_omitted_terms():
@@ -189,7 +189,7 @@ def test_expected_lower_bound_randomized_response():
     # RR at log 3: the best set is {report 1}; expected counts 2500 of 10000 on each side
     b, S = audit.expected_lower_bound([0.75, 0.25], [0.25, 0.75], 10_000)
     assert S.tolist() == [False, True]
-    assert b == pytest.approx(by_hand(2500, 10_000, 2500, 10_000, 0.0, 0.95), rel=1e-8)
+    assert b == pytest.approx(by_hand(2500, 10_000, 2500, 10_000, 0.0, 0.95), rel=1e-8, abs=0)
     assert b < math.log(3)
 
 
@@ -198,7 +198,7 @@ def test_expected_lower_bound_three_outputs_picks_the_ratio_order():
     q = np.array([0.2, 0.3, 0.5])
     b, S = audit.expected_lower_bound(p, q, 100_000)
     assert S.tolist() == [False, False, True]          # the output with ratio 10/3 alone
-    assert b == pytest.approx(by_hand(15_000, 100_000, 50_000, 100_000, 0.0, 0.95), rel=1e-8)
+    assert b == pytest.approx(by_hand(15_000, 100_000, 50_000, 100_000, 0.0, 0.95), rel=1e-8, abs=0)
 
 
 def test_expected_lower_bound_rejects():
@@ -473,14 +473,14 @@ def mp_one_run_p(m, r, v, eps, delta):
 @pytest.mark.parametrize("m,r,v,eps,delta", [(1000, 100, 70, 0.5, 0.0), (500, 60, 50, 1.2, 1e-5),
                                              (200, 40, 40, 2.0, 1e-3), (50, 10, 0, 0.3, 0.01)])
 def test_one_run_p_value_matches_mpmath(m, r, v, eps, delta):
-    assert audit.one_run_p_value(m, r, v, eps, delta) == pytest.approx(mp_one_run_p(m, r, v, eps, delta), rel=1e-9)
+    assert audit.one_run_p_value(m, r, v, eps, delta) == pytest.approx(mp_one_run_p(m, r, v, eps, delta), rel=1e-9, abs=0)
 
 
 def test_one_run_epsilon_is_the_root():
     m, r, v = 1000, 200, 150
     for delta, conf in ((0.0, 0.95), (1e-5, 0.9)):
         e = audit.one_run_epsilon(m, r, v, delta=delta, confidence=conf)
-        assert mp_one_run_p(m, r, v, e, delta) == pytest.approx(1 - conf, rel=1e-6)
+        assert mp_one_run_p(m, r, v, e, delta) == pytest.approx(1 - conf, rel=1e-6, abs=0)
         assert mp_one_run_p(m, r, v, e * 0.99, delta) < 1 - conf < mp_one_run_p(m, r, v, e * 1.01, delta)
 
 

@@ -77,7 +77,7 @@ def test_rappor_pair_epsilon_by_brute_force():
                                      (0, 2, (0.3, 0.9, 0.2)), (1, 2, (0.5, 0.6, 0.4)), (4, 5, (0.1, 0.7, 0.05))):
         qs, ps = benchmark.rappor_bit_probabilities(*args)
         best = brute_force_pair_epsilon(benchmark.rappor_bits(value), benchmark.rappor_bits(value_prime), qs, ps)
-        assert benchmark.rappor_pair_epsilon(value, value_prime, *args) == pytest.approx(best, rel=1e-12)
+        assert benchmark.rappor_pair_epsilon(value, value_prime, *args) == pytest.approx(best, rel=1e-12, abs=0)
 
 
 def test_rappor_pair_epsilon_at_degenerate_probabilities():
@@ -159,7 +159,7 @@ def test_geometric_is_ln_9_over_8_private_and_tight():
 def test_index_law_against_sampling(noise):
     answers = np.array([1.0, 0.0, 2.0, 2.0, -3.0])
     law = benchmark.noisy_max_index_law(answers, 0.1, noise=noise)
-    assert abs(law.sum() - 1) < 1e-9 and law[2] == pytest.approx(law[3], rel=1e-9)
+    assert abs(law.sum() - 1) < 1e-9 and law[2] == pytest.approx(law[3], rel=1e-9, abs=0)
     n = 400_000
     freq = np.bincount(flawed.noisy_max(answers, 0.1, n, rng=np.random.default_rng(1), noise=noise), minlength=5) / n
     assert np.all(np.abs(freq - law) < 5 * np.sqrt(law * (1 - law) / n))
@@ -168,7 +168,7 @@ def test_index_law_against_sampling(noise):
 def test_index_law_two_answers_closed_form():
     """Two answers f1 > f2 with exponential noise of scale b: Pr[index 2] = exp(-(f1 - f2)/b) / 2."""
     law = benchmark.noisy_max_index_law([1.0, 0.0], 0.1, noise="exponential")
-    assert law[1] == pytest.approx(0.5 * math.exp(-1 / 20), rel=1e-10)
+    assert law[1] == pytest.approx(0.5 * math.exp(-1 / 20), rel=1e-10, abs=0)
 
 
 # ----------------------------------------------------------------- the other mechanisms
@@ -219,11 +219,11 @@ def test_snapping_mechanism_outputs():
 
 def test_pair_epsilons_are_exact():
     cases = {c.key: c for c in benchmark.benchmark_cases()}
-    assert cases["TruncatedGeometricMechanism"].true_epsilon == pytest.approx(math.log(9 / 8), rel=1e-15)
-    assert cases["OneTimeRappor"].true_epsilon == pytest.approx(8 * math.log(0.525 / 0.475), rel=1e-12)
-    assert cases["Rappor"].true_epsilon == pytest.approx(8 * math.log(0.5125 / 0.4875), rel=1e-12)
+    assert cases["TruncatedGeometricMechanism"].true_epsilon == pytest.approx(math.log(9 / 8), rel=1e-15, abs=0)
+    assert cases["OneTimeRappor"].true_epsilon == pytest.approx(8 * math.log(0.525 / 0.475), rel=1e-12, abs=0)
+    assert cases["Rappor"].true_epsilon == pytest.approx(8 * math.log(0.5125 / 0.4875), rel=1e-12, abs=0)
     # report noisy max with exponential noise on DP-Sniper's pair: exactly eps at the first index
-    assert cases["ReportNoisyMax2"].true_epsilon == pytest.approx(0.1, rel=1e-9)
+    assert cases["ReportNoisyMax2"].true_epsilon == pytest.approx(0.1, rel=1e-9, abs=0)
     for c in cases.values():
         assert len(c.x) == len(c.x_prime) and np.max(np.abs(c.x - c.x_prime)) <= 1
         assert np.all(np.abs(c.x) <= 10) and np.all(np.abs(c.x_prime) <= 10)     # DP-Sniper's domain
@@ -346,7 +346,7 @@ def test_numerical_svt_pattern_law_against_plain_quadrature():
             return v
         ref = sum(integrate.quad(f, a, b, epsrel=1e-12, epsabs=0, limit=200)[0]
                   for a, b in [(-np.inf, -3.0), (-3.0, 0.0), (0.0, 2.0), (2.0, np.inf)])
-        assert law[pats.index(pat)] == pytest.approx(ref, rel=1e-8)
+        assert law[pats.index(pat)] == pytest.approx(ref, rel=1e-8, abs=0)
 
 
 def test_numerical_svt_pair_epsilon_is_within_its_proofs():
@@ -422,14 +422,14 @@ def test_numerical_svt_pattern_law_at_a_tiny_epsilon_is_the_equal_answers_limit(
     ref = [_svt_law_reference([0.0, 0.0, 0.0], 2, p, 3) for p in pats]
     assert law == pytest.approx(ref, rel=1e-9, abs=0)
     # no top: int e^{-|s|}/2 F(s/4)^3 ds = 3/20 exactly (mpmath at 30 digits: 0.15)
-    assert law[pats.index(())] == pytest.approx(0.15, rel=1e-9)
+    assert law[pats.index(())] == pytest.approx(0.15, rel=1e-9, abs=0)
 
 
 def test_numerical_svt_pattern_law_at_a_huge_threshold_or_epsilon():
     pats, law = benchmark.numerical_svt_pattern_law([0.0, 1.0, 0.0], threshold=1e300)
-    assert law[pats.index(())] == pytest.approx(1.0, rel=1e-12) and np.all(np.delete(law, pats.index(())) == 0.0)
+    assert law[pats.index(())] == pytest.approx(1.0, rel=1e-12, abs=0) and np.all(np.delete(law, pats.index(())) == 0.0)
     pats, law = benchmark.numerical_svt_pattern_law([0.0, 1.0, 0.0], threshold=-1e300)    # every query a top
-    assert law[pats.index((0, 1))] == pytest.approx(1.0, rel=1e-12) and law.sum() == pytest.approx(1.0, rel=1e-12)
+    assert law[pats.index((0, 1))] == pytest.approx(1.0, rel=1e-12, abs=0) and law.sum() == pytest.approx(1.0, rel=1e-12, abs=0)
     # epsilon = 1e300: answers 0 are bottoms surely; the answer at the threshold is a top with
     # probability 1/2 (a symmetric comparison): () and (1,) have 1/2 each
     pats, law = benchmark.numerical_svt_pattern_law([0.0, 1.0, 0.0], epsilon=1e300, c=2, threshold=1.0)

@@ -867,7 +867,7 @@ def test_budget_split_at_extreme_budgets_buys_the_exact_scales(rho, share):
         assert Fraction(sigma) ** 2 >= variance > Fraction(math.nextafter(sigma, 0.0)) ** 2
         with mpmath.workdps(50):
             want = mpmath.sqrt(mpmath.mpf(variance.numerator) / variance.denominator)
-        assert sigma == pytest.approx(float(want), rel=1e-15)
+        assert sigma == pytest.approx(float(want), rel=1e-15, abs=0)
 
 
 @pytest.mark.parametrize("rho, share", [(1e-300, 0.5), (5e-324, 0.5), (1.0, 1e-300), (1.0, 5e-324),
@@ -903,12 +903,12 @@ def test_composition_at_the_smallest_tails(tail):
     from dpnotes.discrete import discrete_gaussian_delta
 
     eps = np.array([0.0, 0.5, 2.0])
-    assert cs.composition_delta(eps, [2.0], tail=tail) == pytest.approx(discrete_gaussian_delta(2.0, eps), rel=1e-13)
+    assert cs.composition_delta(eps, [2.0], tail=tail) == pytest.approx(discrete_gaussian_delta(2.0, eps), rel=1e-13, abs=0)
     coarse = cs.composition_delta(eps, [2.0, 3.0], tail=1e-30)
     fine = cs.composition_delta(eps, [2.0, 3.0], tail=tail)
     assert np.all(fine >= coarse - 1e-16) and np.all(fine <= coarse + 1e-30 + 1e-16)
     e = cs.composition_epsilon(1e-6, [3.0, 3.0], tail=tail)
-    assert cs.composition_delta(e, [3.0, 3.0], tail=tail) == pytest.approx(1e-6, rel=1e-9)
+    assert cs.composition_delta(e, [3.0, 3.0], tail=tail) == pytest.approx(1e-6, rel=1e-9, abs=0)
 
 
 def test_reconstruction_study_refuses_a_threshold_above_the_population(raises_exactly):

@@ -87,14 +87,14 @@ def test_approx_max_divergence_equals_brute_force():
 def test_kl_and_renyi_known_values_and_limits():
     p, q = [0.2, 0.5, 0.3], [0.4, 0.4, 0.2]
     kl = sum(a * math.log(a / b) for a, b in zip(p, q))
-    assert div.kl_divergence(p, q) == pytest.approx(kl, rel=1e-14)
+    assert div.kl_divergence(p, q) == pytest.approx(kl, rel=1e-14, abs=0)
     assert div.kl_divergence(p, p) == 0.0
     assert div.kl_divergence([0.5, 0.5], [1.0, 0.0]) == math.inf
     r2 = math.log(sum(a * a / b for a, b in zip(p, q)))
-    assert div.renyi_divergence(p, q, 2) == pytest.approx(r2, rel=1e-13)
-    assert div.renyi_divergence(p, q, 1 + 1e-7) == pytest.approx(kl, rel=1e-5)
+    assert div.renyi_divergence(p, q, 2) == pytest.approx(r2, rel=1e-13, abs=0)
+    assert div.renyi_divergence(p, q, 1 + 1e-7) == pytest.approx(kl, rel=1e-5, abs=0)
     assert div.renyi_divergence(p, q, 1) == pytest.approx(kl)
-    assert div.renyi_divergence(p, q, 400) == pytest.approx(div.max_divergence(p, q), rel=1e-2)
+    assert div.renyi_divergence(p, q, 400) == pytest.approx(div.max_divergence(p, q), rel=1e-2, abs=0)
     assert div.renyi_divergence(p, q, math.inf) == div.max_divergence(p, q)
     # monotone in alpha
     vals = [div.renyi_divergence(p, q, a) for a in (0.5, 0.9, 1, 2, 5, 20)]
@@ -113,11 +113,11 @@ def test_laplace_closed_forms_against_quadrature_and_sympy():
         dens = lambda y: stats.laplace.pdf(y, scale=1.0)
         loss = lambda y: stats.laplace.logpdf(y, scale=1.0) - stats.laplace.logpdf(y, loc=eps, scale=1.0)
         kl = integrate.quad(lambda y: dens(y) * loss(y), -40, 40, points=[0, eps])[0]
-        assert div.laplace_kl(eps) == pytest.approx(kl, rel=1e-9)
+        assert div.laplace_kl(eps) == pytest.approx(kl, rel=1e-9, abs=0)
         for a in (1.5, 2.0, 10.0):
             mom = integrate.quad(lambda y: np.exp(a * stats.laplace.logpdf(y) + (1 - a) * stats.laplace.logpdf(y, loc=eps)),
                                  -60, 60, points=[0, eps])[0]
-            assert div.laplace_renyi(a, eps) == pytest.approx(math.log(mom) / (a - 1), rel=1e-8)
+            assert div.laplace_renyi(a, eps) == pytest.approx(math.log(mom) / (a - 1), rel=1e-8, abs=0)
     y, e = sp.symbols("y varepsilon", positive=True)
     # KL integral in closed form (b = 1, Delta = eps): the loss |y - eps| - |y| is eps, eps - 2y, -eps on the three pieces
     expr = sp.integrate((sp.exp(y) / 2) * e, (y, -sp.oo, 0)) + \
@@ -128,10 +128,10 @@ def test_laplace_closed_forms_against_quadrature_and_sympy():
 def test_gaussian_closed_forms_against_quadrature():
     for mu in (0.3, 1.0, 2.5):
         kl = integrate.quad(lambda y: stats.norm.pdf(y) * (stats.norm.logpdf(y) - stats.norm.logpdf(y, loc=mu)), -30, 30)[0]
-        assert div.gaussian_kl(mu) == pytest.approx(kl, rel=1e-9)
+        assert div.gaussian_kl(mu) == pytest.approx(kl, rel=1e-9, abs=0)
         for a in (0.5, 2.0, 7.0):
             mom = integrate.quad(lambda y: np.exp(a * stats.norm.logpdf(y) + (1 - a) * stats.norm.logpdf(y, loc=mu)), -40, 40)[0]
-            assert div.gaussian_renyi(a, mu) == pytest.approx(math.log(mom) / (a - 1), rel=1e-8)
+            assert div.gaussian_renyi(a, mu) == pytest.approx(math.log(mom) / (a - 1), rel=1e-8, abs=0)
 
 
 @pytest.mark.parametrize(
@@ -183,15 +183,15 @@ def _renyi_mp(p, q, alpha):
 
 def test_renyi_below_one_is_finite_when_q_vanishes_on_part_of_the_support():
     # p = (1/2, 1/2), q = (1, 0): sum p^a q^(1-a) = 2^-a, so D_a = a log 2 / (1 - a); at a = 1/2 it is log 2
-    assert div.renyi_divergence([0.5, 0.5], [1.0, 0.0], 0.5) == pytest.approx(math.log(2), rel=1e-14)
+    assert div.renyi_divergence([0.5, 0.5], [1.0, 0.0], 0.5) == pytest.approx(math.log(2), rel=1e-14, abs=0)
     for a in (0.2, 0.75):
-        assert div.renyi_divergence([0.5, 0.5], [1.0, 0.0], a) == pytest.approx(a * math.log(2) / (1 - a), rel=1e-13)
+        assert div.renyi_divergence([0.5, 0.5], [1.0, 0.0], a) == pytest.approx(a * math.log(2) / (1 - a), rel=1e-13, abs=0)
     # the same pair at orders >= 1 is infinite; disjoint supports are infinite at every order
     for a in (1.0, 1.5, math.inf):
         assert div.renyi_divergence([0.5, 0.5], [1.0, 0.0], a) == math.inf
     assert div.renyi_divergence([1.0, 0.0], [0.0, 1.0], 0.3) == math.inf
     # ... and the other direction, q vanishing only off p's support, is finite at every order (asymmetric)
-    assert div.renyi_divergence([1.0, 0.0], [0.5, 0.5], 3.0) == pytest.approx(math.log(2), rel=1e-13)
+    assert div.renyi_divergence([1.0, 0.0], [0.5, 0.5], 3.0) == pytest.approx(math.log(2), rel=1e-13, abs=0)
 
 
 def test_renyi_against_high_precision_sums_with_zeros_and_skew_symmetry():
@@ -220,9 +220,9 @@ def test_approx_max_divergence_counts_an_event_a_hair_above_delta():
     p = [d + Fraction(1, 10**9), 1 - d - Fraction(1, 10**9)]
     q = [Fraction(1, 10**12), 1 - Fraction(1, 10**12)]
     exact = max(math.log((ps - d) / qs) for ps, qs in ((p[0], q[0]), (p[1], q[1]), (sum(p), sum(q))) if ps > d)
-    assert exact == pytest.approx(math.log(1000), rel=1e-12)
+    assert exact == pytest.approx(math.log(1000), rel=1e-12, abs=0)
     got = div.approx_max_divergence([float(x) for x in p], [float(x) for x in q], float(d))
-    assert got == pytest.approx(exact, rel=1e-6)
+    assert got == pytest.approx(exact, rel=1e-6, abs=0)
     # the same pair with delta a hair above P({0}): that event drops out, only {1} and {0, 1} remain
     got_above = div.approx_max_divergence([float(x) for x in p], [float(x) for x in q], float(d) + 2e-9)
     assert got_above == pytest.approx(math.log((1 - float(d) - 2e-9) / 1.0), rel=1e-9)
@@ -231,11 +231,11 @@ def test_approx_max_divergence_counts_an_event_a_hair_above_delta():
 def test_approx_max_divergence_is_asymmetric_and_decreases_in_delta():
     p, q = [0.6, 0.3, 0.1], [0.2, 0.3, 0.5]
     # brute force over the 7 events, both directions
-    assert div.approx_max_divergence(p, q, 0.15) == pytest.approx(math.log(0.45 / 0.2), rel=1e-12)
-    assert div.approx_max_divergence(q, p, 0.15) == pytest.approx(math.log(0.35 / 0.1), rel=1e-12)
+    assert div.approx_max_divergence(p, q, 0.15) == pytest.approx(math.log(0.45 / 0.2), rel=1e-12, abs=0)
+    assert div.approx_max_divergence(q, p, 0.15) == pytest.approx(math.log(0.35 / 0.1), rel=1e-12, abs=0)
     vals = [div.approx_max_divergence(p, q, d) for d in (0.0, 0.1, 0.3, 0.5, 0.59)]
     assert np.all(np.diff(vals) < 0)
-    assert div.approx_max_divergence(p, q, 0.0) == pytest.approx(math.log(3), rel=1e-12)
+    assert div.approx_max_divergence(p, q, 0.0) == pytest.approx(math.log(3), rel=1e-12, abs=0)
 
 
 import warnings
@@ -252,7 +252,7 @@ def test_outcomes_impossible_under_both_laws_change_nothing():
         assert div.approx_max_divergence(p, q, 0.1) == pytest.approx(math.log(0.4 / 0.25))
         for a in (0.5, 2.0):
             want = math.log(0.5**a * 0.25 ** (1 - a) + 0.5**a * 0.75 ** (1 - a)) / (a - 1)
-            assert div.renyi_divergence(p, q, a) == pytest.approx(want, rel=1e-13)
+            assert div.renyi_divergence(p, q, a) == pytest.approx(want, rel=1e-13, abs=0)
         assert div.renyi_divergence([0.5, 0.5, 0.0], [0.5, 0.5, 0.0], 3.0) == pytest.approx(0.0, abs=1e-15)
         # supports that differ: infinite or finite, but silently
         assert div.approx_max_divergence([0.5, 0.5, 0.0], [0.0, 0.5, 0.5], 0.4) == math.inf

@@ -49,7 +49,7 @@ def test_noise_scales_follow_the_published_budget_split():
               4: (1 / f1, 1 / f2), 5: (1 / e1, 0.0), 6: (1 / e1, 1 / e2)}
     for alg, (bt, bq) in expect.items():
         got = flawed.lyu_noise_scales(alg, eps, c)
-        assert got == pytest.approx((bt, bq), rel=1e-12), alg
+        assert got == pytest.approx((bt, bq), rel=1e-12, abs=0), alg
 
 
 def test_algorithm_5_is_exactly_a_comparison_with_a_noisy_threshold():
@@ -186,7 +186,7 @@ def test_sparse_vector_variant_rejects(kw, match):
 
 def test_lyu_privacy():
     assert flawed.lyu_privacy(1, 0.3) == 0.3 and flawed.lyu_privacy(2, 0.3, c=5) == 0.3
-    assert flawed.lyu_privacy(4, 0.3, c=2) == pytest.approx((1 + 12) / 4 * 0.3, rel=1e-14)
+    assert flawed.lyu_privacy(4, 0.3, c=2) == pytest.approx((1 + 12) / 4 * 0.3, rel=1e-14, abs=0)
     assert all(math.isinf(flawed.lyu_privacy(a, 0.3)) for a in (3, 5, 6))
 
 
@@ -226,7 +226,7 @@ def test_pattern_probability_matches_mpmath():
     f = lambda u: mp.exp(-abs(u - T) / bt) / (2 * bt) * (1 - cdf(u - answers[0], bq)) * cdf(u - answers[1], bq)
     ref = mp.quad(f, [-mp.inf, -0.3, 0.2, 0.5, mp.inf])
     lp = flawed.no_cutoff_pattern_log_probabilities(answers, T, eps, [[1, 0]], algorithm=6)
-    assert math.exp(lp[0]) == pytest.approx(float(ref), rel=1e-8)
+    assert math.exp(lp[0]) == pytest.approx(float(ref), rel=1e-8, abs=0)
 
 
 def test_algorithm_5_counterexample_is_infinite():
@@ -235,7 +235,7 @@ def test_algorithm_5_counterexample_is_infinite():
     lxp = flawed.no_cutoff_pattern_log_probabilities([0.0, 1.0], 1.0, 0.1, [[1, 0]], algorithm=5)
     assert np.isneginf(lxp[0])
     # Pr = Pr[0 < T + rho <= 1] with rho ~ Lap(20)
-    assert math.exp(lx[0]) == pytest.approx(stats.laplace.cdf(0, scale=20) - stats.laplace.cdf(-1, scale=20), rel=1e-12)
+    assert math.exp(lx[0]) == pytest.approx(stats.laplace.cdf(0, scale=20) - stats.laplace.cdf(-1, scale=20), rel=1e-12, abs=0)
 
 
 def test_pattern_probabilities_reject():
@@ -294,7 +294,7 @@ def test_noisy_max_value_epsilon_laplace_is_attained_and_not_exceeded():
     y = np.linspace(-60, 60, 601)
     r = flawed.noisy_max_value_log_density(y, x, eps) - flawed.noisy_max_value_log_density(y, xp, eps)
     assert np.max(r) == pytest.approx(n / b, abs=1e-9)                 # attained below both
-    assert flawed.noisy_max_value_epsilon(n, eps) == pytest.approx(n / b, rel=1e-14)
+    assert flawed.noisy_max_value_epsilon(n, eps) == pytest.approx(n / b, rel=1e-14, abs=0)
     rng = np.random.default_rng(0)
     for _ in range(20):                                               # random neighbouring pairs
         a = rng.uniform(-5, 5, n)
@@ -370,8 +370,8 @@ def test_dpsniper_cases_run_the_documented_setting():
                 want = flawed.noisy_max(data, 0.1, 3000, rng=np.random.default_rng(7), noise=noise, release="value")
                 assert case.true_epsilon == flawed.noisy_max_value_epsilon(5, 0.1, noise=noise)
             np.testing.assert_array_equal(got, want, err_msg=case.name)
-    assert cases[1].true_epsilon == pytest.approx(0.175, rel=1e-14)          # (1 + 6) / 4 * 0.1
-    assert cases[4].true_epsilon == pytest.approx(0.25, rel=1e-14)           # 5 * 0.1 / 2
+    assert cases[1].true_epsilon == pytest.approx(0.175, rel=1e-14, abs=0)          # (1 + 6) / 4 * 0.1
+    assert cases[4].true_epsilon == pytest.approx(0.25, rel=1e-14, abs=0)           # 5 * 0.1 / 2
 
 
 def alg3_first_top_log_density(answers, i, v, T=1.0, b=20.0):
@@ -396,7 +396,7 @@ def test_dpsniper_pairs_witness_the_violations():
     cases = {c.name: c for c in flawed.dpsniper_cases()}
     c3 = cases["Lyu et al. Algorithm 3"]
     r3 = alg3_first_top_log_density(c3.x, 9, -100.0) - alg3_first_top_log_density(c3.x_prime, 9, -100.0)
-    assert r3 == pytest.approx(0.4, rel=1e-6) and r3 > c3.claimed
+    assert r3 == pytest.approx(0.4, rel=1e-6, abs=0) and r3 > c3.claimed
     c4 = cases["Lyu et al. Algorithm 4"]
     bt, bq = flawed.lyu_noise_scales(4, 0.1)
     loss4 = svt.max_log_ratio(c4.x, c4.x_prime, 1.0, 0.1, threshold_scale=bt, query_scale=bq)
@@ -412,7 +412,7 @@ def test_dpsniper_pairs_witness_the_violations():
     cl = cases["noisy max value, Laplace noise"]
     y = np.linspace(-150.0, 150.0, 601)
     lr = flawed.noisy_max_value_log_density(y, cl.x, 0.1) - flawed.noisy_max_value_log_density(y, cl.x_prime, 0.1)
-    assert np.max(np.abs(lr)) == pytest.approx(cl.true_epsilon, rel=1e-9)
+    assert np.max(np.abs(lr)) == pytest.approx(cl.true_epsilon, rel=1e-9, abs=0)
     ce = cases["noisy max value, exponential noise"]
     y0 = [np.max(ce.x) + 0.5]
     assert np.isfinite(flawed.noisy_max_value_log_density(y0, ce.x, 0.1, noise="exponential")[0])
@@ -746,7 +746,7 @@ def test_algorithm_6_log_probabilities_at_extreme_epsilons(answers, eps):
     want = [_mp_no_cutoff_log_probability(answers, 0.0, eps, p) for p in pats]
     assert got == pytest.approx(want, rel=1e-9, abs=0)
     if eps < 1e-200:                         # the limit: the orderings of three i.i.d. draws
-        assert np.exp(got) == pytest.approx([1 / 6, 1 / 3, 1 / 3, 1 / 6], rel=1e-9)
+        assert np.exp(got) == pytest.approx([1 / 6, 1 / 3, 1 / 3, 1 / 6], rel=1e-9, abs=0)
 
 
 def test_algorithm_6_refuses_a_log_probability_below_minus_1e4():

@@ -37,7 +37,7 @@ def test_mahalanobis_norm_matches_symmetric_inverse_square_root():
     v = rng.normal(size=5)
     w, u = linalg.eigh(m)
     inv_sqrt = u @ np.diag(w**-0.5) @ u.T
-    assert fn.mahalanobis_norm(v, m) == pytest.approx(np.linalg.norm(inv_sqrt @ v), rel=1e-12)
+    assert fn.mahalanobis_norm(v, m) == pytest.approx(np.linalg.norm(inv_sqrt @ v), rel=1e-12, abs=0)
 
 
 def test_rkhs_norm_limits():
@@ -60,7 +60,7 @@ def test_rkhs_norm_dominates_every_finite_mahalanobis_norm():
     # Equality when the points contain the centres (f is then in the span).
     x = np.concatenate([z, [5.0]])
     fx = fn.gaussian_kernel(x, z, h) @ a
-    assert fn.mahalanobis_norm(fx, fn.gaussian_kernel(x, x, h)) == pytest.approx(fn.rkhs_norm(a, z, h), rel=1e-8)
+    assert fn.mahalanobis_norm(fx, fn.gaussian_kernel(x, x, h)) == pytest.approx(fn.rkhs_norm(a, z, h), rel=1e-8, abs=0)
 
 
 # ---------------------------------------------------------------- GP sampling
@@ -136,7 +136,7 @@ def test_kde_difference_rkhs_norm_equals_gram_form():
 def test_rkhs_sensitivity_is_the_supremum():
     n, h = 40, 0.25
     far = fn.kde_difference_rkhs_norm(0.0, 100.0, n, h)[0]
-    assert far == pytest.approx(fn.rkhs_sensitivity(n, h), rel=1e-14)
+    assert far == pytest.approx(fn.rkhs_sensitivity(n, h), rel=1e-14, abs=0)
     dists = np.linspace(0, 5, 101)
     assert np.all(fn.kde_difference_rkhs_norm(np.zeros(101), dists, n, h) <= fn.rkhs_sensitivity(n, h) * (1 + 1e-12))
     # d = 2: sqrt(2) / (n 2 pi h^2), written out.
@@ -305,7 +305,7 @@ def test_normal_kde_mise_matches_quadrature(n, h):
         second = stats.norm.pdf(t, scale=math.sqrt(1 + h * h / 2)) / (2 * math.sqrt(math.pi) * h)
         return bias2 + (second - stats.norm.pdf(t, scale=s) ** 2) / n
 
-    assert fn.normal_kde_mise(n, h) == pytest.approx(integrate.quad(integrand, -np.inf, np.inf)[0], rel=1e-8)
+    assert fn.normal_kde_mise(n, h) == pytest.approx(integrate.quad(integrand, -np.inf, np.inf)[0], rel=1e-8, abs=0)
 
 
 def test_kde_ise_normal_private_adds_noise_energy():
@@ -314,8 +314,8 @@ def test_kde_ise_normal_private_adds_noise_energy():
     grid = np.linspace(-4, 4, 81)
     ise, isep = fn.kde_ise_normal(200, 0.4, grid, np.random.default_rng(11), reps=400, epsilon=1.0, delta=1e-2)
     sigma = fn.rkhs_sensitivity(200, 0.4) * math.sqrt(2 * math.log(2 / 1e-2)) / 1.0
-    assert np.mean(isep - ise) == pytest.approx(sigma**2 * 8.0, rel=0.25)
-    assert np.mean(ise) == pytest.approx(fn.normal_kde_mise(200, 0.4), rel=0.15)
+    assert np.mean(isep - ise) == pytest.approx(sigma**2 * 8.0, rel=0.25, abs=0)
+    assert np.mean(ise) == pytest.approx(fn.normal_kde_mise(200, 0.4), rel=0.15, abs=0)
 
 
 @pytest.mark.parametrize("method,eps", [("hrw", 0.6), ("analytic", 2.0)])
@@ -356,7 +356,7 @@ def test_lscv_matches_quadrature_and_explicit_leave_one_out():
     h = 0.45
     int_sq = integrate.quad(lambda t: fn.kde(x, [t], h)[0] ** 2, -np.inf, np.inf, epsabs=1e-13, limit=200)[0]
     loo = np.mean([fn.kde(np.delete(x, i), [x[i]], h)[0] for i in range(15)])
-    assert fn.lscv(x, h) == pytest.approx(int_sq - 2 * loo, rel=1e-8)
+    assert fn.lscv(x, h) == pytest.approx(int_sq - 2 * loo, rel=1e-8, abs=0)
 
 
 def _lscv_parts(x, h):
@@ -377,9 +377,9 @@ def test_lscv_sensitivity_simple_bound_is_the_sum_of_two_attained_ranges(n, h):
     (i0, l0), (i1, l1) = _lscv_parts(x, h), _lscv_parts(y, h)
     first, second = abs(i1 - i0), abs(2 * (l1 - l0))
     assert first == pytest.approx(2 * (n - 1) / n**2 / (2 * math.sqrt(math.pi) * h), rel=1e-8)
-    assert fn.lscv_sensitivity(n, h) == pytest.approx(first + second, rel=1e-8)
+    assert fn.lscv_sensitivity(n, h) == pytest.approx(first + second, rel=1e-8, abs=0)
     # ... but the two parts move in opposite directions, so the change of LSCV itself is their difference.
-    assert abs(fn.lscv(y, h) - fn.lscv(x, h)) == pytest.approx(second - first, rel=1e-8)
+    assert abs(fn.lscv(y, h) - fn.lscv(x, h)) == pytest.approx(second - first, rel=1e-8, abs=0)
 
 
 @pytest.mark.parametrize("n,h,d", [(12, 0.3, 1), (20, 0.8, 1), (15, 0.4, 2), (8, 1.3, 3)])
@@ -395,10 +395,10 @@ def test_lscv_sensitivity_sharp_is_attained_and_never_exceeded(n, h, d):
 
     ts = np.linspace(0, 8 * h, 4001)
     changes = np.array([moved(t) for t in ts])
-    assert changes.max() == pytest.approx(sharp, rel=1e-5)
+    assert changes.max() == pytest.approx(sharp, rel=1e-5, abs=0)
     best = optimize.minimize_scalar(lambda t: -moved(t), bracket=(ts[changes.argmax() - 1], ts[changes.argmax()],
                                                                   ts[changes.argmax() + 1]))
-    assert -best.fun == pytest.approx(sharp, rel=1e-10)
+    assert -best.fun == pytest.approx(sharp, rel=1e-10, abs=0)
     # Never exceeded on random pairs (asymmetric data, every record replaced somewhere), and below the simple bound.
     rng = np.random.default_rng(13 + d)
     for _ in range(150):
@@ -422,7 +422,7 @@ def test_lscv_in_two_dimensions_matches_explicit_sums():
     both = np.mean([[stats.multivariate_normal.pdf(a, mean=b, cov=2 * h * h * np.eye(2)) for b in x] for a in x])
     loo = np.mean([np.mean([stats.multivariate_normal.pdf(x[i], mean=x[j], cov=h * h * np.eye(2))
                             for j in range(7) if j != i]) for i in range(7)])
-    assert fn.lscv(x, h) == pytest.approx(both - 2 * loo, rel=1e-10)
+    assert fn.lscv(x, h) == pytest.approx(both - 2 * loo, rel=1e-10, abs=0)
 
 
 # ---------------------------------------------------------------- Sobolev space and regularised ERM
@@ -439,10 +439,10 @@ def test_sobolev_kde_sensitivity_is_the_supremum_by_quadrature(n, h):
     vals = np.array([sq_norm(u) for u in us])
     best = optimize.minimize_scalar(lambda u: -sq_norm(u), bounds=(us[vals.argmax() - 1], us[vals.argmax() + 1]),
                                     method="bounded", options={"xatol": 1e-10})
-    assert math.sqrt(-best.fun) == pytest.approx(fn.sobolev_kde_sensitivity(n, h), rel=1e-7)
-    assert best.x**2 == pytest.approx(2 * h * h * (2 * h * h + 3), rel=1e-4)   # the worst distance is finite
+    assert math.sqrt(-best.fun) == pytest.approx(fn.sobolev_kde_sensitivity(n, h), rel=1e-7, abs=0)
+    assert best.x**2 == pytest.approx(2 * h * h * (2 * h * h + 3), rel=1e-4, abs=0)   # the worst distance is finite
     assert math.sqrt(sq_norm(60.0)) < fn.sobolev_kde_sensitivity(n, h)  # far apart is not the worst
-    assert fn.sobolev_kde_sensitivity(1, h) == pytest.approx(n * fn.sobolev_kde_sensitivity(n, h), rel=1e-14)
+    assert fn.sobolev_kde_sensitivity(1, h) == pytest.approx(n * fn.sobolev_kde_sensitivity(n, h), rel=1e-14, abs=0)
     with pytest.raises(ValueError, match=r"^bandwidth must"):
         fn.sobolev_kde_sensitivity(n, 0.0)
 
@@ -912,8 +912,8 @@ def test_sobolev_kde_sensitivity_at_extreme_bandwidths():
 def test_rkhs_norm_at_extreme_bandwidths_and_close_centres():
     """K = I at h = 1e-300 (the norm was nan); near 1 1^T the plain a^T K a cancelled: centres 1e-8
     apart at h = 1 gave 0 for 1e-8, and 3 apart at h = 1e300 0 for 3e-300."""
-    assert fn.rkhs_norm([1.0, -2.0], [0.0, 3.0], 1e-300) == pytest.approx(math.sqrt(5), rel=1e-15)
-    assert fn.rkhs_norm([1.0, -2.0], [0.0, 3.0], 5e-324) == pytest.approx(math.sqrt(5), rel=1e-15)
+    assert fn.rkhs_norm([1.0, -2.0], [0.0, 3.0], 1e-300) == pytest.approx(math.sqrt(5), rel=1e-15, abs=0)
+    assert fn.rkhs_norm([1.0, -2.0], [0.0, 3.0], 5e-324) == pytest.approx(math.sqrt(5), rel=1e-15, abs=0)
     # sqrt(2 - 2 exp(-r^2 / (2 h^2))) for a = (1, -1)
     for r, h in [(1e-8, 1.0), (3.0, 1e300), (5e-300, 1e-300)]:
         want = mp.sqrt(-2 * mp.expm1(-mp.mpf(r) ** 2 / (2 * mp.mpf(h) ** 2)))   # 2 - 2 e^-u, u = 4.5e-600
@@ -945,7 +945,7 @@ def test_gp_functions_at_bandwidth_1e_300_use_the_identity_gram_matrix():
     assert np.allclose(cov, [[tau / (1 + tau), 0.0], [0.0, 1.0]], rtol=1e-6, atol=0)
     # gp_extend at a new point unrelated to the old ones: mean 0, variance 1 (+ jitter 1e-10)
     g = fn.gp_extend([0.0, 1.0], [0.5, -0.5], [0.5], 1e-300, np.random.default_rng(8))
-    assert g.tolist() == pytest.approx([math.sqrt(1 + tau) * np.random.default_rng(8).standard_normal()], rel=1e-15)
+    assert g.tolist() == pytest.approx([math.sqrt(1 + tau) * np.random.default_rng(8).standard_normal()], rel=1e-15, abs=0)
 
 
 @mp.workdps(50)

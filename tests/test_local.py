@@ -790,12 +790,12 @@ def _mp_oue_estimate(support, n, eps):
 def test_krr_and_oue_estimates_at_a_tiny_epsilon_do_not_cancel(eps):
     """C - n q cancelled: q rounds to 1/k, so a balanced histogram (C = n/k) gave 0 at 1e-300 and
     2.00000017 at 1e-10 instead of n/k = 2; the estimate is (k C - n)/(k (p - q)) + n/k (mpmath)."""
-    assert local.krr_estimate([0, 1, 2, 0, 1, 2], eps, 3).tolist() == pytest.approx([2.0] * 3, rel=1e-13)
+    assert local.krr_estimate([0, 1, 2, 0, 1, 2], eps, 3).tolist() == pytest.approx([2.0] * 3, rel=1e-13, abs=0)
     got = local.krr_estimate([0, 1, 1, 2, 2, 2], eps, 3)
-    assert got.tolist() == pytest.approx(_mp_krr_estimate([1, 2, 3], 6, eps, 3), rel=1e-13)
-    assert local.oue_estimate([[1, 0], [0, 1]], eps).tolist() == pytest.approx([2.0, 2.0], rel=1e-13)
+    assert got.tolist() == pytest.approx(_mp_krr_estimate([1, 2, 3], 6, eps, 3), rel=1e-13, abs=0)
+    assert local.oue_estimate([[1, 0], [0, 1]], eps).tolist() == pytest.approx([2.0, 2.0], rel=1e-13, abs=0)
     got = local.oue_estimate([[1, 0], [1, 1], [1, 0]], eps)
-    assert got.tolist() == pytest.approx(_mp_oue_estimate([3, 1], 3, eps), rel=1e-13)
+    assert got.tolist() == pytest.approx(_mp_oue_estimate([3, 1], 3, eps), rel=1e-13, abs=0)
 
 
 def test_frequency_estimates_at_the_smallest_subnormal_epsilon():
@@ -807,7 +807,7 @@ def test_frequency_estimates_at_the_smallest_subnormal_epsilon():
     assert local.hr_estimate([0, 1, 2, 3], tiny, 2).tolist() == [0.0, 0.0]
     with mp.workdps(50):
         want = float(2 / mp.tanh(mp.mpf(1e-300) / 2))             # T = (0, 2)
-    assert local.hr_estimate([0, 0, 1, 3], 1e-300, 2).tolist() == pytest.approx([0.0, want], rel=1e-15)
+    assert local.hr_estimate([0, 0, 1, 3], 1e-300, 2).tolist() == pytest.approx([0.0, want], rel=1e-15, abs=0)
     # (k C - n)/(k (p - q)) + n/k: exact n/k where k C = n; +-inf elsewhere
     assert local.krr_estimate([0, 1, 2, 0, 1, 2], tiny, 3).tolist() == [2.0, 2.0, 2.0]
     assert local.krr_estimate([0, 1, 1, 1], tiny, 2).tolist() == [-math.inf, math.inf]
@@ -824,7 +824,7 @@ def test_variances_at_a_tiny_epsilon():
     # just above the overflow: HR's n/tanh^2(eps/2) - n_v at eps = 1e-150 (mpmath), finite
     with mp.workdps(50):
         want = [float(4 / mp.tanh(mp.mpf(1e-150) / 2) ** 2 - v) for v in (3, 1)]
-    assert local.hr_variance([3, 1], 1e-150).tolist() == pytest.approx(want, rel=1e-14)
+    assert local.hr_variance([3, 1], 1e-150).tolist() == pytest.approx(want, rel=1e-14, abs=0)
 
 
 def test_clone_bound_at_a_huge_epsilon0():
@@ -833,7 +833,7 @@ def test_clone_bound_at_a_huge_epsilon0():
     delta(eps) = (e^eps0 - e^eps)/(1 + e^eps0) of randomized response (mpmath)."""
     with mp.workdps(50):
         want = float((mp.exp(1000) - mp.exp(995)) / (1 + mp.exp(1000)))
-    assert local.fmt_clone_delta(1000.0, 100, 995.0) == pytest.approx(want, rel=1e-12)
+    assert local.fmt_clone_delta(1000.0, 100, 995.0) == pytest.approx(want, rel=1e-12, abs=0)
     assert local.fmt_clone_delta(1e300, 100, [0.0, 0.5, 1e4]).tolist() == [1.0, 1.0, 1.0]
     # smallest eps with delta(eps) <= 1e-6: eps0 + log(1 - 1e-6 (1 + e^-eps0)), to brentq's 1e-13 relative
     e = local.fmt_clone_epsilon(1000.0, 500, 1e-6)
@@ -858,8 +858,8 @@ def test_fmt_bounds_at_a_subnormal_delta(delta):
         d = mp.mpf(delta)
         first = mp.log(n / (16 * mp.log(4 / d)))
         stronger = mp.log(n / (8 * mp.log(2 / d)) - 1)
-    assert local.fmt_epsilon0_max(n, delta) == pytest.approx(float(first), rel=1e-14)
-    assert local.fmt_stronger_epsilon0_max(n, delta) == pytest.approx(float(stronger), rel=1e-14)
+    assert local.fmt_epsilon0_max(n, delta) == pytest.approx(float(first), rel=1e-14, abs=0)
+    assert local.fmt_stronger_epsilon0_max(n, delta) == pytest.approx(float(stronger), rel=1e-14, abs=0)
     for bound in (local.fmt_epsilon, local.fmt_stronger_epsilon):
         assert 0 < bound(0.5, 10**6, 1e-300) < bound(0.5, 10**6, delta) < 0.5
 

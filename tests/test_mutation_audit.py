@@ -42,11 +42,11 @@ def test_audit_test_counts_by_hand_and_passes_delta_and_confidence_through():
     assert (res.false_positives, res.n_negatives, res.false_negatives, res.n_positives) == (300, 1000, 400, 1000)
     assert res.test is ABOVE and res.confidence == 0.8 and res.delta == 0.03
     assert res.n_select == 0 and res.candidates == {}
-    assert res.epsilon == pytest.approx(by_hand(300, 1000, 400, 1000, 0.03, 0.8), rel=1e-9)
+    assert res.epsilon == pytest.approx(by_hand(300, 1000, 400, 1000, 0.03, 0.8), rel=1e-9, abs=0)
     # the defaults are confidence 0.95 and delta 0
     res = audit.audit_test(cycle, 0, 3, ABOVE, n_samples=1000, rng=np.random.default_rng(0))
     assert (res.confidence, res.delta) == (0.95, 0.0)
-    assert res.epsilon == pytest.approx(by_hand(300, 1000, 400, 1000, 0.0, 0.95), rel=1e-9)
+    assert res.epsilon == pytest.approx(by_hand(300, 1000, 400, 1000, 0.0, 0.95), rel=1e-9, abs=0)
 
 
 def test_audit_test_takes_one_run_and_refuses_a_fraction_with_the_rule():
@@ -104,7 +104,7 @@ def test_expected_lower_bound_best_set_of_two_outputs_in_ratio_order():
     # output 2 from the other side, log(0.7 / 0.1) = 1.95, and wins.
     b, S = planned([0.1, 0.2, 0.7], [0.25, 0.65, 0.1])
     assert S.tolist() == [True, True, False]
-    assert b == pytest.approx(by_hand(3000, N, 1000, N, 0.0, 0.95), rel=1e-6)
+    assert b == pytest.approx(by_hand(3000, N, 1000, N, 0.0, 0.95), rel=1e-6, abs=0)
 
 
 def test_expected_lower_bound_puts_an_output_only_x_prime_gives_first():
@@ -114,7 +114,7 @@ def test_expected_lower_bound_puts_an_output_only_x_prime_gives_first():
     # = 1 - 0.025**(1/10 000) is about 5.5, far above any set of the ratios 1.4 and 0.4 (log 2.5).
     b, S = planned([0.5, 0.0, 0.5], [0.7, 0.1, 0.2])
     assert S.tolist() == [False, True, False]
-    assert b == pytest.approx(by_hand(0, N, 9000, N, 0.0, 0.95), rel=1e-6) and b > 5
+    assert b == pytest.approx(by_hand(0, N, 9000, N, 0.0, 0.95), rel=1e-6, abs=0) and b > 5
 
 
 def test_expected_lower_bound_leaves_an_output_only_x_gives_out():
@@ -123,7 +123,7 @@ def test_expected_lower_bound_leaves_an_output_only_x_gives_out():
     # log((1 - p_bar) / q_bar) is about 6.3.
     b, S = planned([0.2, 0.5, 0.3], [0.0, 0.5, 0.5])
     assert S.tolist() == [False, True, True]
-    assert b == pytest.approx(by_hand(8000, N, 0, N, 0.0, 0.95), rel=1e-6) and b > 6
+    assert b == pytest.approx(by_hand(8000, N, 0, N, 0.0, 0.95), rel=1e-6, abs=0) and b > 6
 
 
 def test_expected_lower_bound_an_output_neither_law_gives_is_neutral_and_silent():
@@ -133,7 +133,7 @@ def test_expected_lower_bound_an_output_neither_law_gives_is_neutral_and_silent(
     # output of mass 0 changes no count and stays out of S.
     b, S = planned([0.3, 0.0, 0.2, 0.5], [0.45, 0.0, 0.5, 0.05])
     assert S.tolist() == [True, False, True, False]
-    assert b == pytest.approx(by_hand(5000, N, 500, N, 0.0, 0.95), rel=1e-6)
+    assert b == pytest.approx(by_hand(5000, N, 500, N, 0.0, 0.95), rel=1e-6, abs=0)
 
 
 # ---------------------------------------------------------------- gdp_epsilon_lower_bound
@@ -176,7 +176,7 @@ def test_exceedance_takes_cdf_values_of_zero():
     # kills nested_tests_exceedance mutmut_20 (a CDF value 0 refused: [0, 1] is the documented range).
     # cdf_x = 0 at the threshold: every run on x lies above it, FP = n0 surely; FN ~ Bin(4, 0.4).
     rule = lambda fp, fn: (fn <= 1) & (fp >= 3)
-    assert silent_exceedance([0.0], [0.4], 3, 4, rule) == pytest.approx(stats.binom.cdf(1, 4, 0.4), rel=1e-12)
+    assert silent_exceedance([0.0], [0.4], 3, 4, rule) == pytest.approx(stats.binom.cdf(1, 4, 0.4), rel=1e-12, abs=0)
 
 
 def test_exceedance_with_a_cdf_that_reaches_one_early_is_exact_and_silent():
@@ -234,7 +234,7 @@ def test_mu_from_errors_of_two_numbers_is_a_float():
     # Phi^{-1}(0.9) + Phi^{-1}(0.7) from scipy.stats.norm
     mu = audit.gdp_mu_from_errors(0.1, 0.3)
     assert type(mu) is float
-    assert mu == pytest.approx(stats.norm.isf(0.1) + stats.norm.isf(0.3), rel=1e-12)
+    assert mu == pytest.approx(stats.norm.isf(0.1) + stats.norm.isf(0.3), rel=1e-12, abs=0)
     assert audit.gdp_mu_from_errors([0.1], 0.3).shape == (1,)
 
 

@@ -343,7 +343,7 @@ def test_rappor_pair_epsilon_with_a_small_filter():
     # f = 0.2, p = 0.1, q = 0.7: q* = 0.64, p* = 0.16; one bit: reported 1 gives log(0.64 / 0.16) = log 4,
     # reported 0 gives |log(0.36 / 0.84)| = log(7 / 3); the larger, in either order of the pair
     for v, w in ((0, 8), (8, 0)):
-        assert benchmark.rappor_pair_epsilon(v, w, 0.2, 0.1, 0.7, **small) == pytest.approx(math.log(4), rel=1e-14)
+        assert benchmark.rappor_pair_epsilon(v, w, 0.2, 0.1, 0.7, **small) == pytest.approx(math.log(4), rel=1e-14, abs=0)
     qs, ps = benchmark.rappor_bit_probabilities(0.2, 0.1, 0.7)
     for v, w in ((0, 5), (5, 0)):
         assert benchmark.rappor_pair_epsilon(v, w, 0.2, 0.1, 0.7, **small) == pytest.approx(
@@ -398,7 +398,7 @@ def test_numerical_svt_pattern_law_at_other_cut_offs(c, pats):
     assert len(got_pats) == sum(math.comb(5, m) for m in range(c + 1))
     assert law.sum() == pytest.approx(1.0, abs=1e-9)
     for pat in pats:
-        assert law[got_pats.index(pat)] == pytest.approx(_pattern_probability(x, pat, 0.5, c, -0.5), rel=1e-8), pat
+        assert law[got_pats.index(pat)] == pytest.approx(_pattern_probability(x, pat, 0.5, c, -0.5), rel=1e-8, abs=0), pat
 
 
 def test_numerical_svt_pair_epsilon_of_one_query():
@@ -416,7 +416,7 @@ def test_numerical_svt_pair_epsilon_of_one_query():
             lt, lb = math.log(top[fp] / top[f]), math.log((1 - top[fp]) / (1 - top[f]))
             want = max(abs(lb), lt + shift, -lt + shift)
             got = benchmark.numerical_svt_pair_epsilon([f], [fp], epsilon=0.5, c=c, threshold=0.3)
-            assert got == pytest.approx(want, rel=1e-8), (c, f)
+            assert got == pytest.approx(want, rel=1e-8, abs=0), (c, f)
 
 
 def test_numerical_svt_pair_epsilon_is_invariant_under_scaling():
@@ -425,7 +425,7 @@ def test_numerical_svt_pair_epsilon_is_invariant_under_scaling():
     x, xp = np.array([0.0, 1.0, -1.0, 0.5]), np.array([1.0, 0.0, -0.5, 1.5])
     base = benchmark.numerical_svt_pair_epsilon(x, xp, epsilon=0.2, c=3, threshold=0.5)
     scaled = benchmark.numerical_svt_pair_epsilon(4 * x, 4 * xp, epsilon=0.05, c=3, threshold=2.0)
-    assert 0 < base <= 0.2 + 1e-9 and scaled == pytest.approx(base, rel=1e-7)
+    assert 0 < base <= 0.2 + 1e-9 and scaled == pytest.approx(base, rel=1e-7, abs=0)
 
 
 def test_laplace_parallel_row_by_coupled_seeds():
@@ -452,7 +452,7 @@ def test_geometric_pair_epsilon_of_neighbouring_counts_at_other_sizes(epsilon):
     for n in (1, 2, 3, 8):
         for c in range(n):
             got = benchmark._geometric_pair_epsilon(c, c + 1, epsilon, n)
-            assert got == pytest.approx(math.log1p(2.0**-k), rel=1e-12), (n, c)
+            assert got == pytest.approx(math.log1p(2.0**-k), rel=1e-12, abs=0), (n, c)
 
 
 def _index_law_mpmath(answers, noise, scale):
@@ -494,4 +494,4 @@ def test_index_pair_epsilon_on_an_asymmetric_pair(noise):
         a, b = _index_law_mpmath(x, noise, 20), _index_law_mpmath(xp, noise, 20)
         assert abs(mp.fsum(a) - 1) < 1e-20 and abs(mp.fsum(b) - 1) < 1e-20
         want = float(max(abs(mp.log(p) - mp.log(q)) for p, q in zip(a, b)))
-    assert benchmark._index_pair_epsilon(np.array(x), np.array(xp), noise) == pytest.approx(want, rel=1e-9)
+    assert benchmark._index_pair_epsilon(np.array(x), np.array(xp), noise) == pytest.approx(want, rel=1e-9, abs=0)

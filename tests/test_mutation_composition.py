@@ -41,7 +41,7 @@ def test_optimal_delta_heterogeneous_is_a_probability_when_the_masses_sum_above_
     want = _hetero_delta_mp(eps, eps_prime)
     got = comp.optimal_delta_heterogeneous(eps, eps_prime)
     assert got <= 1.0
-    assert got == pytest.approx(want, rel=1e-14)
+    assert got == pytest.approx(want, rel=1e-14, abs=0)
     mixed = comp.optimal_delta_heterogeneous(eps, eps_prime, deltas=[1e-3] * 5)
     assert mixed <= 1.0
-    assert mixed == pytest.approx(1 - (1 - 1e-3) ** 5 * (1 - want), rel=1e-14)
+    assert mixed == pytest.approx(1 - (1 - 1e-3) ** 5 * (1 - want), rel=1e-14, abs=0)

@@ -8,7 +8,7 @@ rationals for the step, the continuous profile's closed form in mpmath. The shif
 sums of the pmf in mpmath at 30 digits and the closed form delta_k(0) = Pr[-k/2 <= Y < k/2]. Messages and caps:
 the literal text.
 
-Relative errors are checked as abs(got - want) <= rel * want, never with pytest.approx(x, rel=...) alone:
+Relative errors are checked as abs(got - want) <= rel * want, never with pytest.approx(x, rel=..., abs=0) alone:
 approx keeps its default abs=1e-12, so every profile below 1e-12 (most of the large-sigma ones) passed whatever
 the value.
 """

@@ -244,7 +244,7 @@ def test_delta_fallback_is_the_renyi_conversion_when_nothing_is_reached(monkeypa
     _unreachable(monkeypatch)
     bound = _rdp_conversion_q1(3.0, 5, 4.0)
     assert 1e-7 < bound < 1e-4
-    assert sub._delta_fallback(1.0, 3.0, 5, "add_remove", 4.0) == pytest.approx(bound, rel=1e-12)
+    assert sub._delta_fallback(1.0, 3.0, 5, "add_remove", 4.0) == pytest.approx(bound, rel=1e-12, abs=0)
     assert _rdp_conversion_q1(0.5, 7, 0.3) > 1.0
     assert sub._delta_fallback(1.0, 0.5, 7, "add_remove", 0.3) == 1.0
 
@@ -437,7 +437,7 @@ def test_add_remove_profile_at_the_ends_of_the_loss(q):
         warnings.simplefilter("error")
         remove = sub.subsampled_gaussian_profile(q, 0.7, math.log1p(-q), "remove")
         add = sub.subsampled_gaussian_profile(q, 0.7, -math.log1p(-q), "add")
-    assert remove == pytest.approx(q, rel=1e-12) and add == 0.0
+    assert remove == pytest.approx(q, rel=1e-12, abs=0) and add == 0.0
 
 
 @pytest.mark.parametrize("q, sigma, direction", [(1e-3, 3e15, "remove"), (0.1, 1e16, "add")])
@@ -482,7 +482,7 @@ def test_composed_epsilon_with_a_leak_is_exact(raises_exactly):
     comp = sub._Composed(idx, w, leak, steps, h, 0.0, _FlatGuide(idx, w, h))
     for eps in (0.07, 0.33, 0.61, 1.17):
         delta = _binomial_delta(eps, steps, 0.4, -0.2, 0.3, leak)
-        assert comp.epsilon(delta) == pytest.approx(eps, rel=1e-12)
+        assert comp.epsilon(delta) == pytest.approx(eps, rel=1e-12, abs=0)
     with raises_exactly("delta must be larger than the accountant's truncation error 0.0238, got 0.01"):
         comp.epsilon(0.01)
 
@@ -500,7 +500,7 @@ def test_composed_epsilon_at_the_bottom_of_the_window():
     assert comp.epsilon(float(comp.d[0] + comp.extra)) == 0.0      # delta(0) as the grid holds it
     eps = 0.0253
     assert 0 < eps < h and dh < _binomial_delta(eps, steps, 0.4, 0.0, 0.3) < d0
-    assert comp.epsilon(_binomial_delta(eps, steps, 0.4, 0.0, 0.3)) == pytest.approx(eps, rel=1e-12)
+    assert comp.epsilon(_binomial_delta(eps, steps, 0.4, 0.0, 0.3)) == pytest.approx(eps, rel=1e-12, abs=0)
 
 
 def test_composed_epsilon_below_the_accurate_window_asks_for_a_lower_tilt():
@@ -520,7 +520,7 @@ def test_composed_epsilon_below_the_accurate_window_asks_for_a_lower_tilt():
     with pytest.raises(sub._Retilt) as between:
         comp.epsilon(_binomial_delta(10.5, steps, 0.4, 0.0, 0.3))
     assert between.value.loss == comp.e_min
-    assert comp.epsilon(_binomial_delta(15.0, steps, 0.4, 0.0, 0.3)) == pytest.approx(15.0, rel=1e-8)
+    assert comp.epsilon(_binomial_delta(15.0, steps, 0.4, 0.0, 0.3)) == pytest.approx(15.0, rel=1e-8, abs=0)
 
 
 # ---------------------------------------------------------------- Renyi orders and the exact epsilon = 0
@@ -567,7 +567,7 @@ def test_amplification_without_replacement_refuses_a_ratio_below_the_doubles(rai
     log(1 + 1e-300 (e^1000 - 1)) = 309.2244721017863 (mpmath, 50 digits)."""
     with mp.workdps(50):
         want = float(mp.log(1 + mp.mpf(10) ** -300 * mp.expm1(1000)))
-    assert sub.amplify_without_replacement(1000.0, 1, 10**300)[0] == pytest.approx(want, rel=1e-14)
+    assert sub.amplify_without_replacement(1000.0, 1, 10**300)[0] == pytest.approx(want, rel=1e-14, abs=0)
     with raises_exactly("population_size must be <= 10**300 (so that sample_size / population_size "
                         "is a normal double), got an integer of 401 digits"):
         sub.amplify_without_replacement(1000.0, 1, 10**400)
@@ -593,7 +593,7 @@ def test_replace_one_profile_above_sigma_1e_150_at_negative_epsilon():
     """Kills _replace_tail_points mutmut_124 (odds - log 2 sinh in the asymptotic root): 0.5 instead of 1.
     Reference: 1 - e^-50 <= H_{e^-50} <= 1, so H = 1 to 2e-22."""
     got = float(sub.subsampled_gaussian_profile(0.5, 2e150, -50.0, relation="replace_one"))
-    assert got == pytest.approx(1.0, rel=1e-15)
+    assert got == pytest.approx(1.0, rel=1e-15, abs=0)
 
 
 @pytest.mark.parametrize("steps", [10**308, 5 * 10**307])
@@ -601,7 +601,7 @@ def test_clt_mu_where_steps_times_expm1_overflows(steps):
     """Kills clt_gdp_mu mutmut_38 (- 0.5 log(1 - e^-u)) and mutmut_48 (1.5 log(1 - e^-u)): with T (e^u - 1)
     past the doubles at u = 2 the log form's last term is -0.073, not negligible. Reference: mpmath."""
     q, sigma = 1e-150, 1 / math.sqrt(2)
-    assert sub.clt_gdp_mu(q, sigma, steps) == pytest.approx(_clt_mu_mp(q, sigma, steps), rel=1e-12)
+    assert sub.clt_gdp_mu(q, sigma, steps) == pytest.approx(_clt_mu_mp(q, sigma, steps), rel=1e-12, abs=0)
 
 
 def test_clt_mu_just_below_the_largest_double_is_finite():
@@ -611,4 +611,4 @@ def test_clt_mu_just_below_the_largest_double_is_finite():
     q, sigma = 3.418646003509678e-18, 1 / math.sqrt(1500.0)
     got = sub.clt_gdp_mu(q, sigma, 1)
     assert math.isfinite(got)
-    assert got == pytest.approx(_clt_mu_mp(q, sigma, 1), rel=1e-12)
+    assert got == pytest.approx(_clt_mu_mp(q, sigma, 1), rel=1e-12, abs=0)

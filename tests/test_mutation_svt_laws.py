@@ -176,7 +176,7 @@ def test_log_ratio_at_a_huge_epsilon_matches_mpmath():
     and _100, and _law_scales mutmut_18."""
     a, b = [0.0, 1.0], [1.0, 0.0]
     want = max(abs(x - y) for x, y in zip(mp_output_logs(a, 0.0, 2e-300, 4e-300), mp_output_logs(b, 0.0, 2e-300, 4e-300)))
-    assert svt.max_log_ratio(a, b, 0.0, 1e300) == pytest.approx(want, rel=1e-9)
+    assert svt.max_log_ratio(a, b, 0.0, 1e300) == pytest.approx(want, rel=1e-9, abs=0)
 
 
 def test_alphas_with_delta_match_their_closed_forms():
@@ -188,11 +188,11 @@ def test_alphas_with_delta_match_their_closed_forms():
     with mp.workdps(30):
         k, c, beta, delta = 10, 2, mp.mpf(0.1), mp.mpf(1e-6)
         want = 8 * (mp.log(k) + mp.log(2 * c / beta)) * mp.sqrt(8 * c * mp.log(1 / delta))
-        assert svt.sparse_alpha(k, 1.0, 0.1, c, 1e-6) == pytest.approx(float(want), rel=1e-13)
+        assert svt.sparse_alpha(k, 1.0, 0.1, c, 1e-6) == pytest.approx(float(want), rel=1e-13, abs=0)
         for k, eps, beta, c, delta in [(10, 1.0, 0.1, 2, 1e-6), (5, 1e-305, 0.1, 3, 1e-6), (5, 1e-305, 0.1, 3, 0.0),
                                        (3, 2.0, 0.99, 1, 0.99), (1, 1e-305, 0.1, 1, 1e-6)]:
             want = mp_numeric_sparse_alpha(k, eps, beta, c, delta)
-            assert svt.numeric_sparse_alpha(k, eps, beta, c, delta) == pytest.approx(float(want), rel=1e-13)
+            assert svt.numeric_sparse_alpha(k, eps, beta, c, delta) == pytest.approx(float(want), rel=1e-13, abs=0)
 
 
 def mp_numeric_sparse_alpha(k, eps, beta, c, delta):
@@ -219,9 +219,9 @@ def test_per_query_epsilon_just_above_one_and_its_ratio():
             s = mp.sqrt(2 * k * -mp.log(mp.mpf(dp)))
             root = mp.findroot(lambda e0: e0 * (s + k * mp.expm1(e0)) - eps, mp.mpf(eps) / s * 0.5)
             e0, ratio = svt._per_query_epsilon(eps, k, dp)
-            assert e0 == pytest.approx(float(root), rel=1e-14)
-            assert ratio == pytest.approx(float(eps / root), rel=1e-14)
-            assert svt.advanced_per_query_epsilon(eps, k, dp) == pytest.approx(float(root), rel=1e-14)
+            assert e0 == pytest.approx(float(root), rel=1e-14, abs=0)
+            assert ratio == pytest.approx(float(eps / root), rel=1e-14, abs=0)
+            assert svt.advanced_per_query_epsilon(eps, k, dp) == pytest.approx(float(root), rel=1e-14, abs=0)
 
 
 # Configurations found by a scan of the survivors of the mutation run of 2026-11-27 (each surviving mutant
@@ -320,7 +320,7 @@ def test_numeric_sparse_alpha_at_a_vanishing_beta_matches_its_closed_form(beta, 
     k, eps, c = 7, 0.5, 3
     with mp.workdps(40):
         want = mp_numeric_sparse_alpha(k, eps, beta, c, delta)
-    assert svt.numeric_sparse_alpha(k, eps, beta, c, delta) == pytest.approx(float(want), rel=1e-13)
+    assert svt.numeric_sparse_alpha(k, eps, beta, c, delta) == pytest.approx(float(want), rel=1e-13, abs=0)
 
 
 def test_numeric_sparse_samples_down_to_the_least_epsilon_its_release_noise_allows():

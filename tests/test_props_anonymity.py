@@ -149,12 +149,19 @@ def test_emd_is_a_metric_on_distributions(args, kind, seed):
 def test_emd_lp_is_exact_for_tiny_differences():
     """Regression: HiGHS's absolute tolerance (1e-7) let a flow of -6e-8 move a difference of 6e-8
     for free, and emd_lp([1 - d, d], [1, 0]) came out as -6e-8."""
-    for delta in (5.960464477539063e-08, 1e-12, 1e-300):
-        r = np.array([1 - delta, delta]) if delta > 1e-16 else np.array([1.0, delta])
+    # 2**-40, not 1e-12: 1 - delta must be exact for delta to be the difference (1 - fl(1 - 1e-12) is
+    # 9.99978e-13, which the old abs=1e-12 of approx hid)
+    for delta in (5.960464477539063e-08, 2.0**-40):
+        r = np.array([1 - delta, delta])
         for dist in (an.ordered_distance_matrix(2), 3.0 * an.equal_distance_matrix(2)):
             expected = dist[0, 1] * delta
-            assert an.emd_lp(r, [1.0, 0.0], dist) == pytest.approx(expected, rel=1e-12)
-            assert an.emd_lp([1.0, 0.0], r, dist) == pytest.approx(expected, rel=1e-12)
+            assert an.emd_lp(r, [1.0, 0.0], dist) == pytest.approx(expected, rel=1e-12, abs=0)
+            assert an.emd_lp([1.0, 0.0], r, dist) == pytest.approx(expected, rel=1e-12, abs=0)
+    # [1, 1e-300] cannot sum to 1 in floats (1 - 1e-300 rounds to 1): the mass that must move is not representable,
+    # and the answer lies between 0 and the distance times 1e-300, never negative (it is 0: the imbalance is dropped)
+    for dist in (an.ordered_distance_matrix(2), 3.0 * an.equal_distance_matrix(2)):
+        for pair in (([1.0, 1e-300], [1.0, 0.0]), ([1.0, 0.0], [1.0, 1e-300])):
+            assert 0.0 <= an.emd_lp(*pair, dist) <= dist[0, 1] * 1e-300
     # and a mass of 1e-8 among a unit of mass moved was left in place (0.25 for 0.2500000025)
     q = np.array([0.0, 1e-8, 0.0, 0.0, 1 - 1e-8])
     assert an.emd_lp(np.eye(5)[3], q, an.ordered_distance_matrix(5)) == pytest.approx(0.2500000025, abs=1e-12)

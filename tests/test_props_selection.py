@@ -129,10 +129,10 @@ def test_report_noisy_max_laplace_two_candidates_is_the_laplace_difference_law(u
     lose = math.exp(math.log1p(t / 2) - t - math.log(2.0)) if t < math.inf else 0.0
     loser = 0 if exact_a[0] < exact_a[1] else 1
     if t == 0:
-        assert p.tolist() == pytest.approx([0.5, 0.5], rel=1e-9)
+        assert p.tolist() == pytest.approx([0.5, 0.5], rel=1e-9, abs=0)
     else:
         assert p[loser] == pytest.approx(lose, rel=1e-9, abs=1e-300)
-        assert p[1 - loser] == pytest.approx(1.0 - lose, rel=1e-9)
+        assert p[1 - loser] == pytest.approx(1.0 - lose, rel=1e-9, abs=0)
 
 
 def test_report_noisy_max_law_of_a_sure_winner_far_away():
@@ -150,7 +150,7 @@ def test_exact_laws_with_extreme_utilities_and_parameters():
     for law in (*EXACT_LAWS, selection.report_noisy_max_probabilities):
         # (quadrature for report noisy max: equal within its tolerance)
         assert law([1e308, 0.0], 4.0, 1.0).tolist() == pytest.approx([1.0, 0.0], rel=1e-12, abs=1e-300)
-        assert law([1e308, -1e308], 1e-300, 1e300).tolist() == pytest.approx([0.5, 0.5], rel=1e-12)
+        assert law([1e308, -1e308], 1e-300, 1e300).tolist() == pytest.approx([0.5, 0.5], rel=1e-12, abs=0)
         assert law([5e-324, 0.0], 1e300, 1e-300).tolist() == pytest.approx([1.0, 0.0], rel=1e-12, abs=1e-300)
     p = selection.exponential_mechanism_probabilities([1e308, -1e308], 1.0, 1e308)   # logit gap 1
     assert np.allclose(p, [1 / (1 + math.exp(-1)), 1 / (1 + math.e)], rtol=1e-15)

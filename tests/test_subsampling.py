@@ -30,7 +30,7 @@ def test_poisson_amplification_is_exact_on_randomized_response(e, q):
     worst = max(max(a / b, b / a) for a, b in zip(with_rec, without))
     eps, _ = sub.amplify_poisson(math.log(e), float(q))
     assert math.exp(eps) == pytest.approx(float(1 + q * (e - 1)), rel=1e-13)
-    assert math.exp(eps) == pytest.approx(float(worst), rel=1e-13)      # attained: tight
+    assert math.exp(eps) == pytest.approx(float(worst), rel=1e-13, abs=0)      # attained: tight
 
 
 def test_poisson_amplification_delta_and_epsilon_zero():
@@ -53,7 +53,7 @@ def test_poisson_replace_one_is_exact_on_geometric_counts(e, q):
     p2 = [(1 - q) * _geometric_pmf(k, a) + q * _geometric_pmf(k + 1, a) for k in ks]
     worst = max(max(x / y, y / x) for x, y in zip(p, p2))
     eps = sub.amplify_poisson_replace_one(math.log(e), float(q))
-    assert math.exp(eps) == pytest.approx(float(worst), rel=1e-13)
+    assert math.exp(eps) == pytest.approx(float(worst), rel=1e-13, abs=0)
     add_remove = sub.amplify_poisson(math.log(e), float(q))[0]
     assert add_remove < eps <= 2 * add_remove
 
@@ -70,7 +70,7 @@ def test_without_replacement_is_exact_by_enumerating_subsets(m, n):
 
     worst = max(max(a / b, b / a) for a, b in zip(out(x), out(x2)))
     eps, dlt = sub.amplify_without_replacement(math.log(e), m, n, 1e-6)
-    assert math.exp(eps) == pytest.approx(float(worst), rel=1e-13)
+    assert math.exp(eps) == pytest.approx(float(worst), rel=1e-13, abs=0)
     assert dlt == pytest.approx(m / n * 1e-6)
 
 
@@ -132,7 +132,7 @@ def _rdp_quad(q, sigma, alpha, direction):
 @pytest.mark.parametrize("alpha", [2, 3, 5, 1.5, 4.5, 7.25])
 def test_rdp_matches_quadrature_and_bounds_the_add_direction(q, sigma, alpha):
     got = sub.subsampled_gaussian_rdp(q, sigma, alpha)
-    assert got == pytest.approx(_rdp_quad(q, sigma, alpha, "remove"), rel=1e-8)
+    assert got == pytest.approx(_rdp_quad(q, sigma, alpha, "remove"), rel=1e-8, abs=0)
     assert got >= _rdp_quad(q, sigma, alpha, "add") * (1 - 1e-9)
 
 
@@ -155,7 +155,7 @@ def test_rdp_integer_order_by_exact_binomial_sum_and_q1():
     q, sigma, alpha = Fraction(1, 10), 1.5, 4
     a = sum(math.comb(alpha, k) * float((1 - q) ** (alpha - k) * q ** k) * math.exp((k * k - k) / (2 * sigma**2))
             for k in range(alpha + 1))
-    assert sub.subsampled_gaussian_rdp(0.1, sigma, alpha) == pytest.approx(math.log(a) / 3, rel=1e-13)
+    assert sub.subsampled_gaussian_rdp(0.1, sigma, alpha) == pytest.approx(math.log(a) / 3, rel=1e-13, abs=0)
     assert np.allclose(sub.subsampled_gaussian_rdp(1.0, 1.5, [2.0, 3.5]), np.array([2.0, 3.5]) / 4.5)
 
 
@@ -163,7 +163,7 @@ def test_rdp_epsilon_uses_rdp_to_dp_over_the_orders():
     orders = [2.0, 8.0, 32.0]
     rho = [_rdp_quad(0.05, 1.1, a, "remove") for a in orders]
     want = rdp_to_dp(orders, 300 * np.array(rho), 1e-6)
-    assert sub.subsampled_gaussian_rdp_epsilon(0.05, 1.1, 300, 1e-6, orders=orders) == pytest.approx(want, rel=1e-8)
+    assert sub.subsampled_gaussian_rdp_epsilon(0.05, 1.1, 300, 1e-6, orders=orders) == pytest.approx(want, rel=1e-8, abs=0)
 
 
 # ---------------------------------------------------------------- PLD accountant
@@ -241,13 +241,13 @@ def test_clt_mu_formula_and_its_epsilon():
     mu = sub.clt_gdp_mu(0.02, 0.8, 700)
     assert mu**2 == pytest.approx(0.02**2 * 700 * (math.exp(1 / 0.64) - 1), rel=1e-13)
     e = sub.clt_gdp_epsilon(0.02, 0.8, 700, 1e-6)
-    assert gaussian_delta(e, mu) == pytest.approx(1e-6, rel=1e-9)
+    assert gaussian_delta(e, mu) == pytest.approx(1e-6, rel=1e-9, abs=0)
 
 
 def test_clt_is_an_approximation_not_a_bound():
     # many steps, small q: close to the tight value ...
     tight = sub.subsampled_gaussian_epsilon(0.005, 1.5, 10_000, 1e-5)
-    assert sub.clt_gdp_epsilon(0.005, 1.5, 10_000, 1e-5) == pytest.approx(tight, rel=0.05)
+    assert sub.clt_gdp_epsilon(0.005, 1.5, 10_000, 1e-5) == pytest.approx(tight, rel=0.05, abs=0)
     # ... but below it (so not an upper bound) at typical DP-SGD settings
     assert sub.clt_gdp_epsilon(0.01, 1.0, 10_000, 1e-5) < sub.subsampled_gaussian_epsilon(0.01, 1.0, 10_000, 1e-5)
 
@@ -500,7 +500,7 @@ def test_replace_one_pair_dominates_every_other_replacement(q, sigma, eps):
             h = float(np.sum(np.maximum(_mixture(ys, q, sigma, a) - math.exp(eps) * _mixture(ys, q, sigma, b), 0)) * dy)
             assert h <= worst * (1 + 1e-6) + 1e-12, (a, b)
     antipodal = _hockey_2d(q, sigma, (1.0, 0.0), (-1.0, 0.0), eps)
-    assert antipodal == pytest.approx(worst, rel=1e-3)                   # the grid's own accuracy
+    assert antipodal == pytest.approx(worst, rel=1e-3, abs=0)                   # the grid's own accuracy
     for angle, rb, ra in ((0.5, 1.0, 1.0), (1.5, 1.0, 1.0), (2.5, 1.0, 1.0), (3.0, 0.6, 1.0), (2.0, 0.8, 0.5)):
         b = (rb * math.cos(angle), rb * math.sin(angle))
         assert _hockey_2d(q, sigma, (ra, 0.0), b, eps) <= antipodal * (1 + 1e-9), (angle, rb, ra)
@@ -860,4 +860,4 @@ def test_replace_one_inverse_where_the_components_are_far_apart_and_the_loss_tin
     log(2 sinh(|loss|/2)) as log1p(-exp(-|loss|)): -inf at loss 1e-300, and y* came out sigma^2 loss / 2 ~ 0 for the
     true 0.4309 (the N(0) component must be e^4309 times rarer before the others' 1e-300 shows)."""
     got = float(sub._Pair(0.5, 0.01, "replace_one").inverse(np.array([loss]))[0])
-    assert got == pytest.approx(_mp_replace_one_root(0.5, 0.01, loss), rel=1e-12)
+    assert got == pytest.approx(_mp_replace_one_root(0.5, 0.01, loss), rel=1e-12, abs=0)

@@ -89,7 +89,7 @@ def test_log_cdf_matches_scipy():
 def test_output_probabilities_match_mpmath(answers):
     lp = svt.output_log_probabilities(answers, 0.5, 0.7)
     for o in range(len(answers) + 1):
-        assert math.exp(lp[o]) == pytest.approx(mp_output_probability(answers, 0.5, 0.7, o), rel=1e-9)
+        assert math.exp(lp[o]) == pytest.approx(mp_output_probability(answers, 0.5, 0.7, o), rel=1e-9, abs=0)
 
 
 def test_output_probabilities_other_scales_match_mpmath():
@@ -98,7 +98,7 @@ def test_output_probabilities_other_scales_match_mpmath():
     lp = svt.output_log_probabilities(answers, 0.3, 2.5, threshold_scale=1.3, query_scale=0.6)
     for o in range(3):
         ref = mp_output_probability(answers, 0.3, 2.5, o, b_t=1.3, b_q=0.6)
-        assert math.exp(lp[o]) == pytest.approx(ref, rel=1e-9)
+        assert math.exp(lp[o]) == pytest.approx(ref, rel=1e-9, abs=0)
 
 
 def test_single_query_closed_form():
@@ -117,14 +117,14 @@ def test_deep_tail_probability_is_accurate():
     # a probability of order 1e-26 keeps full relative accuracy
     answers = [-40.0, 60.0]
     lp = svt.output_log_probabilities(answers, 0.0, 2.0)
-    assert math.exp(lp[0]) == pytest.approx(mp_output_probability(answers, 0.0, 2.0, 0), rel=1e-8)
+    assert math.exp(lp[0]) == pytest.approx(mp_output_probability(answers, 0.0, 2.0, 0), rel=1e-8, abs=0)
 
 
 def test_many_equal_answers_match_mpmath():
     # 60 answers at the threshold: the integrand's peak lies far from every kink
     answers = [0.0] * 60
     lp = svt.output_log_probabilities(answers, 0.0, 1.5)
-    assert math.exp(lp[-1]) == pytest.approx(mp_output_probability(answers, 0.0, 1.5, 60), rel=1e-9)
+    assert math.exp(lp[-1]) == pytest.approx(mp_output_probability(answers, 0.0, 1.5, 60), rel=1e-9, abs=0)
     assert np.exp(lp).sum() == pytest.approx(1.0, abs=1e-9)
 
 
@@ -132,7 +132,7 @@ def test_integral_with_upper_limit_matches_mpmath():
     # the integrand peaks beyond the upper limit, then before it
     for upper in (-3.0, 4.0):
         ours = math.exp(svt._pattern_log_probability([5.0, 5.0], [], 0.5, 2.0, 3.0, upper=upper))
-        assert ours == pytest.approx(mp_pattern([5.0, 5.0], [], 0.5, 2.0, 3.0, upper=upper), rel=1e-9)
+        assert ours == pytest.approx(mp_pattern([5.0, 5.0], [], 0.5, 2.0, 3.0, upper=upper), rel=1e-9, abs=0)
 
 
 # ----------------------------------------------------------------- noise, exactly (coupled seeds)
@@ -219,7 +219,7 @@ def family(m, epsilon, top_shift=-1.0, n_top=1):
 @pytest.mark.parametrize("epsilon", [0.5, 2.0])
 def test_privacy_family_is_tight(epsilon):
     assert svt.max_log_ratio(*family(3, epsilon), 0.0, epsilon) <= epsilon * (1 + 1e-9)
-    assert svt.max_log_ratio(*family(12, epsilon), 0.0, epsilon) == pytest.approx(epsilon, rel=1e-6)
+    assert svt.max_log_ratio(*family(12, epsilon), 0.0, epsilon) == pytest.approx(epsilon, rel=1e-6, abs=0)
 
 
 @pytest.mark.parametrize("epsilon", [0.5, 2.0])
@@ -227,7 +227,7 @@ def test_family_reaches_the_worst_case_of_broken_variants(epsilon):
     # each limit is 1/b_t + 2/b_q, the sum of the bounds of Step 3 of the proof
     for kw, limit in [(dict(query_scale=2 / epsilon), 1.5), (dict(query_scale=3 / epsilon), 7 / 6),
                       (dict(threshold_scale=1 / epsilon), 1.5)]:
-        assert svt.max_log_ratio(*family(12, epsilon), 0.0, epsilon, **kw) == pytest.approx(limit * epsilon, rel=1e-5)
+        assert svt.max_log_ratio(*family(12, epsilon), 0.0, epsilon, **kw) == pytest.approx(limit * epsilon, rel=1e-5, abs=0)
 
 
 def test_privacy_family_log_ratio_matches_mpmath():
@@ -332,14 +332,14 @@ def test_failure_probability_single_query_closed_form(eps, scales):
     b_t, b_q = scales.get("threshold_scale", 2 / eps), scales.get("query_scale", 4 / eps)
     ref = integrate.quad(lambda e: stats.laplace.pdf(e, scale=b_t) * stats.laplace.cdf(e - alpha, scale=b_q),
                          -np.inf, np.inf, epsabs=1e-13)[0]
-    assert svt.accuracy_failure_probability(1, eps, alpha, **scales) == pytest.approx(ref, rel=1e-7)
+    assert svt.accuracy_failure_probability(1, eps, alpha, **scales) == pytest.approx(ref, rel=1e-7, abs=0)
 
 
 def test_failure_probability_hardest_stream_matches_mpmath():
     # k = 3: success needs the first two below and the last (just above T + alpha) above
     eps, alpha = 0.5, 6.0
     ref = mp_pattern([-alpha, -alpha], [alpha], 0.0, 2 / eps, 4 / eps)
-    assert svt.accuracy_failure_probability(3, eps, alpha) == pytest.approx(1 - ref, rel=1e-8)
+    assert svt.accuracy_failure_probability(3, eps, alpha) == pytest.approx(1 - ref, rel=1e-8, abs=0)
 
 
 def test_theorem_alpha_meets_beta_and_sources_alpha_does_not():
@@ -353,7 +353,7 @@ def test_theorem_alpha_meets_beta_and_sources_alpha_does_not():
 def test_laplace_alpha_basic_and_advanced():
     assert svt.laplace_alpha(10, 2.0, 0.1) == pytest.approx(5 * math.log(100))
     e0 = svt.advanced_per_query_epsilon(1.0, 200, 1e-6)
-    assert composition.advanced(e0, 200, 1e-6)[0] == pytest.approx(1.0, rel=1e-12)
+    assert composition.advanced(e0, 200, 1e-6)[0] == pytest.approx(1.0, rel=1e-12, abs=0)
     alpha = svt.laplace_alpha(200, 1.0, 0.05, method="advanced", delta_prime=1e-6)
     # exact probability that some of the 200 Laplace(1/e0) errors reaches alpha is <= beta
     assert -math.expm1(200 * math.log1p(-math.exp(-alpha * e0))) <= 0.05
@@ -440,7 +440,7 @@ def test_sparse_law_matches_mpmath(c, delta, refresh, scales):
     # every output once: 1 + 3 + 3 rows for k = 3, c = 2
     assert len({tuple(o) for o in outs.tolist()}) == len(outs) == 7
     for row, l in zip(outs.tolist(), lp):
-        assert math.exp(l) == pytest.approx(mp_sparse_probability(answers, 0.0, b_t, b_q, row, refresh), rel=1e-8)
+        assert math.exp(l) == pytest.approx(mp_sparse_probability(answers, 0.0, b_t, b_q, row, refresh), rel=1e-8, abs=0)
     assert np.exp(lp).sum() == pytest.approx(1.0, abs=1e-9)
 
 
@@ -537,10 +537,10 @@ def test_numeric_log_density_matches_mpmath():
     for value in (-2.0, 1.0):
         fresh = svt.numeric_log_density(answers, 0.4, value, threshold_scale=b_t, query_scale=b_q, value_scale=b_v)
         ref = mp_pattern(answers[:2], answers[2:], 0.4, b_t, b_q) * stats.laplace.pdf(value - 2.0, scale=b_v)
-        assert math.exp(fresh) == pytest.approx(ref, rel=1e-8)
+        assert math.exp(fresh) == pytest.approx(ref, rel=1e-8, abs=0)
         reused = svt.numeric_log_density(answers, 0.4, value, threshold_scale=b_t, query_scale=b_q)
         ref = mp_pattern(answers[:2], [], 0.4, b_t, b_q, upper=value) * stats.laplace.pdf(value - 2.0, scale=b_q)
-        assert math.exp(reused) == pytest.approx(ref, rel=1e-8)
+        assert math.exp(reused) == pytest.approx(ref, rel=1e-8, abs=0)
 
 
 def test_reused_noise_loss_grows_with_the_bottoms():
@@ -549,7 +549,7 @@ def test_reused_noise_loss_grows_with_the_bottoms():
     for m in (4, 10):
         a = np.append(np.full(m, 30.0), 0.0)
         d = [svt.numeric_log_density(x, 0.0, 0.0, threshold_scale=b_t, query_scale=b_q) for x in (a, a + np.append(np.ones(m), 0))]
-        assert d[0] - d[1] == pytest.approx(m / b_q, rel=1e-6)
+        assert d[0] - d[1] == pytest.approx(m / b_q, rel=1e-6, abs=0)
 
 
 # ----------------------------------------------------------------- bad inputs
@@ -747,7 +747,7 @@ def test_far_threshold_log_ratio_is_the_answers_shift_over_b_q():
         assert np.max(np.abs(lp - lq)) < 1e-3       # the floats themselves cannot show it
     # Sparse, one round per output: the same
     r = svt.sparse_max_log_ratio([0.0, 2.0], [1.0, 1.0], 1e300, 1.0, 1, threshold_scale=b_t, query_scale=b_q)
-    assert r == pytest.approx(1 / b_q, rel=1e-12)
+    assert r == pytest.approx(1 / b_q, rel=1e-12, abs=0)
 
 
 @pytest.mark.parametrize("b_t", [5e-324, 1e-300])
@@ -790,7 +790,7 @@ def test_queries_without_noise_sparse_ratio_of_an_almost_impossible_output():
     p_d = cdf(2.0 - T) - cdf(0.0 - T)
     log_p_dprime = -abs(1.0 - T) / b_t - math.log(2 * b_t) + math.log(0.75) + math.log(b_q)
     r = svt.sparse_max_log_ratio([0.0, 2.0], [1.0, 1.0], T, 1.0, 1, threshold_scale=b_t, query_scale=b_q)
-    assert r == pytest.approx(math.log(p_d) - log_p_dprime, rel=1e-12)
+    assert r == pytest.approx(math.log(p_d) - log_p_dprime, rel=1e-12, abs=0)
 
 
 def test_huge_threshold_scale_spreads_the_threshold():
@@ -814,7 +814,7 @@ def test_failure_probability_at_extreme_alpha_and_threshold_scale():
     k, alpha, b_q = 3, 7.0, 4.5
     want = -math.expm1(k * math.log1p(-0.5 * math.exp(-alpha / b_q)))
     got = svt.accuracy_failure_probability(k, 1.0, alpha, threshold_scale=5e-324, query_scale=b_q)
-    assert got == pytest.approx(want, rel=1e-11)
+    assert got == pytest.approx(want, rel=1e-11, abs=0)
 
 
 def test_numeric_log_density_far_threshold():
@@ -823,9 +823,9 @@ def test_numeric_log_density_far_threshold():
     constant, so the log-density is -(1e300)/b_q to float precision (the old code raised). The reused
     noise pins T_hat <= v: its log-density is about -(T - v)/b_t."""
     fresh = svt.numeric_log_density([0.0, 0.5], 1e300, 1.0, threshold_scale=2.0, query_scale=4.5, value_scale=9.0)
-    assert fresh == pytest.approx(-1e300 / 4.5, rel=1e-15)
+    assert fresh == pytest.approx(-1e300 / 4.5, rel=1e-15, abs=0)
     reused = svt.numeric_log_density([0.0, 0.5], 1e300, 1.0, threshold_scale=2.0, query_scale=4.5)
-    assert reused == pytest.approx(-1e300 / 2.0, rel=1e-15)
+    assert reused == pytest.approx(-1e300 / 2.0, rel=1e-15, abs=0)
 
 
 def test_search_worst_case_at_extreme_spread_and_scale():
@@ -861,7 +861,7 @@ def test_advanced_per_query_epsilon_at_extreme_magnitudes(epsilon, k, delta_prim
     5e-324, and whose bracket had no sign change at epsilon = 1e-300 or when the root exceeds epsilon
     (delta' = 0.9: e0 = 0.3446 for epsilon = 0.3)."""
     root = mp_per_query_epsilon(epsilon, k, delta_prime)
-    assert svt.advanced_per_query_epsilon(epsilon, k, delta_prime) == pytest.approx(float(root), rel=1e-13)
+    assert svt.advanced_per_query_epsilon(epsilon, k, delta_prime) == pytest.approx(float(root), rel=1e-13, abs=0)
     alpha = svt.laplace_alpha(k, epsilon, 0.1, method="advanced", delta_prime=delta_prime)
     assert alpha == pytest.approx(float(mp.log(k / mp.mpf(0.1)) / root), rel=1e-13)
 
@@ -885,11 +885,11 @@ def test_accuracy_alphas_at_extreme_magnitudes():
     mp.mp.dps = 30
     k, c, beta, tiny = 10, 3, mp.mpf(0.1), mp.mpf(5e-324)
     want = 8 * (mp.log(k) + mp.log(2 / tiny)) / mp.mpf(0.7)
-    assert svt.accuracy_alpha(k, 0.7, 5e-324) == pytest.approx(float(want), rel=1e-14)
+    assert svt.accuracy_alpha(k, 0.7, 5e-324) == pytest.approx(float(want), rel=1e-14, abs=0)
     want = 8 * (mp.log(k) + mp.log(2 * c / beta)) * mp.sqrt(8 * c * mp.log(1 / tiny)) / mp.mpf(0.7)
-    assert svt.sparse_alpha(k, 0.7, 0.1, c, delta=5e-324) == pytest.approx(float(want), rel=1e-14)
+    assert svt.sparse_alpha(k, 0.7, 0.1, c, delta=5e-324) == pytest.approx(float(want), rel=1e-14, abs=0)
     want = 8 * (mp.log(k) + mp.log(2 * c / tiny)) * c / mp.mpf(0.7)
-    assert svt.sparse_alpha(k, 0.7, 5e-324, c) == pytest.approx(float(want), rel=1e-14)
+    assert svt.sparse_alpha(k, 0.7, 5e-324, c) == pytest.approx(float(want), rel=1e-14, abs=0)
     # alpha itself beyond the largest float: inf (8 (log 10 + log 60) c / 5e-324 = 1.1e325)
     for fn in (svt.accuracy_alpha, lambda *a: svt.sparse_alpha(*a, c, 1e-6),
                lambda *a: svt.numeric_sparse_alpha(*a, c)):
@@ -972,7 +972,7 @@ def test_laws_at_a_subnormal_epsilon_are_the_limit_laws():
     np.testing.assert_allclose(svt.output_log_probabilities([0.0, 1.0], 0.5, 5e-324), want, rtol=1e-10)
     assert svt.max_log_ratio([0.0, 1.0], [1.0, 0.5], 0.5, 5e-324) == 0.0
     success = mp_pattern([0.0, 0.0], [0.0], 0.0, 2.0, 4.0)
-    assert svt.accuracy_failure_probability(3, 5e-324, 1.0) == pytest.approx(1 - success, rel=1e-10)
+    assert svt.accuracy_failure_probability(3, 5e-324, 1.0) == pytest.approx(1 - success, rel=1e-10, abs=0)
     _, lp = svt.sparse_output_log_probabilities([0.0, 1.0], 0.5, 5e-324, 2)
     np.testing.assert_allclose(lp, svt.sparse_output_log_probabilities([0.0, 0.0], 0.0, 1.0, 2)[1], rtol=1e-12)
     # the search's default spread 8/epsilon is not a float there: refused by name (was 'answers must be finite')
@@ -991,7 +991,7 @@ def test_sparse_output_below_the_floats_is_minus_inf():
                                                    query_scale=1e-8)
     rows = outs.tolist()
     assert lp[rows.index([1, 3])] == -math.inf
-    assert lp[rows.index([0, 2])] == pytest.approx(-1e308, rel=1e-12)          # one bottom: -(1 + 1e300)/1e-8
+    assert lp[rows.index([0, 2])] == pytest.approx(-1e308, rel=1e-12, abs=0)          # one bottom: -(1 + 1e300)/1e-8
     assert math.fsum(np.exp(lp)) == pytest.approx(1.0, abs=1e-12)
 
 

@@ -290,9 +290,9 @@ def test_region_boundary_past_the_overflow_of_exp_keeps_a_tiny_alpha():
         want_sub = float(1 - mpmath.exp(710) * mpmath.mpf(5e-324))
         want_half = float(mpmath.exp(-710) / 2)
     got = tradeoff.region_lower_boundary([1e-310, 5e-324, 0.5], 710.0)
-    assert got[0] == pytest.approx(want, rel=1e-13)
-    assert got[1] == pytest.approx(want_sub, rel=1e-13)
-    assert got[2] == pytest.approx(want_half, rel=1e-6)       # a subnormal keeps ~15 bits here
+    assert got[0] == pytest.approx(want, rel=1e-13, abs=0)
+    assert got[1] == pytest.approx(want_sub, rel=1e-13, abs=0)
+    assert got[2] == pytest.approx(want_half, rel=1e-6, abs=0)       # a subnormal keeps ~15 bits here
 
 
 def test_in_privacy_region_at_a_huge_epsilon():

@@ -785,17 +785,25 @@ def _dgauss_delta_shift(sigma: float, log_z: float, eps: float, k: int,
     """
     s2 = sigma * sigma
     c = k / 2 - s2 * eps / k
+    exact = None
     if abs(c) <= k:
         # c within k of 0: its two terms may cancel (eps near k^2/(2 sigma^2)), and the terms' exponent
         # k (y - c) / sigma^2 multiplies the rounding of c by k / sigma^2 (1e16 at sigma 1e-8): c from exact
-        # rationals, rounded once (discrete_gaussian_delta(1e-8, 4999999999999999.0) was 0.426 for 0.5465)
-        c = float(Fraction(k, 2) - Fraction(sigma) ** 2 * Fraction(eps) / k)
+        # rationals (discrete_gaussian_delta(1e-8, 4999999999999999.0) was 0.426 for 0.5465)
+        exact = Fraction(k, 2) - Fraction(sigma) ** 2 * Fraction(eps) / k
+        c = float(exact)
     if not c >= -40.0 * sigma - 1.0:
         # every term has y < -40 sigma: by the geometric bound below the whole sum is under
         # e^-800 (sigma + 40)/(40 Z) < 1e-347, 0 in float (and c = -inf when s2 * eps overflows)
         return 0.0, 0.0
-    m = math.ceil(c) - 1
-    frac = m - c                                  # in [-1, 0); exact (Sterbenz)
+    if exact is None:
+        m = math.ceil(c) - 1
+        frac = m - c                              # in [-1, 0); exact (Sterbenz)
+    else:
+        # from the exact c: the distance to the integer below it, not that of a rounded c (c = -1 + 2.8e-16
+        # rounded is 20 % off in c + 1, which the term at y = -1 is proportional to: 6.1e-101 for 6.5e-101)
+        m = math.ceil(exact) - 1
+        frac = float(m - exact)
     total = 0.0
     hi = m
     step = first_step or min(max(64, int(4 * sigma) + 1), _MAX_BLOCK)

@@ -279,3 +279,23 @@ def test_dgauss_delta_where_epsilon_is_a_hair_from_the_step(sigma, eps, k):
     want = 0.0 if gap >= 0 else (1.0 if gap < -800 else -math.expm1(float(gap)))
     got = dsc.discrete_gaussian_delta(sigma, eps, k)
     assert abs(got - want) <= 1e-12 * want
+
+
+@pytest.mark.parametrize("sigma, eps, k", [(0.05, 599.9999999999999, 1), (0.3, 150.0, 3), (0.3, 816.6666666666666, 7)])
+def test_dgauss_delta_where_the_threshold_is_a_hair_from_minus_k(sigma, eps, k):
+    """|c| = k in floats, c = k/2 - sigma^2 eps / k: the exact threshold lies a rounding above -k, so the term at
+    y = -k is p(-k)(1 - e^(-k (c + k) / sigma^2)), tiny but not 0; in floats c is -k and the term vanished
+    (0 for 6.1e-101 at sigma 0.05). Kills _dgauss_delta_shift mutmut_11 (|c| < k: the float threshold there).
+    Reference: the terms y <= -k in mpmath with c exact (Fraction), Z summed over |y| <= 40."""
+    c = Fraction(k, 2) - Fraction(sigma) ** 2 * Fraction(eps) / k
+    with mp.workdps(60):
+        s2 = mp.mpf(sigma) ** 2
+        z = mp.fsum(mp.exp(-mp.mpf(y) ** 2 / (2 * s2)) for y in range(-40, 41))
+        cm = mp.mpf(c.numerator) / c.denominator
+        want = mp.fsum(mp.exp(-mp.mpf(y) ** 2 / (2 * s2)) / z * -mp.expm1(k * (y - cm) / s2)
+                       for y in range(-40, math.ceil(c)) if y < cm)
+        want = max(want, max(mp.fsum(mp.exp(-mp.mpf(y) ** 2 / (2 * s2)) / z * -mp.expm1(j * (y - (mp.mpf(j) / 2
+                   - s2 * eps / j)) / s2) for y in range(-40, 41) if y < mp.mpf(j) / 2 - s2 * eps / j)
+                   for j in range(1, k)) if k > 1 else 0)
+    got = dsc.discrete_gaussian_delta(sigma, eps, k)
+    assert abs(got - float(want)) <= 1e-9 * float(want)

@@ -322,3 +322,15 @@ def test_rkhs_sensitivity_and_kde_difference_just_below_the_normal_range():
     assert math.isclose(functional.rkhs_sensitivity(n, h, d), want, rel_tol=1e-12)
     got = functional.kde_difference_rkhs_norm([[0.0] * 4], [[1e90] * 4], n, h)
     assert got.shape == (1,) and math.isclose(got[0], want, rel_tol=1e-12)
+
+
+def test_private_kde_checks_the_noise_scale_of_the_method_it_releases_with():
+    """At a sensitivity of 1.84e307 the hrw calibration's sigma (9.88 per unit at epsilon 0.5, delta 1e-5)
+    overflows while the classical one's (9.69) does not: private_kde with method="hrw" must refuse naming the
+    bandwidth. Checked with the default method, it let the release through to gp_mechanism, which refused naming
+    the sensitivity. Kills private_kde mutmut_73 (method dropped from the check)."""
+    h = math.sqrt(math.sqrt(2) / (6 * math.pi)) / math.sqrt(1.84e307)    # sqrt(2) / (3 (2 pi h^2)) = 1.84e307
+    assert functional.rkhs_sensitivity(3, h, 2) == pytest.approx(1.84e307, rel=1e-12, abs=0)
+    with pytest.raises(ValueError, match=r"^bandwidth must keep the noise scale"):
+        functional.private_kde([[0.0, 0], [1, 1], [2, 0]], [[0.0, 0], [1, 1]], 0.5, 1e-5, h,
+                               np.random.default_rng(0), method="hrw")

@@ -998,7 +998,7 @@ def test_discrete_gaussian_delta_at_a_vanishing_sigma_is_a_step():
     assert dsc.discrete_gaussian_delta(sigma, [step, 2 * step, 4 * step], 2).tolist() == [1.0, 1.0, 0.0]
 
 
-def _mp_gaussian_delta(eps, mu, dps=700):
+def mp_gaussian_delta(eps, mu, dps=700):
     """The continuous profile Phi(a) - e^eps Phi(a - mu), a = mu/2 - eps/mu, with digits to spare."""
     with mp.workdps(dps):
         eps, mu = mp.mpf(eps), mp.mpf(mu)
@@ -1014,12 +1014,12 @@ def test_discrete_gaussian_delta_at_a_huge_sigma_is_the_continuous_one():
     eps = [0.0, 1e-300, 3e-300, 1e-299]
     for sens in (1, 2):
         got = dsc.discrete_gaussian_delta(sigma, eps, sens)
-        want = [float(max(_mp_gaussian_delta(e, k / sigma) for k in range(1, sens + 1))) for e in eps]
+        want = [float(max(mp_gaussian_delta(e, k / sigma) for k in range(1, sens + 1))) for e in eps]
         assert got.tolist() == pytest.approx(want, rel=1e-12, abs=0)
         assert got[0] == pytest.approx(sens / (sigma * math.sqrt(2 * math.pi)), rel=1e-12, abs=0)
     # into the subnormals, and 0 once eps sigma is past about 40
     tiny = dsc.discrete_gaussian_delta(1.7e308, [0.0, 1.0])
-    assert tiny[0] == pytest.approx(float(_mp_gaussian_delta(0.0, 1 / 1.7e308)), rel=1e-6, abs=0) and tiny[1] == 0.0
+    assert tiny[0] == pytest.approx(float(mp_gaussian_delta(0.0, 1 / 1.7e308)), rel=1e-6, abs=0) and tiny[1] == 0.0
 
 
 @pytest.mark.parametrize("sigma", [1e6, 2.5e6])

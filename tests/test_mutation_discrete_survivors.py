@@ -23,6 +23,7 @@ import numpy as np
 import pytest
 
 from dpnotes import discrete as dsc
+from test_discrete import mp_gaussian_delta
 
 
 def _direct_shift_delta(sigma, eps, k, chunk=1 << 20):
@@ -93,12 +94,6 @@ def test_discrete_gaussian_delta_euler_maclaurin_with_the_threshold_just_above_a
     assert _close(dsc._dgauss_delta_large(sigma, eps, k), want, 1e-12)
 
 
-def _mp_gaussian_delta(eps, mu, dps=700):
-    """The continuous profile Phi(a) - e^eps Phi(a - mu), a = mu/2 - eps/mu, with digits to spare."""
-    with mp.workdps(dps):
-        eps, mu = mp.mpf(eps), mp.mpf(mu)
-        a = mu / 2 - eps / mu
-        return mp.ncdf(a) - mp.exp(eps) * mp.ncdf(a - mu)
 
 
 def test_discrete_gaussian_delta_below_mu_1e_100_is_the_rescaled_continuous_profile():
@@ -114,7 +109,7 @@ def test_discrete_gaussian_delta_below_mu_1e_100_is_the_rescaled_continuous_prof
         eps = np.array([0.0, 0.5, 3.0]) * sens / sigma
         got = dsc.discrete_gaussian_delta(sigma, eps, sens)
         for g, e in zip(got, eps):
-            want = max(_mp_gaussian_delta(float(e), k / sigma) for k in range(1, sens + 1))
+            want = max(mp_gaussian_delta(float(e), k / sigma) for k in range(1, sens + 1))
             assert abs(g - want) <= 1e-12 * want and want > 1e-124
     # eps / mu overflows to inf; every term is below y = -1e300 sigma: the profile is 0
     assert dsc.discrete_gaussian_delta(1e120, [1e300, 1.7e308]).tolist() == [0.0, 0.0]

@@ -149,6 +149,14 @@ def _mp_lscv_two_points(r, h, d):
         return c2 * (1 + mp.exp(-u / 2)) / 2 - 2 * c1 * mp.exp(-u)
 
 
+def _assert_lscv_of_two_points_80_apart(d, h):
+    """lscv of two points at squared scaled distance 80 (u = 40) against the two-point closed form, to 1e-12."""
+    r = h * math.sqrt(80.0)
+    x = np.zeros((2, d))
+    x[1, 0] = r
+    assert math.isclose(functional.lscv(x, h), float(_mp_lscv_two_points(r, h, d)), rel_tol=1e-12)
+
+
 def _mp_density(x, h):
     """The N(0, h^2) density at x (one dimension), at 50 digits."""
     with mp.workdps(50):
@@ -180,11 +188,7 @@ def test_lscv_in_high_dimension_at_the_switch_to_the_scaled_form(d, h):
     and is 2-3 % off. Reference: the two-point closed form in mpmath. Kills lscv mutmut_28 and 29
     (`<= 600`, `< 601` on the first bound), 37 and 38 (the same on the second bound); 24 and 25 too.
     The bandwidths with an exact 600.0 were found by stepping h by ulps."""
-    r = h * math.sqrt(80.0)
-    x = np.zeros((2, d))
-    x[1, 0] = r
-    want = _mp_lscv_two_points(r, h, d)
-    assert math.isclose(functional.lscv(x, h), float(want), rel_tol=1e-12)
+    _assert_lscv_of_two_points_80_apart(d, h)
 
 
 def test_lscv_in_1000_dimensions_where_4_pi_h2_to_the_d_half_overflows():
@@ -194,11 +198,7 @@ def test_lscv_in_1000_dimensions_where_4_pi_h2_to_the_d_half_overflows():
     34 (d/3 log 2 instead of d/2 log 2), 24 and 25 (the guard's `and` turned into `or`)."""
     d = 1000
     h = math.exp(365.0 / d - _HALF_LOG_2PI)
-    r = h * math.sqrt(80.0)
-    x = np.zeros((2, d))
-    x[1, 0] = r
-    want = _mp_lscv_two_points(r, h, d)
-    assert math.isclose(functional.lscv(x, h), float(want), rel_tol=1e-12)
+    _assert_lscv_of_two_points_80_apart(d, h)
 
 
 def test_lscv_under_a_callers_strict_errstate():

@@ -328,6 +328,13 @@ def _profile(eps: np.ndarray, q: float, sigma: float, direction: str) -> np.ndar
     return out
 
 
+def _log_2sinh(a):
+    """log(2 sinh a) = a + log(1 - e^{-2a}) for a >= 0, with expm1 (-inf at 0): log1p(-exp(-2a)) lost every digit
+    below a ~ 1e-8 and was -inf at a = 5e-301 (nan tails at sigma = 1e-200; a root of ~0 for 0.4309)."""
+    with np.errstate(divide="ignore"):
+        return a + np.log(-np.expm1(-2 * a))
+
+
 def _replace_tail_points(eps: np.ndarray, q: float, sigma: float):
     """(-y*/sigma, (1 - y*)/sigma, (-1 - y*)/sigma) for the replace-one half-line {y > y*} at loss ``eps``.
 
@@ -346,9 +353,7 @@ def _replace_tail_points(eps: np.ndarray, q: float, sigma: float):
             y0, r = np.zeros_like(eps), eps / 2
         else:
             a = np.abs(eps) / 2
-            # log(2 sinh a) = a + log(1 - e^{-2a}) with expm1: log1p(-exp(-2a)) lost every digit below
-            # |eps| ~ 1e-8 and was -inf at eps = 1e-300 (then inf - inf = nan at sigma = 1e-200)
-            log_2sinh = np.where(eps != 0, a + np.log(-np.expm1(-2 * a)), 0.0)
+            log_2sinh = np.where(eps != 0, _log_2sinh(a), 0.0)
             odds, half = math.log1p(-q) - math.log(q), (0.5 / sigma) / sigma     # half = 1/(2 sigma^2)
             log_2x = odds + half + log_2sinh                                     # log 2|x| where eps != 0
             far = (eps != 0) & (log_2x > 20.0)
@@ -427,12 +432,17 @@ def subsampled_gaussian_profile(sampling_probability, noise_multiplier, epsilon,
         raise ValueError(f"epsilon must be finite, got {epsilon!r}")
     if direction not in DIRECTIONS:
         raise ValueError(f"direction must be one of 'remove', 'add', got {direction!r}")
-    replace = _relation(relation) == "replace_one"
-    eps = np.atleast_1d(arr)
-    # Below 0 by duality, H_{A,B}(eps) = 1 - e^eps + e^eps H_{B,A}(-eps) (integrate (a - g b)_+ = a - g b +
-    # (g b - a)_+): two non-negative terms, each to a few ulps, where the difference of the two tails was
-    # only absolutely accurate (0 at eps = -1e-150, sigma = 1e150, for 1e-150 or more). The swapped pair is
-    # the other direction, or under replace-one the same pair (y -> -y swaps its laws).
+    out = _one_step(np.atleast_1d(arr), q, sigma, direction, _relation(relation) == "replace_one")
+    return float(out[0]) if arr.ndim == 0 else out.reshape(arr.shape)
+
+
+def _one_step(eps: np.ndarray, q: float, sigma: float, direction: str, replace: bool) -> np.ndarray:
+    """The one-step profile at every real ``eps`` (validated): the tails at eps >= 0, duality below.
+
+    Below 0, H_{A,B}(eps) = 1 - e^eps + e^eps H_{B,A}(-eps) (integrate (a - g b)_+ = a - g b + (g b - a)_+):
+    two non-negative terms, each to a few ulps, where the difference of the two tails was only absolutely
+    accurate (0 at eps = -1e-150, sigma = 1e150, for 1e-150 or more). The swapped pair is the other
+    direction, or under replace-one the same pair (y -> -y swaps its laws)."""
     neg = eps < 0
     mirrored = direction if replace else DIRECTIONS[1 - DIRECTIONS.index(direction)]
     both = np.where(neg, -eps, eps)
@@ -441,8 +451,7 @@ def subsampled_gaussian_profile(sampling_probability, noise_multiplier, epsilon,
         if mask.any():
             out[mask] = _replace_profile(both[mask], q, sigma) if replace else _profile(both[mask], q, sigma, which)
     out[neg] = -np.expm1(eps[neg]) + np.exp(eps[neg]) * out[neg]
-    out = out + 0.0                                        # no -0.0 from expm1(0)
-    return float(out[0]) if arr.ndim == 0 else out.reshape(arr.shape)
+    return out + 0.0                                       # no -0.0 from expm1(0)
 
 
 # ---------------------------------------------------------------- Renyi DP (moments accountant)
@@ -833,8 +842,8 @@ class _Pair:
             far = ~np.isfinite(x)
             if np.any(far):
                 a = np.abs(l) / 2          # log|x| = log(1-q) - log q + 1/(2 s^2) + log sinh(a)
-                log_x = ((math.log1p(-q) if q < 1 else -np.inf) - math.log(q) + 0.5 / s2 + a
-                         + np.log(-np.expm1(-2 * a)) - math.log(2.0))     # expm1: exact for tiny a too
+                log_x = ((math.log1p(-q) if q < 1 else -np.inf) - math.log(q) + 0.5 / s2
+                         + _log_2sinh(a) - math.log(2.0))
                 x_far = np.sign(l) * np.where(log_x > 20.0, math.log(2.0) + log_x,
                                               np.arcsinh(np.exp(np.minimum(log_x, 20.0))))
                 return s2 * (l / 2 + np.where(far, x_far, np.arcsinh(np.where(far, 0.0, x))))
@@ -1396,8 +1405,8 @@ def _one_step_profiles(q, sigma, relation, eps) -> float:
     """The exact one-step delta at ``eps``, worse direction."""
     eps = np.atleast_1d(float(eps))
     if relation == "replace_one":
-        return float(_replace_profile(eps, q, sigma)[0])
-    return float(max(_profile(eps, q, sigma, d)[0] for d in DIRECTIONS))
+        return float(_one_step(eps, q, sigma, "remove", True)[0])
+    return float(max(_one_step(eps, q, sigma, d, False)[0] for d in DIRECTIONS))
 
 
 def _exact_gaussian(q, sigma, steps, relation) -> float:

@@ -34,7 +34,7 @@ import sys
 import numpy as np
 from scipy import linalg
 from scipy.spatial.distance import cdist
-from scipy.special import expit
+from scipy.special import expit, logsumexp
 from scipy.stats import norm
 
 from ._validate import MAX_ENTRIES, check_delta, check_integer, check_positive, check_rng
@@ -162,7 +162,7 @@ def _plain(h: float) -> bool:
     return _PLAIN_H[0] <= h <= _PLAIN_H[1]
 
 
-def _exponent(x: np.ndarray, y: np.ndarray, h: float) -> np.ndarray:
+def _exponent(x: np.ndarray, y: np.ndarray, h: float, *, relative: bool = False) -> np.ndarray:
     """The kernel's exponent ``||x - y||^2 / (2 h^2)`` between the rows of ``x`` and ``y``, shape
     ``(len(x), len(y))``, ``inf`` where it overflows (the kernel is then 0).
 
@@ -170,10 +170,12 @@ def _exponent(x: np.ndarray, y: np.ndarray, h: float) -> np.ndarray:
     ``h = 1.5e-154`` (0 / 0 = nan on the diagonal, where the kernel is 1) and overflows above
     ``9e153`` (every exponent 0, the kernel 1 at any distance); there each coordinate difference is
     divided by ``h`` before it is squared (a difference that overflows is formed from the halved
-    points).
+    points). With ``relative``, so at every ``h``: the exponent keeps its relative accuracy down to
+    about 1e-300 (the plain squared distance underflows below 1e-162 whatever ``h``, which moves
+    ``exp(-u)`` by less than 1e-100 but is all of ``expm1(-u)``: :func:`rkhs_norm`).
     """
     with np.errstate(over="ignore", under="ignore"):
-        if _plain(h):
+        if _plain(h) and not relative:
             return _sqdist(x, y) / (2.0 * h * h)
         t = x[:, None, :] - y[None, :, :]
         wide = np.isinf(t)
@@ -218,6 +220,11 @@ def _exp2(z, k):
     with np.errstate(over="ignore", under="ignore"):
         out = np.where(fin, np.ldexp(np.exp(r), power), np.exp(z))
     return out if out.ndim else float(out)
+
+
+#: Exponents beyond which ``exp(-u)`` (below 2e-300) is computed with its constant by :func:`_exp2`: such a
+#: term may have underflowed to a subnormal, whose few bits a constant above 1 would lift into the normal range
+_DEEP = 690.0
 
 
 def _log_sum_exp_neg(u: np.ndarray) -> np.ndarray:
@@ -271,10 +278,15 @@ def gaussian_kernel(x, y, bandwidth, *, normalized: bool = False) -> np.ndarray:
     if normalized:
         d = x.shape[1]
         log_c = -_log_norm(h, d)
-        if _plain(h) and -700.0 < log_c < 36.0:
+        a, e = _inv_norm_parts(h, d)
+        if _plain(h) and -700.0 < log_c < 700.0:
             k *= (2.0 * math.pi * h * h) ** (-d / 2.0)
-        else:   # the constant over- or underflows, or would lift a term that underflowed above 2e-308
-            a, e = _inv_norm_parts(h, d)
+            # a term below 1e-300 may have underflowed to a subnormal of few bits, which the constant
+            # would lift above 2e-308 (1.93e-308 for 2.85e-308 at h = 1e-16): those in exp(a) 2^k
+            deep = u > _DEEP
+            if deep.any():
+                k[deep] = _exp2(a - u[deep], e)
+        else:   # the constant over- or underflows
             k = _exp2(a - u, e)
     return k
 
@@ -363,7 +375,9 @@ def rkhs_norm(coef, centers, bandwidth) -> float:
     # plain a^T K a cancels where the kernel is near 1 (it gave 0 for 1e-8 with centres 1e-8 apart
     # at h = 1) and over- or underflowed with the coefficients
     b = a / top
-    s = float(b.sum())
+    # the sum exactly rounded (math.fsum): b.sum() cancels when the coefficients nearly sum to 0,
+    # as a difference of two functions' coefficients does (it gave 9.4e183 for 3.2e183 there)
+    s = math.fsum(a) / top
     with np.errstate(over="ignore", under="ignore"):
         span = float((z.max(axis=0) - z.min(axis=0)).max())    # the largest coordinate difference
         tau = span / h
@@ -374,8 +388,10 @@ def rkhs_norm(coef, centers, bandwidth) -> float:
         r = s / tau
         if abs(r) > 1e100:                                      # b^T w b is below 1e-200 r^2
             return top * abs(s)
-        return top * tau * math.sqrt(max(r * r - float(b @ _exponent(z, z, span) @ b), 0.0))
-    q = s * s + float(b @ np.expm1(-_exponent(z, z, h)) @ b)
+        return top * tau * math.sqrt(max(r * r - float(b @ _exponent(z, z, span, relative=True) @ b), 0.0))
+    # the exponent from differences divided by h: squared first, centres 2e-170 apart underflowed to
+    # 0 at h = 1e-70, and the norm was 0 for 2e-100
+    q = s * s + float(b @ np.expm1(-_exponent(z, z, h, relative=True)) @ b)
     return top * math.sqrt(max(q, 0.0))
 
 
@@ -514,22 +530,31 @@ def kde(data, grid, bandwidth) -> np.ndarray:
     g = as_points("grid", grid, d=x.shape[1])
     n, d = x.shape
     log_norm = math.log(n) + _log_norm(h, d)
-    # the plain sum, unless the constant (2 pi h^2)^(-d/2) overflows, underflows or would lift a
-    # term that underflowed above 2e-308: then in logarithms (at h = 1e-300 the plain sum gave
-    # nan, 0 / 0, and at h = 1e300 it gave 0 for 4e-301)
-    plain = _plain(h) and _log_norm(h, d) > -36.0 and log_norm < 700.0
+    # the plain sum, unless the constant (2 pi h^2)^(-d/2) overflows or underflows: then in
+    # logarithms (at h = 1e-300 the plain sum gave nan, 0 / 0, and at h = 1e300 it gave 0 for
+    # 4e-301); so also a point whose every term is below 1e-300 (deep): a term that underflowed to a
+    # subnormal keeps few bits, which the constant would lift (1.9e-308 for 2.9e-308 at h = 1e-16)
+    plain = _plain(h) and _log_norm(h, d) > -700.0 and log_norm < 700.0
     out = np.empty(g.shape[0])
+    deep = np.zeros(g.shape[0], dtype=bool)
     step = max(1, _CHUNK // (n * d))
     for start in range(0, g.shape[0], step):
-        u = _exponent(g[start : start + step], x, h)
+        rows = slice(start, start + step)
+        u = _exponent(g[rows], x, h)
         if plain:
+            deep[rows] = u.min(axis=1) > _DEEP
             with np.errstate(under="ignore"):
-                out[start : start + step] = np.exp(-u).sum(axis=1)
+                out[rows] = np.exp(-u).sum(axis=1)
+            if deep[rows].any():
+                out[rows][deep[rows]] = _log_sum_exp_neg(u[deep[rows]])
         else:
-            out[start : start + step] = _log_sum_exp_neg(u)
-    if plain:
-        return out / (n * (2.0 * math.pi * h * h) ** (d / 2.0))
+            out[rows] = _log_sum_exp_neg(u)
     a, e = _inv_norm_parts(h, d)
+    if plain:
+        res = np.empty_like(out)
+        res[~deep] = out[~deep] / (n * (2.0 * math.pi * h * h) ** (d / 2.0))
+        res[deep] = _exp2(out[deep] - math.log(n) + a, e)          # out is a logarithm there
+        return res
     return _exp2(out - math.log(n) + a, e)
 
 
@@ -1079,27 +1104,34 @@ def lscv(data, bandwidth) -> float:
         raise ValueError(f"data must have at least 2 points, got {n}")
     log_norm = _log_norm(h, d)              # log (2 pi h^2)^(d/2); that of (4 pi h^2)^(d/2) adds d/2 log 2
     if _plain(h) and abs(log_norm) < 600.0 and abs(log_norm + d / 2.0 * math.log(2.0)) < 600.0:
-        d2 = _sqdist(x, x)
-        with np.errstate(under="ignore"):
+        with np.errstate(over="ignore", under="ignore"):         # a square beyond 1e308: the term is 0
+            d2 = _sqdist(x, x)
             both = np.exp(-d2 / (4.0 * h * h)).sum() / (4.0 * math.pi * h * h) ** (d / 2.0) / n**2
             k = np.exp(-d2 / (2.0 * h * h))
         np.fill_diagonal(k, 0.0)      # the pairs i != j: k.sum() - n cancelled (e^-40 terms lost at d = 100)
         loo = k.sum() / (2.0 * math.pi * h * h) ** (d / 2.0) / (n - 1)
         return float(both - 2.0 * loo / n)
-    # LSCV = (2 pi h^2)^(-d/2) B with B = 2^(-d/2) sum_ij e^(-u_ij / 2) / n^2 - 2 sum_(i != j) e^(-u_ij) / (n (n-1)),
-    # u = |x_i - x_j|^2 / (2 h^2): the constant overflows below h = 1e-154 (the plain form gave
-    # nan, 0 / 0, at h = 1e-300) and is applied as exp(a) 2^k; a term of B that underflows is below
-    # 1e-300 of its diagonal part n 2^(-d/2) / n^2
+    # LSCV = (2 pi h^2)^(-d/2) B with B = 2^(-d/2) S / n^2 - 2 T / (n (n-1)), S = sum_ij e^(-u_ij / 2),
+    # T = sum_(i != j) e^(-u_ij), u = |x_i - x_j|^2 / (2 h^2): the constant overflows below h = 1e-154
+    # (the plain form gave nan, 0 / 0, at h = 1e-300) and is applied as exp(a) 2^k. B is formed times
+    # 2^p, p chosen from the logarithms of its two parts so that the larger is near 1, each term of T
+    # scaled exactly (_exp2): 2^(-d/2) is subnormal from d = 2045 and 0 from 2150, and so are the
+    # terms of T that matter beside it (two points 1e3 apart in 2200 dimensions, h = 1 / sqrt(4 pi):
+    # 0 for 0.5)
     u = _exponent(x, x, h)
-    with np.errstate(under="ignore"):
-        both = np.exp(-u / 2.0).sum()
-        k = np.exp(-u)
-    np.fill_diagonal(k, 0.0)
-    b = both * 2.0 ** (-d / 2.0) / n**2 - 2.0 * k.sum() / (n * (n - 1))
+    np.fill_diagonal(u, np.inf)                 # T's terms: the pairs i != j
+    with np.errstate(under="ignore", divide="ignore"):
+        s_part = (n + np.exp(-u / 2.0).sum()) / n**2                  # S / n^2 >= 1 / n: no underflow
+        log_both = math.log(s_part) - d / 2.0 * math.log(2.0)
+        log_loo = math.log(2.0 / (n * (n - 1))) + float(logsumexp(-u))
+    p = -round(max(log_both, log_loo) / math.log(2.0))
+    j = d // 2
+    both = math.ldexp(s_part, p - j) * (math.sqrt(0.5) if d % 2 else 1.0)   # 2^(p - d/2) S / n^2
+    b = both - 2.0 / (n * (n - 1)) * float(_exp2(-u, p).sum())
     if b == 0.0:
         return 0.0
     a, e = _inv_norm_parts(h, d)
-    return math.copysign(_exp2(math.log(abs(b)) + a, e), b)
+    return math.copysign(_exp2(math.log(abs(b)) + a, e - p), b)
 
 
 def lscv_sensitivity(n, bandwidth, d: int = 1, *, sharp: bool = False) -> float:

@@ -925,6 +925,90 @@ def test_rkhs_norm_at_extreme_bandwidths_and_close_centres():
         float(mp.mpf(1e300) * mp.sqrt(2 - 2 * mp.exp(-4.5))), rel=1e-14)
 
 
+@mp.workdps(80)
+def test_rkhs_norm_keeps_its_digits_where_the_coefficients_or_the_exponents_are_tiny():
+    """Centres 2e-170 apart at h = 1e-70: their squared distance underflowed to 0 and the norm was 0
+    for 2e-100. Coefficients 0.1, 0.2, -0.3 sum exactly to 2.8e-17 (the floats' own sum); the float
+    sum of a / max|a| is 1.1e-16 or 0, which the norm took for the sum."""
+    def mp_norm(a, z, h):               # (sum a)^2 + sum_ij a_i a_j expm1(-u_ij), no cancellation
+        a, h = [mp.mpf(c) for c in a], mp.mpf(h)
+        q = mp.fsum(a) ** 2 + mp.fsum(a[i] * a[j] * mp.expm1(-(mp.mpf(z[i]) - mp.mpf(z[j])) ** 2 / (2 * h * h))
+                                      for i in range(len(a)) for j in range(len(a)))
+        return mp.sqrt(q)
+
+    assert fn.rkhs_norm([1.0, -1.0], [0.0, 2e-170], 1e-70) == pytest.approx(2e-100, rel=1e-15, abs=0)
+    a = [0.1, 0.2, -0.3]
+    exact = float(mp.fsum(mp.mpf(c) for c in a))
+    assert exact == pytest.approx(2.7755575615628914e-17, rel=1e-15, abs=0) and sum(a) != exact
+    # within 1e-100 h of each other (the norm is |sum a| to the last bit) and 4.5e-17 h apart, where
+    # (sum a)^2 = 7.7e-34 and the kernel's part 1.8e-34 are both in the answer
+    for z, h in [([0.0, 1e-120, 2e-120], 1.0), ([0.0, 0.0, 4.5e-17], 1.0), ([0.0, 0.0, 4.5e-117], 1e-100)]:
+        want = mp_norm(a, z, h)
+        assert math.isclose(fn.rkhs_norm(a, z, h), float(want), rel_tol=1e-14), (z, h)
+    assert math.isclose(float(mp_norm(a, [0.0, 0.0, 4.5e-17], 1.0)), 3.08e-17, rel_tol=1e-2)
+
+
+@mp.workdps(50)
+def test_normalised_kernel_and_kde_keep_the_bits_of_a_term_that_underflowed():
+    """A term below 2.2e-308 underflows to a subnormal of few bits, which the constant
+    (2 pi h^2)^(-d/2) lifted back into the normal range: 1.93e-308 for the density 2.85e-308 at
+    h = 1.02e-16 (the term alone is 7e-324, one bit)."""
+    t, h = 3.945058574641553e-15, 1.0226762387315198e-16
+    want = float(_mp_phi(t, h))
+    assert 2.8e-308 < want < 2.9e-308
+    assert math.isclose(fn.gaussian_kernel([0.0], [t], h, normalized=True)[0, 0], want, rel_tol=1e-13)
+    assert math.isclose(fn.kde([t], [0.0], h)[0], want, rel_tol=1e-13)
+    # a grid point whose every term is that small beside one with a normal term, in one call
+    got = fn.kde([t, 1.0], [0.0, 1.0], h)
+    assert math.isclose(got[0], want / 2, rel_tol=1e-13)
+    assert math.isclose(got[1], float(_mp_phi(0.0, h) / 2), rel_tol=1e-14)
+    # two dimensions: (2 pi h^2)^-1 e^-u with u = 760, about 1.9e-300
+    x, h2 = [[0.0, 0.0]], 1e-15
+    g = [[3e-14, 2.49e-14]]                      # |g|^2 / (2 h^2) = (9 + 6.2001) 1e-28 / 2e-30 = 760.005
+    want2 = mp.exp(-(mp.mpf(g[0][0]) ** 2 + mp.mpf(g[0][1]) ** 2) / (2 * mp.mpf(h2) ** 2)) / (2 * mp.pi * mp.mpf(h2) ** 2)
+    assert 1e-300 > want2 > mp.mpf(2) ** -1022
+    assert math.isclose(fn.kde(x, g, h2)[0], float(want2), rel_tol=1e-12)
+    assert math.isclose(fn.gaussian_kernel(g, x, h2, normalized=True)[0, 0], float(want2), rel_tol=1e-12)
+
+
+@mp.workdps(50)
+def test_lscv_in_thousands_of_dimensions_where_two_to_the_minus_d_over_2_underflows():
+    """2^(-d/2) is subnormal from d = 2045 and 0 from d = 2150: LSCV of two points 1e3 apart in 2200 dimensions at
+    h = 1 / sqrt(4 pi) is (4 pi h^2)^(-d/2) phi-part 2 / 4 = 0.5 (the code gave 0); in 3000 dimensions
+    at h = 1e-91 it is beyond the float range (0 for inf), and -inf for points 10 h apart."""
+    def mp_lscv(x, h):
+        x, h = np.asarray(x, dtype=float), mp.mpf(h)
+        n, d = x.shape
+        sq = [[mp.fsum((mp.mpf(p) - mp.mpf(q)) ** 2 for p, q in zip(x[i], x[j])) for j in range(n)] for i in range(n)]
+        both = mp.fsum(mp.exp(-sq[i][j] / (4 * h * h)) for i in range(n) for j in range(n)) \
+            / (4 * mp.pi * h * h) ** (mp.mpf(d) / 2) / n**2
+        loo = mp.fsum(mp.exp(-sq[i][j] / (2 * h * h)) for i in range(n) for j in range(n) if i != j) \
+            / (2 * mp.pi * h * h) ** (mp.mpf(d) / 2) / (n * (n - 1))
+        return both - 2 * loo
+
+    x = np.zeros((2, 2200))
+    x[1, 0] = 1e3
+    h = 1 / math.sqrt(4 * math.pi)
+    want = mp_lscv(x, h)
+    assert abs(want - 0.5) < 1e-12 and math.isclose(fn.lscv(x, h), float(want), rel_tol=1e-12)
+    # three points, two of them close: both parts matter (the score is negative), 2100 dimensions
+    y = np.zeros((3, 2100))
+    y[1, :2] = [0.3, 0.1]
+    y[2, 0] = 50.0
+    for h in (0.2, 1e-120):
+        scale = h / 0.2
+        want = mp_lscv(y * scale, h)
+        assert want < 0 and math.isclose(fn.lscv(y * scale, h), float(want), rel_tol=1e-12), h
+    big = np.zeros((2, 3000))
+    big[1, 0] = 1e-89                          # 100 h: e^-5000 beside 2^-1500 = e^-1040
+    assert mp_lscv(big, 1e-91) > _MAX and fn.lscv(big, 1e-91) == math.inf
+    big[1, 0] = 1e-90
+    assert mp_lscv(big, 1e-91) < -_MAX and fn.lscv(big, 1e-91) == -math.inf
+    # points 1e200 apart at h = 1: their squared distance overflows (a RuntimeWarning, an error in
+    # the tests); the score is the diagonal's 2 phi_sqrt2h(0) / 4
+    assert math.isclose(fn.lscv([0.0, 1e200], 1.0), 1 / (4 * math.sqrt(math.pi)), rel_tol=1e-15)
+
+
 @mp.workdps(50)
 def test_gp_functions_at_bandwidth_1e_300_use_the_identity_gram_matrix():
     """At h = 1e-300 the Gram matrix of distinct points is I (it was nan: scipy's Cholesky refused

@@ -217,6 +217,131 @@ def test_kernel_logistic_regression_moves_by_at_most_the_erm_sensitivity(x, h, l
     assert fn.erm_sensitivity(n + 1, lam) < bound and fn.erm_sensitivity(n, 2 * lam) < bound
 
 
+# --------------------------------------------------------------------------- against 50-digit mpmath
+# Points anywhere in the float range, with ties, near-ties and far pairs (base + s1 k1 + s2 k2 with
+# small integers k), bandwidths tied to their spread or anywhere from 5e-324 to 1e308. Each result is
+# compared with mpmath at 50 digits from the floats given (mp.mpf of a float is exact), within a bound
+# that follows the conditioning: an exponent u computed from rounded differences is off by about
+# (d + 6) eps u, the constant's logarithm by a few eps times itself; a subnormal result by an ulp
+# (5e-324) twice rounded. These found, before they were fixed, the subnormal term lifted by the
+# normalising constant (2 bits of 2.85e-308 right), lscv's 0 in thousands of dimensions and
+# rkhs_norm's float sum of cancelling coefficients.
+EPS = 2.0**-52
+TINY_ABS = 1e-323                                   # two ulps of a subnormal
+MP_MAX = mp.mpf(np.finfo(float).max)
+
+
+@st.composite
+def spread_points(draw, max_n=5):
+    d, n = draw(st.integers(1, 3)), draw(st.integers(2, max_n))
+    base = draw(st.sampled_from([0.0, 1.0, -1.0])) * 10.0 ** draw(st.floats(-300.0, 300.0))
+    s1, s2 = (10.0 ** draw(st.floats(-300.0, 300.0)) for _ in range(2))
+    ks = st.lists(st.lists(st.integers(-20, 20), min_size=d, max_size=d), min_size=n, max_size=n)
+    x = base + s1 * np.array(draw(ks), dtype=float) + s2 * np.array(draw(ks), dtype=float)
+    assume(np.isfinite(x).all())
+    spread = float(np.abs(x[:, None, :] - x[None, :, :]).max()) if np.isfinite(x).all() else 1.0
+    how = draw(st.sampled_from(["spread", "anywhere", "moderate"]))
+    if how == "spread" and 0.0 < spread < 1e300:
+        h = spread * 10.0 ** draw(st.floats(-3.0, 3.0))
+    else:                                      # moderate: a constant (2 pi h^2)^(-d/2) from about e^3 to e^100
+        h = 10.0 ** draw(st.floats(-323.0, 308.0) if how == "anywhere" else st.floats(-20.0, -2.0))
+    assume(np.isfinite(h) and h > 0)
+    return x, float(h)
+
+
+def _mp_u(a, b, h):                    # |a - b|^2 / (2 h^2), from the floats given
+    return mp.fsum((mp.mpf(float(p)) - mp.mpf(float(q))) ** 2 for p, q in zip(a, b)) / (2 * mp.mpf(h) ** 2)
+
+
+def _mp_log_c(h, d):                   # log (2 pi h^2)^(-d/2)
+    return -mp.mpf(d) / 2 * mp.log(2 * mp.pi * mp.mpf(h) ** 2)
+
+
+def _check(got, want, slack):
+    """got is want within ``slack`` (absolute, from the conditioning) plus two subnormal ulps; beyond the
+    float range, +-inf (a value within 1e-10 of its edge is not judged)."""
+    if abs(want) > MP_MAX * (1 + 1e-10):
+        assert got == (math.inf if want > 0 else -math.inf), (got, want)
+    elif abs(want) < MP_MAX * (1 - 1e-10):
+        assert abs(mp.mpf(got) - want) <= slack + TINY_ABS, (got, mp.nstr(want, 17), mp.nstr(slack, 3))
+
+
+@settings(max_examples=profiles.size(fast=25, thorough=300))
+@given(xh=spread_points(), data=st.data())
+@mp.workdps(50)
+def test_kernel_and_kde_are_their_50_digit_values_everywhere(xh, data):
+    x, h = xh
+    d = x.shape[1]
+    g = x[data.draw(st.lists(st.integers(0, len(x) - 1), min_size=1, max_size=3))]
+    g = g + data.draw(st.sampled_from([0.0, 1.0, -1.0])) * (x.max(axis=0) - x.min(axis=0)) / 3
+    # and a point at a chosen exponent from x[0] (up to 800: terms near and below the normal range)
+    step = np.zeros(d)
+    step[0] = math.sqrt(2 * data.draw(st.one_of(st.floats(0.0, 800.0), st.floats(712.0, 745.0)))) * h
+    g = np.vstack([g, x[0] + step])
+    assume(np.isfinite(g).all())
+    log_c = _mp_log_c(h, d)
+    kernel = fn.gaussian_kernel(g, x, h)
+    density = fn.gaussian_kernel(g, x, h, normalized=True)
+    f = fn.kde(x, g, h)
+    for i, p in enumerate(g):
+        terms = []
+        for j, q in enumerate(x):
+            u = _mp_u(p, q, h)
+            tol = EPS * ((d + 6) * u + 4 * abs(log_c) + 16)
+            k = mp.exp(-u)
+            _check(kernel[i, j], k, k * EPS * ((d + 6) * u + 4))
+            _check(density[i, j], k * mp.exp(log_c), k * mp.exp(log_c) * tol)
+            terms.append((k * mp.exp(log_c) / len(x), tol + 2 * len(x) * EPS))
+        _check(f[i], mp.fsum(t for t, _ in terms), mp.fsum(t * e for t, e in terms))
+
+
+@settings(max_examples=profiles.size(fast=25, thorough=300))
+@given(xh=spread_points())
+@mp.workdps(50)
+def test_lscv_is_its_50_digit_value_everywhere(xh):
+    x, h = xh
+    n, d = x.shape
+    hm, a_part = mp.mpf(h), abs(_mp_log_c(h, d))
+    both, loo, slack = [], [], mp.mpf(0)
+    for i in range(n):
+        for j in range(n):
+            u = _mp_u(x[i], x[j], h)
+            t1 = mp.exp(-u / 2) * (4 * mp.pi * hm * hm) ** (-mp.mpf(d) / 2) / n**2
+            t2 = 0 if i == j else 2 * mp.exp(-u) * (2 * mp.pi * hm * hm) ** (-mp.mpf(d) / 2) / (n * (n - 1))
+            both.append(t1)
+            loo.append(t2)
+            slack += (t1 + t2) * EPS * ((d + 6) * u + 4 * a_part + 16 + 2 * n * n)
+    want = mp.fsum(both) - mp.fsum(loo)
+    _check(fn.lscv(x, h), want, slack + abs(want) * EPS * (a_part + 50))
+
+
+@settings(max_examples=profiles.size(fast=25, thorough=300))
+@given(xh=spread_points(), data=st.data())
+@mp.workdps(80)
+def test_rkhs_norm_is_its_80_digit_value_everywhere(xh, data):
+    z, h = xh
+    k, d = z.shape
+    top = 10.0 ** data.draw(st.floats(-300.0, 300.0))
+    a = np.array(data.draw(st.lists(st.integers(-9, 9), min_size=k, max_size=k)), dtype=float) / 9 * top
+    if data.draw(st.booleans()):           # coefficients that sum to about 0, as a difference of functions has
+        a[-1] = -a[:-1].sum()
+    a[0] = a[0] if a.any() else top
+    am = [mp.mpf(float(c)) for c in a]
+    cross = [am[i] * am[j] * mp.expm1(-_mp_u(z[i], z[j], h)) for i in range(k) for j in range(k)]
+    q = mp.fsum(am) ** 2 + mp.fsum(cross)                   # a^T K a without cancellation
+    want = mp.sqrt(max(q, 0))
+    # |got^2 - want^2| <= eps-sized errors of (sum a)^2 and of each a_i a_j expm1(-u_ij), plus the pairs
+    # whose exponent underflows (below 1e-323 each)
+    q_err = EPS * (4 * mp.fsum(am) ** 2 + (d + 12) * mp.fsum(abs(c) for c in cross)) \
+        + k * k * mp.mpf(1e-323) * mp.mpf(float(np.abs(a).max())) ** 2
+    got = fn.rkhs_norm(a, z, h)
+    if want > MP_MAX * (1 + 1e-10):
+        assert got == math.inf
+    else:
+        assert abs(mp.mpf(got) - want) * (mp.mpf(got) + want) <= q_err + 4 * EPS * want * want + TINY_ABS, \
+            (got, mp.nstr(want, 17))
+
+
 # --------------------------------------------------------------------------- the whole float range
 @given(x=points(1, 6), grid=st.data(), h=LOG_H, k=st.integers(-1000, 1000))
 def test_kernel_and_kde_are_scale_equivariant_over_the_whole_float_range(x, grid, h, k):

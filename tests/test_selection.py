@@ -218,6 +218,10 @@ def test_noise_log_laws_match_scipy_stats():
         assert selection._exponential_logcdf(z) == pytest.approx(stats.expon.logcdf(z), rel=1e-12, abs=0)
         assert math.isclose(selection._gumbel_logpdf(z), stats.gumbel_r.logpdf(z), rel_tol=1e-12)
         assert math.isclose(selection._gumbel_logcdf(z), stats.gumbel_r.logcdf(z), rel_tol=1e-12)
+    # near 0 the exponential's log-CDF log(1 - e^-z) must come through expm1: log1p(-exp(-z)) is
+    # 2e-5 off at z = 1e-12 (exp(-z) keeps 4 digits of z)
+    for z in (1e-300, 1e-12, 1e-8, 0.5):
+        assert math.isclose(selection._exponential_logcdf(z), float(mp.log(-mp.expm1(-z))), rel_tol=1e-15)
 
 
 # --------------------------------------------------------------------------- permute-and-flip

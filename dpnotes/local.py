@@ -97,7 +97,9 @@ def _categories(name: str, x, k: int) -> np.ndarray:
         raise ValueError(f"{rule}, got dtype {arr.dtype}")
     if arr.dtype.kind == "f" and not np.all(np.isfinite(arr) & (arr == np.round(arr))):
         raise ValueError(f"{rule}, got non-integer values")
-    if arr.size and (arr.min() < 0 or arr.max() > k - 1):
+    # compared as Python numbers, which compare a float with an int exactly: numpy rounded k - 1 to a
+    # float, and x = 2.0**63 passed for k = 2**63 - 1 (then cast to int64 as -2**63)
+    if arr.size and (arr.min().item() < 0 or arr.max().item() > k - 1):
         raise ValueError(f"{rule}, got values from {arr.min()} to {arr.max()}")
     return arr.astype(np.int64)
 
@@ -139,6 +141,12 @@ def _open_delta(delta) -> float:
 
 # below it tanh(epsilon / 2) = (epsilon / 2)(1 - epsilon^2 / 12 + ...) is epsilon / 2 to 1e-17, under an ulp
 _TINY_EPSILON = 1e-8
+#: the most categories a randomizer takes: its reports are int64 (k = 2**63 raised numpy's
+#: OverflowError or "high is out of bounds for int64")
+_MAX_REPORT_K = 2**63 - 1
+#: the most categories of k-RR's probabilities, where k - 1 is a float (10**400 raised "int too large
+#: to convert to float")
+_MAX_K = 10**300
 
 
 def _over_tanh_half(x: np.ndarray, epsilon: float) -> np.ndarray:
@@ -180,7 +188,7 @@ def krr_probabilities(epsilon, k) -> tuple[float, float]:
     epsilon : float
         Local privacy parameter, ``> 0``.
     k : int
-        Number of categories, ``>= 2``.
+        Number of categories, in ``[2, 10**300]`` (``k - 1`` is taken as a float).
 
     Returns
     -------
@@ -190,7 +198,7 @@ def krr_probabilities(epsilon, k) -> tuple[float, float]:
     Raises
     ------
     ValueError
-        If ``epsilon`` is not ``> 0`` and finite or ``k`` is not an integer ``>= 2``.
+        If ``epsilon`` is not ``> 0`` and finite or ``k`` is not an integer in ``[2, 10**300]``.
 
     Examples
     --------
@@ -210,6 +218,9 @@ def _krr(epsilon, k) -> tuple[float, float, float]:
     off by 1e-6 relative; at 1e-300, p == q and they were infinite)."""
     epsilon = check_positive("epsilon", epsilon)
     k = check_integer("k", k, low=2)
+    if k > _MAX_K:
+        raise ValueError(f"k must be an integer in [2, 10**300] (k - 1 is taken as a float), got an integer of "
+                         f"{len(str(k))} digits")
     # divide through by e^epsilon: no overflow for large epsilon
     shrink = math.exp(-epsilon)
     denom = 1.0 + (k - 1) * shrink
@@ -232,7 +243,7 @@ def krr_randomize(x, epsilon, k, rng, size=None) -> np.ndarray:
     epsilon : float
         Local privacy parameter, ``> 0``.
     k : int
-        Number of categories, ``>= 2``.
+        Number of categories, in ``[2, 2**63 - 1]`` (the reports are int64).
     rng : numpy.random.Generator
         Source of randomness.
     size : int, optional
@@ -247,7 +258,7 @@ def krr_randomize(x, epsilon, k, rng, size=None) -> np.ndarray:
     Raises
     ------
     ValueError
-        If ``epsilon`` is not ``> 0`` and finite, ``k`` is not an integer ``>= 2``, an entry of ``x``
+        If ``epsilon`` is not ``> 0`` and finite, ``k`` is not an integer in ``[2, 2**63 - 1]``, an entry of ``x``
         is not an integer in ``[0, k - 1]``, ``rng`` is not a :class:`numpy.random.Generator` or
         ``size`` is not an integer in ``[1, 10**8]``.
 
@@ -259,14 +270,18 @@ def krr_randomize(x, epsilon, k, rng, size=None) -> np.ndarray:
     >>> krr_randomize([1, 0], 1.0, 3, rng, size=5).shape
     (5, 2)
     """
+    k = check_integer("k", k, low=2, high=_MAX_REPORT_K)   # the int (3.0 is accepted as 3): the output's dtype
     p, _ = krr_probabilities(epsilon, k)
-    k = check_integer("k", k, low=2)       # the int (3.0 is accepted as 3): it sets the output's dtype
     values = _categories("x", x, k)
     rng = check_rng("rng", rng)
     shape = _shape(values, _size(size))
     keep = rng.random(shape) < p
     shift = rng.integers(1, k, size=shape)             # uniform on the k - 1 other categories
-    return np.where(keep, values, (values + shift) % k)
+    # (x + J) % k as x + J - k, plus k where negative: x + J overflowed int64 past k = 2**62 and wrapped
+    # (for x = 2**63 - 2 at k = 2**63 - 1, J = 2 reported x itself)
+    moved = shift - (k - values)
+    moved[moved < 0] += k
+    return np.where(keep, values, moved)
 
 
 def krr_estimate(reports, epsilon, k) -> np.ndarray:
@@ -611,7 +626,7 @@ def hr_randomize(x, epsilon, k, rng, size=None) -> np.ndarray:
     epsilon : float
         Local privacy parameter, ``> 0``.
     k : int
-        Number of categories, ``>= 2``.
+        Number of categories, in ``[2, 2**63 - 1]`` (the reports are int64).
     rng : numpy.random.Generator
         Source of randomness.
     size : int, optional
@@ -626,7 +641,7 @@ def hr_randomize(x, epsilon, k, rng, size=None) -> np.ndarray:
     Raises
     ------
     ValueError
-        If ``epsilon`` is not ``> 0`` and finite, ``k`` is not an integer ``>= 2``, an entry of ``x``
+        If ``epsilon`` is not ``> 0`` and finite, ``k`` is not an integer in ``[2, 2**63 - 1]``, an entry of ``x``
         is not an integer in ``[0, k - 1]``, ``rng`` is not a :class:`numpy.random.Generator` or
         ``size`` is not an integer in ``[1, 10**8]``.
 
@@ -636,8 +651,8 @@ def hr_randomize(x, epsilon, k, rng, size=None) -> np.ndarray:
     >>> reports.shape, bool(reports.min() >= 0 and reports.max() < 4)
     ((2, 3), True)
     """
+    k = check_integer("k", k, low=2, high=_MAX_REPORT_K)
     K, p = hr_parameters(epsilon, k)
-    k = check_integer("k", k, low=2)
     values = _categories("x", x, k)
     rng = check_rng("rng", rng)
     shape = _shape(values, _size(size))
@@ -1271,6 +1286,23 @@ def fmt_stronger_epsilon(epsilon0, n, delta) -> float:
     return min(math.log1p(total), epsilon0)
 
 
+# ln 2 in two parts (fdlibm): q * _LN2_HI is exact for integers |q| < 2^20
+_LN2_HI = 6.93147180369123816490e-01
+_LN2_LO = 1.90821492927058770002e-10
+
+
+def _two_exp_minus(epsilon0: float) -> float:
+    """``2 e^-epsilon0`` for ``epsilon0 > 709``, which is ``2/(1 + e^epsilon0)`` there (``1 + e^epsilon0`` is
+    ``e^epsilon0`` in float; ``math.exp`` overflows from 709.78, at 1e300 it raised "math range error"), a
+    subnormal from 708.4 that rounds to 0 past 745.8. It is ``2^-1022 e^z`` with ``z = 1023 ln 2 - epsilon0``
+    formed exactly (``1023 _LN2_HI`` is exact and so, by Sterbenz's lemma, is its difference with
+    ``epsilon0``) and ``_LN2_LO``'s part added: the subnormal is rounded once from a value good to a few
+    parts in 1e16, within an ulp of the true value. (``2 exp(-epsilon0)`` also was, but reached 0 at 745.13;
+    ``exp(log 2 - epsilon0)`` rounds the exponent to 1e-13, hundreds of ulps of a result near 2e-308.)"""
+    z = (1023 * _LN2_HI - epsilon0) + 1023 * _LN2_LO
+    return math.ldexp(math.exp(z), -1022)
+
+
 def _clone_probability(epsilon0: float, clone_probability) -> tuple[float, float]:
     """``(log r, log(1 - r))`` of the clone probability ``r``: by default ``r = e^-epsilon0``, taken in
     logs once it underflows (past epsilon0 = 708; at 1e300, log(0) raised "math domain error")."""
@@ -1279,9 +1311,7 @@ def _clone_probability(epsilon0: float, clone_probability) -> tuple[float, float
         if r < sys.float_info.min:             # 0 or subnormal: log(r) = -epsilon0 keeps every digit
             return -epsilon0, -r
         return math.log(r), math.log1p(-r)
-    # 2/(1 + e^eps0) without overflowing exp (at 1e300 math.exp raised "math range error"): past 709,
-    # 1 + e^eps0 is e^eps0 in float; it rounds to 0 past epsilon0 = 745.8
-    blanket = 2.0 / (1.0 + math.exp(epsilon0)) if epsilon0 <= 709.0 else 2.0 * math.exp(-epsilon0)
+    blanket = 2.0 / (1.0 + math.exp(epsilon0)) if epsilon0 <= 709.0 else _two_exp_minus(epsilon0)
     if blanket == 0.0:
         r = check_real("clone_probability", clone_probability)
         raise ValueError(f"clone_probability must be in (0, 2/(1 + e^epsilon0)], which rounds to (0, 0] "
@@ -1336,8 +1366,9 @@ def fmt_clone_delta(epsilon0, n, epsilon, clone_probability=None):
         Central privacy parameter(s), ``>= 0``.
     clone_probability : float, optional
         :math:`r` in :math:`(0, 2/(1+e^{\varepsilon_0})]`; default :math:`e^{-\varepsilon_0}` (FMT's, taken
-        in logs, so any finite ``epsilon0`` works). For ``epsilon0 > 745.8`` the interval rounds to
-        ``(0, 0]`` in float: only the default is accepted there.
+        in logs, so any finite ``epsilon0`` works). The upper end is :math:`2/(1+e^{\varepsilon_0})` in
+        float, within an ulp (4.9e-324 where it is subnormal, past ``epsilon0 = 708``); for
+        ``epsilon0 > 745.8`` it rounds to 0: only the default is accepted there.
 
     Returns
     -------

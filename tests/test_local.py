@@ -328,7 +328,7 @@ def test_hr_bad_inputs():
         local.hr_randomize([0, 3], 1.0, 3, np.random.default_rng(0))
     with pytest.raises(ValueError, match="^epsilon must be > 0, got 0$"):
         local.hr_parameters(0, 3)
-    with pytest.raises(ValueError, match="^k must be an integer >= 2, got 1$"):
+    with pytest.raises(ValueError, match=r"^k must be an integer in \[2, 9223372036854775807\], got 1$"):
         local.hr_randomize([0], 1.0, 1, np.random.default_rng(0))
     with pytest.raises(ValueError, match="^counts must be a 1-D histogram with k >= 2 entries"):
         local.hr_variance([3], 1.0)
@@ -846,6 +846,63 @@ def test_clone_bound_at_a_huge_epsilon0():
         local.fmt_clone_delta(1e300, 100, 0.5, clone_probability=0.1)
     with pytest.raises(ValueError, match=r"epsilon0 > 745.8"):
         local.fmt_clone_epsilon(746.0, 100, 1e-6, clone_probability=1e-300)
+
+
+@pytest.mark.parametrize("eps0", [709.5, 720.0, 740.0, 745.0, 745.5, 745.8])
+def test_clone_blanket_is_two_over_one_plus_e_to_the_eps0_within_an_ulp(eps0):
+    """Past epsilon0 = 709 the blanket 2/(1 + e^eps0) is a subnormal: the float just below it (mpmath)
+    is accepted and the float after the one just above is refused. 2 exp(-eps0) reached 0 at 745.13,
+    below the 745.8 the message states (5e-324 refused at 745.5, where 2/(1 + e^745.5) = 3.4e-324 is
+    within an ulp); exp(log 2 - eps0) was 250 ulps off at 709.5 (the exponent rounded to 1e-13)."""
+    with mp.workdps(50):
+        true = 2 / (1 + mp.exp(mp.mpf(eps0)))
+        below = float(true) if mp.mpf(float(true)) <= true else math.nextafter(float(true), 0.0)
+        above = math.nextafter(below, math.inf) if mp.mpf(below) < true else below
+    assert above > 0.0
+    if below > 0.0:
+        assert 0.0 <= local.fmt_clone_delta(eps0, 2, 0.5, clone_probability=below) <= 1.0
+    with pytest.raises(ValueError, match=r"^clone_probability must be in \(0, "):
+        local.fmt_clone_delta(eps0, 2, 0.5, clone_probability=math.nextafter(above, math.inf))
+    if eps0 == 745.0:          # 2/(1 + e^745) = 5.6e-324, nearest 4.9e-324: 1e-323 (9.9e-324, the float above) out
+        with pytest.raises(ValueError, match=r"^clone_probability must be in \(0, "):
+            local.fmt_clone_delta(745.0, 2, 0.5, clone_probability=1e-323)
+
+
+def test_randomizers_take_every_int64_category_and_refuse_more_by_name():
+    """k = 2**63 raised numpy's OverflowError (krr) or "high is out of bounds for int64" (hr), and
+    krr_probabilities(1.0, 10**400) "int too large to convert to float"; x = 2.0**63 passed the range
+    check for k = 2**63 - 1 (k - 1 rounded to a float) and was cast to -2**63. At k = 2**63 - 1, x + J
+    overflowed int64: the replacement (x + J) % k is checked against Python's exact integers on the
+    same draws (U then J, as documented)."""
+    k = 2**63 - 1
+    for f in (local.krr_randomize, local.hr_randomize):
+        with pytest.raises(ValueError, match=r"^k must be an integer in \[2, 9223372036854775807\], got 9223372036854775808$"):
+            f([0, 1], 1.0, 2**63, np.random.default_rng(0))
+        with pytest.raises(ValueError, match=r"^x must contain integers in \[0, 9223372036854775806\]"):
+            f(np.array([2.0**63]), 1.0, k, np.random.default_rng(0))
+    with pytest.raises(ValueError, match=r"^k must be an integer in \[2, 10\*\*300\] .*got an integer of 401 digits$"):
+        local.krr_probabilities(1.0, 10**400)
+    with mp.workdps(30):
+        e = mp.e
+        want = (float(e / (e + mp.mpf(10) ** 300 - 1)), float(1 / (e + mp.mpf(10) ** 300 - 1)))
+    assert local.krr_probabilities(1.0, 10**300) == pytest.approx(want, rel=1e-15, abs=0)
+    x = np.array([k - 1, k - 2, 0, 2**62], dtype=np.int64)
+    eps = 1e-9
+    p, _ = local.krr_probabilities(eps, k)
+    rng = np.random.default_rng(3)
+    u, j = rng.random((50, 4)), rng.integers(1, k, size=(50, 4))
+    want = [[int(x[c]) if u[r, c] < p else (int(x[c]) + int(j[r, c])) % k for c in range(4)] for r in range(50)]
+    got = local.krr_randomize(x, eps, k, np.random.default_rng(3), size=50)
+    assert got.dtype == np.int64 and got.tolist() == want
+    assert not (got == x).any()                       # p = 1e-19: every report is another category
+    # Hadamard response: K = 2**63, a report in C_v (an even popcount of (v + 1) & j) exactly when U < p
+    big, p_hr = local.hr_parameters(eps, k)
+    assert big == 2**63
+    got = local.hr_randomize(x, eps, k, np.random.default_rng(4), size=50)
+    u = np.random.default_rng(4).random((50, 4))
+    assert all(0 <= int(v) < big for v in got.ravel())
+    assert all((((int(x[c]) + 1) & int(got[r, c])).bit_count() % 2 == 0) == (u[r, c] < p_hr)
+               for r in range(50) for c in range(4))
 
 
 @pytest.mark.parametrize("delta", [5e-324, 1e-310, 4e-308])

@@ -334,3 +334,114 @@ def test_private_kde_checks_the_noise_scale_of_the_method_it_releases_with():
     with pytest.raises(ValueError, match=r"^bandwidth must keep the noise scale"):
         functional.private_kde([[0.0, 0], [1, 1], [2, 0]], [[0.0, 0], [1, 1]], 0.5, 1e-5, h,
                                np.random.default_rng(0), method="hrw")
+
+
+# ---------------------------------------------------------------- the functions d14503d rewrote
+def _mp_lscv_on_a_line(coords, d, h):
+    """LSCV by direct summation at 50 digits for points that differ only in their first coordinate
+    (the others 0): sum_ij phi_{sqrt2 h}(x_i - x_j) / n^2 - 2 / (n (n - 1)) sum_{i != j} phi_h(x_i - x_j),
+    phi_s the N(0, s^2 I_d) density; returns the value and the sum of the two parts' magnitudes."""
+    with mp.workdps(50):
+        n, hm = len(coords), mp.mpf(h)
+        c = [mp.mpf(float(v)) for v in coords]
+        c4 = (4 * mp.pi * hm * hm) ** (-mp.mpf(d) / 2)
+        c2 = (2 * mp.pi * hm * hm) ** (-mp.mpf(d) / 2)
+        both = mp.fsum(mp.exp(-(c[i] - c[j]) ** 2 / (4 * hm * hm)) for i in range(n) for j in range(n)) * c4 / n**2
+        loo = mp.fsum(mp.exp(-(c[i] - c[j]) ** 2 / (2 * hm * hm)) for i in range(n) for j in range(n) if i != j) \
+            * 2 * c2 / (n * (n - 1))
+        return both - loo, both + loo
+
+
+@pytest.mark.parametrize(("coords", "h"), [
+    ([0.0, 1e3], 1.0 / math.sqrt(4.0 * math.pi)),     # far apart: LSCV = (4 pi h^2)^(-d/2) / n, about 1/2
+    # a pair whose e^-u is 2^-3500 / 4 (u = 2427.4): T's term is as large as 2^(-d/2) S, LSCV about 1/6
+    ([0.0, math.sqrt(2.0 * (3500.0 * math.log(2.0) + math.log(4.0))) / math.sqrt(4.0 * math.pi), 1e3],
+     1.0 / math.sqrt(4.0 * math.pi)),
+])
+def test_lscv_in_seven_thousand_dimensions_is_its_50_digit_value(coords, h):
+    """In d = 7000 at h = 1/sqrt(4 pi) the parts of B = 2^(-d/2) S / n^2 - 2 T / (n (n-1)) are near
+    2^-3500 (T's terms below 1e-1000) and lscv scales them by 2^p, p = -round(max(log_both, log_loo) / log 2);
+    a p off by more than ~1050 bits leaves them 0 or inf. Kills lscv_132 (d/3 for d/2 in log_both: 0.0),
+    lscv_134 (log 3 for log 2 there: OverflowError in the first case), lscv_149 (times log 2 for over it:
+    0.0) and lscv_155 (over log 3: 0.0). Reference: direct summation of the LSCV formula at 50 digits
+    (mpmath); the points differ in one coordinate, so each exponent is exact."""
+    d = 7000
+    x = np.zeros((len(coords), d))
+    x[:, 0] = coords
+    want, size = _mp_lscv_on_a_line(coords, d, h)
+    got = functional.lscv(x, h)
+    assert math.isfinite(got) and got != 0.0
+    # the constant's logarithm is about 2400 here: its rounding moves the answer by up to ~1e-12 relative
+    assert abs(mp.mpf(got) - want) <= 1e-9 * size, (got, mp.nstr(want, 17))
+
+
+def test_lscv_where_its_two_parts_cancel_is_near_zero():
+    """Two points at the distance where LSCV crosses 0 ((1 + y) / (2 sqrt 2) = 2 y^2, y = e^(-u/2), u = 1.3165),
+    at h = 1e120 (the scaled form): over 41 consecutive distances around the root the scaled parts cancel
+    exactly for one (b == 0.0, so lscv returns 0.0 there), and every answer must be within 1e-12 of the
+    parts' size (about 4e-121) of the 50-digit value. Kills lscv_189 (1.0 for b == 0; the exact 0 is found
+    with glibc's exp and log: elsewhere the 41 distances still bracket the root). Reference: direct
+    summation of the LSCV formula at 50 digits (mpmath)."""
+    h = 1e120
+    y = (1.0 + math.sqrt(1.0 + 16.0 * math.sqrt(2.0))) / (8.0 * math.sqrt(2.0))
+    s0 = math.sqrt(-4.0 * math.log(y)) * h
+    s = s0
+    for _ in range(20):
+        s = math.nextafter(s, 0.0)
+    for _ in range(41):
+        want, size = _mp_lscv_on_a_line([0.0, s], 1, h)
+        got = functional.lscv([0.0, s], h)
+        assert abs(mp.mpf(got) - want) <= 1e-12 * size, (s, got, mp.nstr(want, 17))
+        s = math.nextafter(s, math.inf)
+
+
+@pytest.mark.parametrize("n, m, d, chunk", [(2, 10, 1, 6), (3, 7, 2, 5), (1, 5, 1, 1), (4, 9, 1, 100)])
+def test_kde_computes_each_grid_row_once_in_blocks_of_at_most_chunk_entries(monkeypatch, n, m, d, chunk):
+    """kde promises blocks "so the temporary array stays small": every grid row's exponents are formed once,
+    in blocks of max(1, _CHUNK // (n d)) rows. Kills x_kde__mutmut_72 and x_kde__mutmut_74 (every block
+    restarts at row 0) and x_kde__mutmut_73 (every block runs to the last row): their values are the same,
+    but the work grows as m^2 / step and the last block holds the whole grid (at n = 2e6 and 200 grid points,
+    a 200 x 2e6 array instead of 1 x 2e6). Reference: the row count m and the block bound, from the
+    parameters; the values against a direct sum of Gaussian densities (math.exp per term)."""
+    monkeypatch.setattr(functional, "_CHUNK", chunk)
+    seen = []
+    inner = functional._exponent
+
+    def spy(x, y, h, **kw):
+        seen.append(x.shape[0])
+        return inner(x, y, h, **kw)
+
+    monkeypatch.setattr(functional, "_exponent", spy)
+    rng = np.random.default_rng(11)
+    data, grid, h = rng.normal(size=(n, d)), rng.normal(size=(m, d)), 0.7
+    got = functional.kde(data, grid, h)
+    step = max(1, chunk // (n * d))
+    assert sum(seen) == m and max(seen) <= step, seen
+    for i in range(m):
+        want = sum(math.exp(-sum((grid[i, k] - p[k]) ** 2 for k in range(d)) / (2 * h * h)) for p in data)
+        want /= n * (2 * math.pi * h * h) ** (d / 2)
+        assert math.isclose(got[i], want, rel_tol=1e-13)
+
+
+@pytest.mark.parametrize("delta, span, h, d", [
+    (1e-170, 1e-100, 10.0, 1),          # the pair's squared difference 1e-340 underflows to 0
+    (1e-165, 1e-30, 1e71, 1),
+    (5e-163, 1e-20, 1e81, 2),           # 2.5e-325: below the smallest subnormal
+    (2e-200, 1e-60, 1e50, 3),
+])
+@mp.workdps(40)
+def test_rkhs_norm_small_tau_keeps_a_pair_whose_squared_difference_underflows(delta, span, h, d):
+    """f = c (K(., z0) - K(., z1)) with |z0 - z1| = delta, and a third centre with coefficient 0 (as a record
+    shared by two neighbouring data sets) setting the span: tau = span / h < 1e-100, and the exponent w
+    relative to span must be formed from differences divided by span (relative=True), as delta^2 itself
+    underflows while (delta / span)^2 is a normal float. Closed form ||f|| = |c| sqrt(-2 expm1(-u)),
+    u = delta^2 / (2 h^2), in mpmath. Kills x_rkhs_norm__mutmut_84, _88 and _89 (relative=None, dropped,
+    False: the norm is 0)."""
+    c = 1e150
+    z = np.zeros((3, d))
+    z[1, 0] = delta
+    z[2, -1] = span
+    u = mp.mpf(delta) ** 2 / (2 * mp.mpf(h) ** 2)
+    want = abs(c) * mp.sqrt(-2 * mp.expm1(-u))
+    got = functional.rkhs_norm([c, -c, 0.0], z, h)
+    assert got > 0 and abs(mp.mpf(got) / want - 1) < 1e-14, (got, mp.nstr(want, 17))

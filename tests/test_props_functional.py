@@ -51,9 +51,9 @@ def test_gram_matrices_are_psd_symmetric_and_scale_with_the_bandwidth(x, h, scal
     assert np.allclose(fn.gaussian_kernel(x * scale, x * scale, h * scale), k, rtol=1e-12, atol=1e-300)
     normalized = fn.gaussian_kernel(x, x, h, normalized=True)
     # an entry of k below 2.2e-308 is a subnormal of few bits, which k * c lifts (the normalised kernel computes
-    # such a term with its constant): the reference is good only to half a subnormal ulp times c there
+    # such a term with its constant): the reference is good only to a subnormal ulp times c there
     c = (2 * math.pi * h * h) ** (-x.shape[1] / 2)
-    assert np.allclose(normalized, k * c, rtol=1e-12, atol=c * 2.0**-1075)
+    assert np.allclose(normalized, k * c, rtol=1e-12, atol=c * 2.0**-1074)
 
 
 def test_kde_difference_of_close_records_keeps_its_digits():

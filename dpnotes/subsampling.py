@@ -250,33 +250,58 @@ def amplify_without_replacement(epsilon, sample_size, population_size, delta=0.0
 _SIGMA_SQUARED_SAFE = 1e150   # between 1/this and this, sigma**2 is a normal double (it overflows above 1.3e154)
 
 
-def _log1m_q_exp(e: np.ndarray, q: float) -> np.ndarray:
-    """log(1 - (1-q) e^e), for e below -log(1-q) (where the argument is positive).
+def _one_minus_q_exp(e: np.ndarray, q: float) -> np.ndarray:
+    """1 - (1-q) e^e for 0 <= e < -log(1-q) (the add direction's weight of its first tail), to an ulp or two.
 
-    log1p(-(1-q) e^e) as before wherever 1 - (1-q) e^e >= 2^-24. Below, that form keeps only the digits
-    of q that survive 1 - (1 - q): at q = 1e-300 and e = 0 it took log1p(-1) = -inf instead of
-    log q (the profile at epsilon = 0 came out q, five times the true 0.197 q, at sigma = 2; "add" gave
-    nan). There 1 - (1-q) e^e = q - (1-q) expm1(e), a sum of two terms >= 0 for e <= 0. For q = 1 it is
-    0 (the old product 0 * e^e was nan for e = 1e300).
+    1 + (-(1-q) e^e) where the result is at least 1/2. Below, 1 - (1-q) keeps only the digits of q that survive
+    the subtraction (none at q = 1e-300 and e = 0: the profile at epsilon = 0 came out q, five times the true
+    0.197 q, at sigma = 2, and "add" gave nan; at q = 1e-6, 5e-11 of q, which moved the profile at epsilon = 0 by
+    5e-6 of itself at sigma = 1e5): there it is q - (1-q) expm1(e), whose error is an ulp of the larger term, not
+    of 1. For q = 1 it is 1 (the product 0 * e^e was nan for e = 1e300). It was kept as a logarithm, whose
+    rounding, an ulp of |log q| (690 of them at q = 1e-300), the exponential then multiplied into the mass.
     """
     if q == 1.0:
-        return np.zeros_like(e)
-    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        return np.ones_like(e)
+    with np.errstate(over="ignore"):
         arg = -(1.0 - q) * np.exp(e)
-        c = np.log1p(arg)
-        near = arg < -1.0 + 2.0**-24
-        if np.any(near):
-            c[near] = np.log(np.maximum(q - (1.0 - q) * np.expm1(e[near]), 0.0))
-    return c
+    out = 1.0 + arg
+    near = arg < -0.5
+    if np.any(near):
+        out[near] = np.maximum(q - (1.0 - q) * np.expm1(e[near]), 0.0)
+    return out
 
 
-def _hockey(la: np.ndarray, lb: np.ndarray) -> np.ndarray:
-    """e^la - e^lb, floored at 0, from the logs of the two masses: e^la (1 - e^(lb - la)) with expm1.
+def _log_odds_excess(x: np.ndarray, q: float) -> np.ndarray:
+    """log((e^x - 1 + q) / q) = log1p(expm1(x) / q), for x above log(1 - q) (nan below).
 
-    0 where la = -inf: the first mass, hence the difference, is 0 in doubles (at epsilon = 1e300 both logs were
-    -inf and their difference nan)."""
+    The profile's and the loss inverse's threshold y* = sigma^2 times this, plus 1/2. It was formed as
+    log(e^x - 1 + q) - log q, a difference of two logarithms near log q: at x = 0 it is exactly 0, but the
+    difference kept an ulp of log q, which sigma^2 multiplies (at q = 1e-6, sigma = 1e5 the profile at
+    epsilon = 0 was 3.98940843e-12 "remove" and 3.98943718e-12 "add", for the total variation
+    q (2 Phi(1/(2 sigma)) - 1) = 3.98942280e-12 both ways). Where expm1(x) / q overflows (x above about
+    709 + log q) the two terms are far apart and are added: x - log q + log1p(-(1 - q) e^-x)."""
+    x = np.asarray(x, dtype=float)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        r = np.expm1(x) / q
+        out = np.log1p(r)
+        big = np.isinf(r) & (r > 0)
+        if np.any(big):
+            xb = x[big]
+            out[big] = xb - math.log(q) + np.log1p(-(1.0 - q) * np.exp(-xb))
+    return out
+
+
+def _hockey(weight, la: np.ndarray, gap: np.ndarray) -> np.ndarray:
+    """weight e^la - weight e^lb, floored at 0, from the log of the first tail and ``gap`` = lb - la:
+    weight e^la (1 - e^gap) with expm1.
+
+    The weight and the gap are passed, not the two logarithms: where both masses carry a common factor
+    (q, or e^eps) the callers form the gap without that factor's logarithm, whose rounding (an ulp of
+    log q = -13.8 is 1.8e-15) was most of a gap of 1e-5 at sigma = 1e5, and multiply the factor in rather
+    than adding its logarithm (e^(log q + ...) lost |log q| ulps). 0 where la = -inf: the first mass,
+    hence the difference, is 0 in doubles (at epsilon = 1e300 both logs were -inf and their difference nan)."""
     with np.errstate(invalid="ignore"):
-        return np.where(la > -np.inf, np.exp(la) * -np.expm1(np.minimum(lb - la, 0.0)), 0.0)
+        return np.where(la > -np.inf, weight * np.exp(la) * -np.expm1(np.minimum(gap, 0.0)), 0.0)
 
 
 def _profile(eps: np.ndarray, q: float, sigma: float, direction: str) -> np.ndarray:
@@ -292,37 +317,38 @@ def _profile(eps: np.ndarray, q: float, sigma: float, direction: str) -> np.ndar
     """
     eps = np.asarray(eps, dtype=float)
     out = np.empty_like(eps)
-    log_q = math.log(q)
     huge = sigma > _SIGMA_SQUARED_SAFE
-    with np.errstate(over="ignore"):           # y* overflows to inf where the tails are 0 (eps = 1e300)
+    # y* overflows to inf where the tails are 0 (eps = 1e300); there the gap is inf - inf, and _hockey gives 0
+    with np.errstate(over="ignore", invalid="ignore"):
         if direction == "remove":                  # loss >= log(1-q): below it every output counts
             low = eps <= (math.log1p(-q) if q < 1 else -np.inf)
             out[low] = -np.expm1(eps[low])
             e = eps[~low]
-            c = _log1m_q_exp(-e, q)                # log(e^eps - 1 + q) - eps
+            x = _log_odds_excess(e, q)             # log((e^eps - 1 + q) / q)
             if huge:
-                z = sigma * (e + c - log_q) + 0.5 / sigma
+                z = sigma * x + 0.5 / sigma
                 upper, lower = 1.0 / sigma - z, -z
             else:
-                y = sigma**2 * (e + c - log_q) + 0.5
+                y = sigma**2 * x + 0.5
                 upper, lower = (1.0 - y) / sigma, -y / sigma
-            la = log_q + log_ndtr(upper)
-            lb = e + c + log_ndtr(lower)
-            out[~low] = _hockey(la, lb)
+            # masses q Phi(upper) and e^eps (1 - (1-q) e^-eps) Phi(lower) = q e^x Phi(lower)
+            a = log_ndtr(upper)
+            out[~low] = _hockey(q, a, x + log_ndtr(lower) - a)
         elif direction == "add":                   # loss <= -log(1-q): above it nothing counts
             high = eps >= (-math.log1p(-q) if q < 1 else np.inf)
             out[high] = 0.0
             e = eps[~high]
-            c = _log1m_q_exp(e, q)                 # log(e^-eps - 1 + q) + eps
+            m = _one_minus_q_exp(e, q)             # e^eps (e^-eps - 1 + q) = q e^(eps + x)
+            x = _log_odds_excess(-e, q)            # log((e^-eps - 1 + q) / q)
             if huge:
-                z = sigma * (c - e - log_q) + 0.5 / sigma
+                z = sigma * x + 0.5 / sigma
                 upper, lower = z, z - 1.0 / sigma
             else:
-                y = sigma**2 * (c - e - log_q) + 0.5
+                y = sigma**2 * x + 0.5
                 upper, lower = y / sigma, (y - 1.0) / sigma
-            la = c + log_ndtr(upper)
-            lb = e + log_q + log_ndtr(lower)
-            out[~high] = _hockey(la, lb)
+            # masses m Phi(upper) and e^eps q Phi(lower) = m e^-x Phi(lower)
+            a = log_ndtr(upper)
+            out[~high] = _hockey(m, a, log_ndtr(lower) - x - a)
         else:
             raise ValueError(f"direction must be one of 'remove', 'add', got {direction!r}")
     return out
@@ -371,12 +397,12 @@ def _replace_profile(eps: np.ndarray, q: float, sigma: float) -> np.ndarray:
     """
     eps = np.asarray(eps, dtype=float)
     mid, upper, lower = _replace_tail_points(eps, q, sigma)
-    with np.errstate(divide="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore"):
         l1q = math.log1p(-q) if q < 1 else -np.inf
         base = log_ndtr(mid)
         la = np.logaddexp(l1q + base, math.log(q) + log_ndtr(upper))
         lb = eps + np.logaddexp(l1q + base, math.log(q) + log_ndtr(lower))
-    return _hockey(la, lb)
+        return _hockey(1.0, la, lb - la)         # both -inf at eps = 1e300: nan, where _hockey gives 0
 
 
 def subsampled_gaussian_profile(sampling_probability, noise_multiplier, epsilon, direction="remove", *,
@@ -827,11 +853,7 @@ class _Pair:
         l = np.asarray(l, dtype=float)
         q, s2 = self.q, self.s**2
         if self.qb == 0.0:       # e^l = 1 - q + q e^{(2y-1)/(2 s^2)}
-            with np.errstate(divide="ignore", invalid="ignore"):
-                big = l > 30.0
-                c = np.where(big, l + np.log1p((q - 1.0) * np.exp(-np.where(big, l, 0.0))),
-                             np.log(np.expm1(np.where(big, 0.0, l)) + q))
-                y = s2 * (c - math.log(q)) + 0.5
+            y = s2 * _log_odds_excess(l, q) + 0.5
             return np.where(l <= self.inf_loss, -np.inf, y)
         # replace-one: q c u^2 + (1-q)(1 - e^l) u - q c e^l = 0, u = e^{y/s^2}, c = e^{-1/(2 s^2)};
         # its positive root is u = e^{l/2} exp(asinh(x)), x = (1-q) sinh(l/2) / (q c). x leaves the doubles

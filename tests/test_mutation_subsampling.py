@@ -318,19 +318,19 @@ def test_one_step_epsilon_is_the_profiles_root_without_warnings(q, sigma, delta)
 
 def test_one_step_epsilon_just_below_the_total_variation():
     """delta a relative 1e-11, 1e-12 and 1e-13 below the one-step total variation (q = 1e-5, sigma = 50; the
-    inputs read off the profile at 0, the answers checked at 60 digits): the root, near 4.5e-17 (where the
-    profile's own round-off puts it), is tiny against the bracket [0, 1], and the root finder needs 114, 108
-    and 103 iterations (measured) to close in on it to a few ulps. The answers are tiny and upper bounds
-    (the exact profile there is at most delta: the double profile at 0 is 2.8e-10 relative above the exact
-    total variation, so the roots lie above the exact ones). Kills _one_step_epsilon mutmut_35 (scipy's
-    default of 100 iterations: brentq raises RuntimeError)."""
+    inputs read off the profile at 0, the answers checked at 60 digits): the root is tiny against the bracket
+    [0, 1] (1.6e-18 to 1.7e-20). The answers are upper bounds to the profile's accuracy: the exact profile
+    there is at most delta plus a few rounding units of the larger of its two masses (each at most q; the
+    double profile at 0 was 2.8e-10 relative above the exact total variation before the tails' common
+    factor q was taken out of their difference, and the roots lay far above the exact ones)."""
     q, sigma = 1e-5, 50.0
     tv = sub.subsampled_gaussian_profile(q, sigma, 0.0)       # the worse direction: both are equal at 0
     for k in (1e-11, 1e-12, 1e-13):
         delta = tv * (1 - k)
         eps = sub.subsampled_gaussian_epsilon(q, sigma, 1, delta)
-        assert 0.0 < eps < 1e-12
-        assert _one_step_add_remove_mp(eps, q, sigma) <= delta
+        assert 0.0 < eps < 1e-17
+        assert _one_step_add_remove_mp(eps, q, sigma) <= delta + 4 * 2.0**-53 * q
+        assert _one_step_add_remove_mp(eps * (1 - 1e-6), q, sigma) > delta
 
 
 def test_replace_one_profile_is_never_negative_where_both_tails_agree_to_round_off():

@@ -542,11 +542,13 @@ def kde(data, grid, bandwidth) -> np.ndarray:
         rows = slice(start, start + step)
         u = _exponent(g[rows], x, h)
         if plain:
-            deep[rows] = u.min(axis=1) > _DEEP
+            # the block's sums in a local array: a write through out[rows][...] reaches out only while rows is a slice
+            block_deep = u.min(axis=1) > _DEEP
             with np.errstate(under="ignore"):
-                out[rows] = np.exp(-u).sum(axis=1)
-            if deep[rows].any():
-                out[rows][deep[rows]] = _log_sum_exp_neg(u[deep[rows]])
+                block = np.exp(-u).sum(axis=1)
+            if block_deep.any():
+                block[block_deep] = _log_sum_exp_neg(u[block_deep])
+            deep[rows], out[rows] = block_deep, block
         else:
             out[rows] = _log_sum_exp_neg(u)
     a, e = _inv_norm_parts(h, d)

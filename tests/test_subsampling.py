@@ -698,6 +698,30 @@ def test_profile_near_epsilon_0_at_a_large_noise_to_rounding_units_of_its_masses
     assert sub.subsampled_gaussian_profile(q, sigma, 0.0, "add") == sub.subsampled_gaussian_profile(q, sigma, 0.0)
 
 
+@pytest.mark.parametrize("q, sigma", [(1e-6, 1e5), (1e-3, 1e4), (0.3, 3e3), (2e-11, 4e4), (0.05, 0.7)])
+def test_replace_one_profile_near_epsilon_0_to_rounding_units_of_its_terms(q, sigma):
+    """The replace-one pair shares its component (1-q) N(0, sigma^2), whose tail (about 1/2) cancels in
+    A(S) - e^eps B(S) but for (1-q) expm1(eps) of it: with each mixture's tail taken whole, the difference kept
+    rounding units of 1/2, 7e-7 of the profile at q = 1e-6, sigma = 1e5, eps = 0 (7.97883981e-12 for the total
+    variation 7.97884561e-12). Now within 8 rounding units of q + expm1(eps), which bounds the three terms left,
+    at 0 and on either side of it (the pair is symmetric: below 0 by duality with itself). Reference: the
+    half-line {y > y*} at 60 digits, y* the root of the loss (0 at eps = 0)."""
+    def mp_profile(eps):
+        with mp.workdps(60):
+            e, qq, s = mp.mpf(eps), mp.mpf(q), mp.mpf(sigma)
+            def loss(y):
+                return (mp.log((1 - qq) + qq * mp.exp((2 * y - 1) / (2 * s**2)))
+                        - mp.log((1 - qq) + qq * mp.exp((-2 * y - 1) / (2 * s**2))))
+            y = mp.mpf(0) if e == 0 else mp.findroot(lambda t: loss(t) - e, (-40 * s, 40 * s), solver="anderson")
+            return ((1 - qq) * (1 - mp.exp(e)) * mp.ncdf(-y / s) + qq * mp.ncdf((1 - y) / s)
+                    - qq * mp.exp(e) * mp.ncdf((-1 - y) / s))
+
+    for eps in (0.0, 1e-16, 1e-13, q / 2, -1e-13):
+        got = sub.subsampled_gaussian_profile(q, sigma, eps, relation="replace_one")
+        want = mp_profile(eps) if eps >= 0 else -mp.expm1(eps) + mp.exp(eps) * mp_profile(-eps)
+        assert abs(got - want) <= 8 * 2.0**-53 * (q + math.expm1(abs(eps))), (eps, got, float(want))
+
+
 @pytest.mark.parametrize("relation, direction", CASES)
 @pytest.mark.parametrize("q", [1e-3, 0.3, 0.9, 1.0])
 def test_profile_forms_for_sigma_squared_outside_the_doubles_agree_with_the_usual_one(relation, direction, q,

@@ -10,6 +10,7 @@ output, the Renyi conversion in closed form (q = 1), and the fallback's halving 
 """
 
 import math
+import warnings
 
 import mpmath as mp
 import numpy as np
@@ -612,3 +613,122 @@ def test_clt_mu_just_below_the_largest_double_is_finite():
     got = sub.clt_gdp_mu(q, sigma, 1)
     assert math.isfinite(got)
     assert got == pytest.approx(_clt_mu_mp(q, sigma, 1), rel=1e-12, abs=0)
+
+
+# ---------------------------------------------------------------- Renyi DP: survivors of the run of 2026-11-27 (a helper's
+# group: mpmath quadratures of A = E_P[(Q/P)^alpha], closed-form brackets, the q = 1 Gaussian)
+def _rho_tilted(alpha, q, sigma, dps=30):
+    """rho(alpha) = log A / (alpha - 1), A = E_{y~P}[(Q/P)(y)^alpha], P = N(0, s^2), Q = (1-q) P + q N(1, s^2), by
+    exponential tilting: (Q/P)(y) = 1 - q + q e^u with u = (2y - 1)/(2 s^2), and E_P[e^{alpha u}] = e^x with
+    x = (alpha^2 - alpha)/(2 s^2) and tilted law N(alpha, s^2), so
+    A = q^alpha e^x E_{y~N(alpha, s^2)}[(1 + c e^{-u})^alpha], c = (1-q)/q; the expectation is a quadrature of a
+    smooth function (break points at the tilted mean, at y = s^2 log c + 1/2 where c e^{-u} = 1, and at 0)."""
+    with mp.workdps(dps):
+        a, q, s = mp.mpf(alpha), mp.mpf(q), mp.mpf(sigma)
+        x = (a * a - a) / (2 * s * s)
+        c = (1 - q) / q
+        f = lambda y: mp.npdf(y, a, s) * mp.power(1 + c * mp.exp(-(2 * y - 1) / (2 * s * s)), a)  # noqa: E731
+        ystar = s * s * mp.log(c) + mp.mpf(1) / 2
+        pts = sorted({a - 12 * s, a, a + 12 * s, ystar - 12 * s, ystar, ystar + 12 * s, -12 * s, mp.mpf(0), 12 * s})
+        t = mp.quad(f, [-mp.inf] + pts + [mp.inf])
+        return (a * mp.log(q) + x + mp.log(t)) / (a - 1)
+
+
+def _rho_large_sigma(alpha, q, sigma, dps=40):
+    """rho(alpha) for a large sigma: A - 1 = E_{z~N(0,1)}[(1 + q (e^u - 1))^alpha - 1], u = z/s - 1/(2 s^2),
+    written with expm1/log1p so that A - 1 ~ 1e-17 keeps its digits; 40 digits cover the cancellation of the
+    first-order term (alpha q z / s ~ 1e-8 against a result ~ 1e-17)."""
+    with mp.workdps(dps):
+        a, q, s = mp.mpf(alpha), mp.mpf(q), mp.mpf(sigma)
+        f = lambda z: mp.npdf(z) * mp.expm1(a * mp.log1p(q * mp.expm1(z / s - 1 / (2 * s * s))))  # noqa: E731
+        return mp.log1p(mp.quad(f, [-mp.inf, -6, 0, 6, mp.inf])) / (a - 1)
+
+
+def _sigma_for_lower(alpha, q, lower):
+    """The sigma at which the lower bound (alpha log q + x)/(alpha - 1) of rho equals ``lower``."""
+    x = lower * (alpha - 1) - alpha * math.log(q)
+    return math.sqrt(alpha * (alpha - 1) / (2 * x))
+
+
+@pytest.mark.parametrize("alpha, q, sigma", [
+    (7.25, 1e-290, _sigma_for_lower(7.25, 1e-290, 2e13)),          # between 2^53 / |log q| and 2^53 |log q|
+    (1000.5, 0.3, _sigma_for_lower(1000.5, 0.3, 4 * 2**53 * -math.log(0.3) / 999.5**2)),
+    (2.5, 0.01, 0.05),
+    (100.5, 0.87, 1.818),
+    (2.5, 1e-10, 0.1),
+])
+def test_fractional_rdp_at_small_sigma_against_mpmath(alpha, q, sigma):
+    """rho at a fractional order and a small sigma (rho from 15 to 4e10) against a 30-digit mpmath quadrature of
+    the tilted integral (_rho_tilted). The upper bound log(1 - q + q e^x)/(alpha - 1) is off the true rho by about
+    |log q| (the truth sits at the lower bound (alpha log q + x)/(alpha - 1) here), so it may be returned only once
+    that is below an ulp of rho (the 2^53 |log q| threshold); elsewhere the series (rtol 1e-13) is used. Tolerance
+    1e-13 relative: the series' own rtol (measured errors of the original: 2e-16 at most). The points sit where
+    a threshold moved by a factor (alpha - 1)^2, 2^53 / |log q| in place of 2^53 |log q|, or 2 * 53 in place of
+    2^53 would return the upper bound (errors 3e-11 to 1%), or where the large-sigma expansion alpha q^2/(2 sigma^2)
+    would be taken at sigma = 0.1 (1e-18 for 86.6).
+    Kills the mutants of _rdp_fractional that move its upper-bound switch or the second-order branch (the run of
+    2026-11-27: mutmut_12, 18, 19, 35 of the function before its quadrature branch)."""
+    ref = _rho_tilted(alpha, q, sigma)
+    got = sub.subsampled_gaussian_rdp(q, sigma, alpha)
+    assert float(abs(got - ref) / ref) < 1e-13
+
+
+@pytest.mark.parametrize("alpha, q, x", [
+    (1.0 + 2.0**-52, 0.3, 4.5),
+    (1.0 + 2.0**-50, 0.8, 2.5),
+    (1.0 + 2.0**-52, 1e-3, 21.0),
+])
+def test_fractional_rdp_next_to_order_one_is_bracketed(alpha, q, x):
+    """At an order a few ulps above 1 with a small sigma (x = (alpha^2 - alpha)/(2 sigma^2) of 2.5 to 21), rho is
+    ~1e16 and lies between log((1-q)^alpha + q^alpha e^x)/(alpha - 1) (superadditivity of t -> t^alpha for
+    alpha >= 1: (a + b)^alpha >= a^alpha + b^alpha, with a = 1 - q, b = q e^u, and E_P[e^{alpha u}] = e^x) and
+    log(1 - q + q e^x)/(alpha - 1) (Jensen: t^alpha is convex). Both in mpmath at 40 digits; here they differ by
+    ~1e-16 relative, and the term log1p((1-q) e^-x / q) of the upper bound (2e-2 to 8e-7) moves rho by 1e-3 to
+    1e-8 relative, so the bracket, widened by 1e-14 for rounding (measured: the original sits inside it),
+    checks that term and the sign of log q. Kills the mutants of _rdp_fractional that change the upper bound (the
+    run of 2026-11-27: mutmut_24, 25, 27, 29, 30 of the function before its quadrature branch)."""
+    sigma = math.sqrt(alpha * (alpha - 1) / (2 * x))
+    with mp.workdps(40):
+        a, qq, s = mp.mpf(alpha), mp.mpf(q), mp.mpf(sigma)
+        xx = (a * a - a) / (2 * s * s)
+        lo = mp.log((1 - qq) ** a + qq ** a * mp.exp(xx)) / (a - 1)
+        hi = mp.log(1 - qq + qq * mp.exp(xx)) / (a - 1)
+        got = sub.subsampled_gaussian_rdp(q, sigma, alpha)
+        assert lo * (1 - mp.mpf("1e-14")) <= got <= hi * (1 + mp.mpf("1e-14"))
+
+
+@pytest.mark.parametrize("alpha, q, sigma", [
+    (1.5, 0.6, 2.0**27),                 # sigma = 2^27 exactly, alpha q < 1
+    (2.5, 0.5, 1.25 * 2.0**27),          # alpha q = 2^-27 sigma = 1.25 exactly
+])
+def test_fractional_rdp_keeps_its_digits_from_the_documented_sigma_on(alpha, q, sigma):
+    """The docstring promises that fractional orders keep the digits of a tiny rho from sigma >= 2^27 max(1, alpha q)
+    on; at the edge itself (sigma = 2^27, and alpha q = 2^-27 sigma) rho (~1e-17) is checked against a 40-digit
+    quadrature (_rho_large_sigma) to 1e-13 relative (the expansion's error there is O((alpha q / sigma)^2) ~ 1e-16;
+    measured 1e-16). The series would give 0 or a rounding unit (rho of 1e-17 off by 100% or more).
+    Kills the mutants of _rdp_fractional that move the second-order branch's edges (the run of 2026-11-27:
+    mutmut_36, 41 of the function before its quadrature branch)."""
+    ref = _rho_large_sigma(alpha, q, sigma)
+    got = sub.subsampled_gaussian_rdp(q, sigma, alpha)
+    assert float(abs(got - ref) / ref) < 1e-13
+
+
+def test_rdp_of_no_orders_is_an_empty_array_of_the_same_shape():
+    """subsampled_gaussian_rdp is vectorized over the orders: an empty array of orders gives an empty float array
+    of the same shape (as numpy's ufuncs do), not an error; the accountant that needs an order
+    (subsampled_gaussian_rdp_epsilon) refuses no orders itself. Kills subsampled_gaussian_rdp mutmut_10, 15."""
+    for orders in ([], np.empty((2, 0))):
+        out = sub.subsampled_gaussian_rdp(0.13, 1.7, orders)
+        assert isinstance(out, np.ndarray) and out.dtype == float and out.shape == np.shape(orders)
+
+
+def test_rdp_epsilon_where_steps_times_rho_overflows_is_quiet_and_exact():
+    """q = 1 is the Gaussian mechanism, rho(alpha) = alpha / (2 sigma^2); at sigma = 1e-153 that is 5e305 alpha,
+    finite for every default order, and 2 steps overflow it to inf for the orders above 180. Those orders are
+    dropped (an inf epsilon cannot be the minimum) without a RuntimeWarning (the tests run warning-free), and the
+    answer is the smallest order's: T rho(1.05) = 1.05e306 plus the conversion's O(log(1/delta)) terms, which are
+    1e-304 of it, so 1e-12 relative is rounding. Kills subsampled_gaussian_rdp_epsilon mutmut_30."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        eps = sub.subsampled_gaussian_rdp_epsilon(1.0, 1e-153, 2, 1e-5)
+    assert math.isclose(eps, 2 * 1.05 / (2 * 1e-153**2), rel_tol=1e-12)

@@ -778,6 +778,43 @@ def test_rdp_fractional_order_at_a_large_noise_by_quadrature(q, sigma, alpha):
     assert sub.subsampled_gaussian_rdp(q, sigma, alpha) == pytest.approx(want, rel=1e-14, abs=0)
 
 
+@pytest.mark.parametrize("q, sigma, alpha", [(0.01, 1032.0, 64.5), (0.9, 2.0**27, 1000.5), (0.9, 2.0**27, 10000.5),
+                                             (0.3, 30.0, 1.000000001), (0.99, 1.0, 5.9), (1e-8, 3.0, 1.5),
+                                             (0.2, 4808.0, 300.5)])
+def test_rdp_fractional_order_where_a_is_within_rounding_of_1_by_quadrature(q, sigma, alpha):
+    """For sigma >= 1 and alpha <= 6 sigma, A - 1 is a Gauss-Hermite sum of non-negative terms: within a few ulps of
+    40-digit mpmath. The series resolved log A only to rounding units of A ~ 1: 1.5e-7 of rho at (0.01, 1032, 64.5),
+    2.5e-9 at (0.2, 4808, 300.5), and 0.8 % at (0.9, 2^27, 1000.5), where rho came out below rho at order 1000
+    (2.2316e-14 for 2.2493e-14). Reference: E_z[(1 - q + q e^u)^alpha] - 1, u = z/sigma - 1/(2 sigma^2), by mpmath
+    quadrature with the integrand in expm1/log1p form at 40 digits. Tolerance 1e-14 (measured: 3e-16 at most)."""
+    with mp.workdps(40):
+        qm, sm, am = mp.mpf(q), mp.mpf(sigma), mp.mpf(alpha)
+        f = lambda t: mp.npdf(t) * mp.expm1(am * mp.log1p(qm * mp.expm1(t / sm - 1 / (2 * sm**2))))  # noqa: E731
+        want = float(mp.log1p(mp.quad(f, [-mp.inf, -12, -4, 0, 4, 12, mp.inf])) / (am - 1))
+    assert sub.subsampled_gaussian_rdp(q, sigma, alpha) == pytest.approx(want, rel=1e-14, abs=0)
+
+
+def test_rdp_is_non_decreasing_in_the_order_at_a_large_noise():
+    """Renyi divergence cannot fall as the order grows; at (0.9, 2^27) the fractional order 1000.5 came out below
+    the integer orders 1000 and 1001 around it (the series' rounding units of A ~ 1, 0.8 % of rho)."""
+    r = sub.subsampled_gaussian_rdp(0.9, 2.0**27, [1000.0, 1000.5, 1001.0, 10000.0, 10000.5, 10001.0])
+    assert np.all(np.diff(r) > 0)
+
+
+def test_rdp_next_to_order_one_keeps_the_digits_of_alpha_minus_1():
+    """x = (alpha^2 - alpha) / (2 sigma^2) was formed as alpha * alpha - alpha, which keeps only the digits of
+    alpha - 1 that survive alpha^2: 1e-9 of rho at alpha = 1 + 1e-9 (a double 8.3e-17 above it). Now
+    alpha (alpha - 1) / (2 sigma^2). At a tiny sigma rho is the upper bound (x + log q + log1p((1-q) e^-x / q)) /
+    (alpha - 1) to its last digits; reference at 50 digits. Tolerance 1e-14 (measured: the upper bound is 3e-15 above
+    the truth there, q near 1)."""
+    q, sigma, alpha = 1 - 9e-15, 0.07049469301794002, 1.000000001
+    with mp.workdps(50):
+        a, qq, s = mp.mpf(alpha), mp.mpf(q), mp.mpf(sigma)
+        x = a * (a - 1) / (2 * s * s)
+        want = float((x + mp.log(qq) + mp.log1p((1 - qq) * mp.exp(-x) / qq)) / (a - 1))
+    assert sub.subsampled_gaussian_rdp(q, sigma, alpha) == pytest.approx(want, rel=1e-14, abs=0)
+
+
 def test_rdp_at_a_tiny_noise_is_known_to_the_last_digit():
     """rho lies between (alpha log q + x) / (alpha - 1) and (x + log q + log1p((1 - q) e^-x / q)) / (alpha - 1),
     x = (alpha^2 - alpha) / (2 sigma^2): |log q| apart, 1e-198 of rho at sigma = 1e-100: alpha / (2 sigma^2)."""

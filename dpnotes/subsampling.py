@@ -614,9 +614,9 @@ def _log_a_fractional(alpha: float, q: float, sigma: float, rtol: float = 1e-13)
         lg = gammaln(alpha + 1.0) - gammaln(i + 1.0) - gammaln(alpha - i + 1.0)   # log|C(alpha, i)|
         sign = np.where((i > alpha) & (np.floor(i - alpha) % 2 == 1), -1.0, 1.0)
         j = alpha - i
-        e0 = lg + i * log_q + j * log_1q + (i * i - i) / (2 * sigma**2) \
+        e0 = lg + i * log_q + j * log_1q + i * (i - 1.0) / (2 * sigma**2) \
             + log_ndtr((z0 - i) / sigma)
-        e1 = lg + j * log_q + i * log_1q + (j * j - j) / (2 * sigma**2) \
+        e1 = lg + j * log_q + i * log_1q + j * (j - 1.0) / (2 * sigma**2) \
             + log_ndtr((j - z0) / sigma)
         logs.append(np.logaddexp(e0, e1))
         signs.append(sign)

@@ -668,7 +668,34 @@ def gaussian_epsilon(delta, mu) -> float:
     # relative tolerance only (xtol the least double): an absolute 1e-15 was 2.5e-9 of the root eps = 4e-7
     # (sigma = 1e7), enough to leave delta(eps) 4e-9 above the target, and an absolute 1e-300 was 10 % of
     # the root at mu = 1e-300
-    return float(brentq(gap, 0.0, hi, xtol=5e-324, rtol=4.0 * np.finfo(float).eps, maxiter=400))
+    eps = float(brentq(gap, 0.0, hi, xtol=5e-324, rtol=4.0 * np.finfo(float).eps, maxiter=400))
+    # brentq solves on log delta: a delta a few doubles below delta(0) has the same log, and it returned its
+    # bracket's end 0, where the profile is above delta (mu = 1/6: 0 for a root of 4.8e-16, not an upper bound);
+    # elsewhere its root may sit an ulp of the profile above delta. Moved up to where the profile is at most delta.
+    return _least_at_or_above(lambda e: gaussian_delta(e, mu) <= delta, eps)
+
+
+def _least_at_or_above(ok, x: float) -> float:
+    r"""The least double :math:`\ge x`, to a few machine epsilons, where ``ok`` holds (a predicate that holds from
+    some point on, up to rounding): ``x`` itself if it holds there; else steps of an ulp of ``x`` (the least
+    subnormal from 0) doubled until it holds, then bisection. Not one double at a time: a profile near its root
+    moves in steps of its own rounding, which near :math:`\varepsilon = 0` is about :math:`10^{16}` doubles wide
+    (a walk by ``nextafter`` from a root of 7e-17 did not end)."""
+    if ok(x):
+        return x
+    lo, step = x, max(abs(x) * 2.0**-52, 5e-324)
+    hi = x + step
+    while not ok(hi):
+        if hi == math.inf:
+            return math.inf
+        lo, step = hi, 2.0 * step
+        hi = x + step
+    while hi - lo > 4.0 * np.finfo(float).eps * hi:
+        mid = 0.5 * (lo + hi)
+        if not lo < mid < hi:
+            break
+        lo, hi = (lo, mid) if ok(mid) else (mid, hi)
+    return hi
 
 
 def _gaussian_log_complement_scalar(mu: float, epsilon: float) -> float:

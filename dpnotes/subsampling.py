@@ -1722,12 +1722,12 @@ def subsampled_gaussian_epsilon(sampling_probability, noise_multiplier, steps, d
     delta = _delta(delta)
     _LAST.clear()
     if q == 1.0:
-        from .loss import gaussian_delta, gaussian_epsilon
+        from .loss import _least_at_or_above, gaussian_delta, gaussian_epsilon
 
         mu = _exact_gaussian(q, sigma, steps, relation)
         eps = math.inf if math.isinf(mu) else gaussian_epsilon(delta, mu)     # inf: mu^2 / 2 overflows
-        while 0 < eps < math.inf and gaussian_delta(eps, mu) > delta:     # the root's last ulps, upwards
-            eps = math.nextafter(eps, math.inf)
+        if 0 < eps < math.inf:                                                 # the root's last ulps, upwards
+            eps = _least_at_or_above(lambda e: gaussian_delta(e, mu) <= delta, eps)
         return float(eps)
     if steps == 1:
         return _one_step_epsilon(q, sigma, relation, delta)
@@ -1744,6 +1744,8 @@ def _one_step_epsilon(q, sigma, relation, delta) -> float:
     """Exact epsilon of one step: the root of the exact profile, rounded upwards."""
     from scipy.optimize import brentq
 
+    from .loss import _least_at_or_above
+
     def f(e):
         return _one_step_profiles(q, sigma, relation, e) - delta
 
@@ -1758,9 +1760,9 @@ def _one_step_epsilon(q, sigma, relation, delta) -> float:
             return math.inf
         hi = min(2.0 * hi, sys.float_info.max)
     eps = brentq(f, 0.0, hi, xtol=1e-300, rtol=4 * np.finfo(float).eps, maxiter=500)
-    while f(eps) > 0:
-        eps = math.nextafter(eps, math.inf)
-    return float(eps)
+    # upwards to where the profile is at most delta, by doubling steps (one double at a time may not end where the
+    # profile moves in steps of its own rounding)
+    return float(_least_at_or_above(lambda e: f(e) <= 0, eps))
 
 
 # ---------------------------------------------------------------- shuffled batches: a lower bound

@@ -403,6 +403,29 @@ def test_gaussian_epsilon_is_accurate_when_it_is_tiny():
     assert float(mp_gaussian_delta(e, 1e-7)) == pytest.approx(1e-12, rel=1e-11, abs=0)
 
 
+@pytest.mark.parametrize("mu, below", [(1 / 6, 1), (1 / 6, 3), (0.01, 2), (2.7, 5), (1e-3, 7)])
+def test_gaussian_epsilon_a_few_doubles_below_the_total_variation_is_not_0(mu, below):
+    """delta a few doubles below delta(0) = gaussian_delta(0, mu): brentq works on log delta, whose log took both
+    as one number, and returned its bracket's end 0, where the profile is above delta (found by a helper explaining
+    a mutation survivor: 235 of 1327 such cases). The answer is a root of the documented profile: positive, and the
+    profile there at most delta (a root brentq left an ulp above is moved up, by doubling steps and bisection: the
+    profile moves in steps of its own rounding there, about 1e16 doubles of epsilon wide, so "smallest" holds to a
+    few machine epsilons, and a walk one double at a time did not end). At q = 1 the accountant passed the 0 on.
+    (The exact root is within the profile's own accuracy, 1e-14 of delta, the docstring's: no reference closer
+    than that exists for a delta this near the total variation.)"""
+    tv = loss.gaussian_delta(0.0, mu)
+    delta = tv
+    for _ in range(below):
+        delta = math.nextafter(delta, 0.0)
+    e = loss.gaussian_epsilon(delta, mu)
+    assert e > 0.0
+    assert loss.gaussian_delta(e, mu) <= delta
+    if mu == 1 / 6:
+        from dpnotes.subsampling import subsampled_gaussian_epsilon
+        sub = subsampled_gaussian_epsilon(1.0, 12.0, 4, delta)         # q = 1: mu = sqrt(4) / 12
+        assert sub > 0.0 and loss.gaussian_delta(sub, mu) <= delta
+
+
 def _mp_gaussian_epsilon(delta, mu):
     """The root of delta(eps) = delta by mpmath, with enough digits that eps = mu^2/2 + O(mu) keeps 40 of its own."""
     with mp.workdps(int(2 * math.log10(mu)) + 60):

@@ -19,7 +19,7 @@ from scipy import stats
 
 from dpnotes import subsampling as sub
 from dpnotes.composition import rdp_to_dp
-from dpnotes.loss import gaussian_epsilon
+from dpnotes.loss import gaussian_delta, gaussian_epsilon
 
 
 # ---------------------------------------------------------------- replace-one amplification
@@ -732,3 +732,96 @@ def test_rdp_epsilon_where_steps_times_rho_overflows_is_quiet_and_exact():
         warnings.simplefilter("error")
         eps = sub.subsampled_gaussian_rdp_epsilon(1.0, 1e-153, 2, 1e-5)
     assert math.isclose(eps, 2 * 1.05 / (2 * 1e-153**2), rel_tol=1e-12)
+
+
+# ---------------------------------------------------------------- survivors of the run of 2026-11-27 (a helper's group:
+# the one-step profile, the accountant's entry points)
+def _replace_one_loss_mp(y, q, sigma):
+    """log(a/b)(y) at 60 digits, a = (1-q)N(0) + qN(1), b = (1-q)N(0) + qN(-1) (variance sigma^2); the
+    exponents reach 1e302, which mpmath keeps (doubles would underflow every density)."""
+    with mp.workdps(60):
+        y, q, s = mp.mpf(y), mp.mpf(q), mp.mpf(sigma)
+
+        def phi(m):
+            return mp.exp(-(y - m) ** 2 / (2 * s**2))
+
+        return mp.log((1 - q) * phi(0) + q * phi(1)) - mp.log((1 - q) * phi(0) + q * phi(-1))
+
+
+def test_replace_one_profile_at_a_tiny_sigma_vanishes_once_the_threshold_passes_the_second_mean():
+    """sigma = 1e-151 (below 1e-150, where the tail points are written y* = y0 + sigma^2 r, y0 = 1/2),
+    q = 0.3, epsilon = c / sigma^2 for c = 0.75, 1, 1.4: the loss is increasing in y and at y_c = c + 0.4 it is
+    still below epsilon (mpmath, 60 digits: L(y_c) / epsilon = 0.87, 0.90, 0.93), so {L > eps} lies inside
+    {Y > y_c} and delta(eps) <= A(Y > y_c) = (1-q) Phi(-y_c/sigma) + q Phi((1-y_c)/sigma) < 1e-300 (mpmath:
+    about 1e-488581292...), i.e. 0 in doubles; the bound is exact math, so the tolerance is none. At c = 0.3
+    (threshold near y = 0.8, below the second mean) the profile is q up to rounding: delta >= A(S) - e^eps B(S)
+    for S = {Y > 0.9}, which mpmath puts within 1e-300 of q; 4 ulps of q allowed. The mutant adds y0/sigma
+    instead of subtracting it in the point (1 - y*)/sigma, moving A's second tail by 1/sigma = 1e151 standard
+    deviations: it gave q = 0.3 at c = 0.75, 1 and 1.4. Kills _replace_tail_points mutmut_126."""
+    q, s = 0.3, 1e-151
+    for c in (0.75, 1.0, 1.4):
+        eps, yc = c / s**2, c + 0.4
+        assert _replace_one_loss_mp(yc, q, s) < eps
+        with mp.workdps(60):
+            bound = (1 - mp.mpf(q)) * mp.ncdf(-yc / mp.mpf(s)) + mp.mpf(q) * mp.ncdf((1 - yc) / mp.mpf(s))
+        assert bound < mp.mpf("1e-300")
+        assert 0.0 <= sub.subsampled_gaussian_profile(q, s, eps, relation="replace_one") <= float(bound)
+    eps = 0.3 / s**2
+    with mp.workdps(60):
+        S, Q = mp.mpf(s), mp.mpf(q)
+        a_mass = (1 - Q) * mp.ncdf(-0.9 / S) + Q * mp.ncdf(0.1 / S)
+        b_mass = (1 - Q) * mp.ncdf(-0.9 / S) + Q * mp.ncdf(-1.9 / S)
+        lower = a_mass - mp.exp(eps) * b_mass
+    assert abs(lower - q) < mp.mpf("1e-300")
+    assert sub.subsampled_gaussian_profile(q, s, eps, relation="replace_one") == pytest.approx(q, rel=4 * 2.0**-52,
+                                                                                                abs=0)
+
+
+def test_amplification_without_replacement_refuses_one_record_beyond_the_cap(raises_exactly):
+    """population_size is documented as at most 10**300 (so that m/n is a normal double); one more record,
+    10**300 + 1, must raise the documented ValueError (a documented error, exact message). The mutants moved
+    the cap to 11**300 (about 10**312) or 10**301 and accepted it. Kills amplify_without_replacement
+    mutmut_24, 25."""
+    with raises_exactly("population_size must be <= 10**300 (so that sample_size / population_size "
+                        "is a normal double), got an integer of 301 digits"):
+        sub.amplify_without_replacement(1.0, 1, 10**300 + 1)
+    assert sub.amplify_without_replacement(1.0, 1, 10**300)[0] == pytest.approx(1e-300 * math.expm1(1.0),
+                                                                                 rel=1e-14, abs=0)
+
+
+def test_gaussian_epsilon_one_ulp_below_the_total_variation_is_the_root():
+    """q = 1 (the Gaussian mechanism, mu = sqrt(4) / 12), delta one ulp below the double total variation
+    gaussian_delta(0, mu). The true root (mpmath, 60 digits, bisection on Phi(mu/2 - e/mu) - e^e Phi(-mu/2 - e/mu)
+    = delta) is 4.8e-16; the answer is positive and at most 1e-15 (the profile's own accuracy, 1e-14 of delta, is
+    1e-15 of epsilon here), with the documented profile at most delta there. It was 0 (loss.gaussian_epsilon's
+    brentq on log delta took delta(0) and delta as one number), and a walk upwards one double at a time from a
+    root of 7e-17 would need some 1e16 steps (the profile moves in steps of its own rounding): both found by a
+    helper from the survivors mutmut_35 and mutmut_41 of the function's earlier walk."""
+    sigma, steps = 12.0, 4
+    mu = math.sqrt(steps) / sigma
+    delta = math.nextafter(float(gaussian_delta(0.0, mu)), 0.0)
+    with mp.workdps(60):
+        m = mp.mpf(mu)
+        root = mp.findroot(lambda e: mp.ncdf(m / 2 - e / m) - mp.exp(e) * mp.ncdf(-m / 2 - e / m) - delta,
+                           (mp.mpf(0), mp.mpf("1e-10")), solver="bisect")
+    assert 1e-16 < root < 1e-15
+    eps = sub.subsampled_gaussian_epsilon(1.0, sigma, steps, delta)
+    assert 0.0 < eps <= 1e-15 and gaussian_delta(eps, mu) <= delta
+
+
+def test_gaussian_epsilon_near_delta_one_is_the_root():
+    """q = 1, mu = sqrt(144) / 1.25 = 9.6, delta read off gaussian_delta at 0.3 (0.99999815740...; where delta is
+    this close to 1 the profile is flat to the last bit over long runs of epsilon, 717323 ulps of epsilon wide in
+    a helper's measurement). Reference: the root of the exact profile by mpmath (60 digits); tolerance: 4 ulps of
+    delta divided by the profile's slope e^e Phi(-mu/2 - e/mu) at the root (the answer can only be as good as
+    delta's last bit), plus 8 ulps of the root (measured: 6.5e-15 relative)."""
+    sigma, steps = 1.25, 144
+    mu = math.sqrt(steps) / sigma
+    delta = float(gaussian_delta(0.3, mu))
+    with mp.workdps(60):
+        m = mp.mpf(mu)
+        root = mp.findroot(lambda e: mp.ncdf(m / 2 - e / m) - mp.exp(e) * mp.ncdf(-m / 2 - e / m) - delta,
+                           (mp.mpf(0.27), mp.mpf(0.33)), solver="bisect")
+        slope = mp.exp(root) * mp.ncdf(-m / 2 - root / m)
+        tol = float(4 * 2.0**-53 / slope + 8 * 2.0**-52 * root)
+    assert abs(sub.subsampled_gaussian_epsilon(1.0, sigma, steps, delta) - float(root)) <= tol

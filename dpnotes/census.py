@@ -51,6 +51,7 @@ from ._validate import check_array, check_in_range, check_integer, check_positiv
 from .attacks import CENSUS_TABLE1, BlockStatistic
 from .composition import rdp_to_dp
 from .discrete import discrete_gaussian_mechanism, discrete_gaussian_pmf
+from .loss import _least_at_or_above
 
 __all__ = [
     "BUREAU_PERSONS_GLOBAL_SCALE",
@@ -1223,7 +1224,11 @@ def composition_epsilon(delta, sigmas, *, tail=1e-30) -> float:
     hi = 1.0
     while f(hi) > 0:
         hi *= 2
-    return float(brentq(f, 0.0, hi, xtol=1e-13, rtol=1e-15))
+    # a relative tolerance, and the root moved up to where the profile is at most delta: brentq's absolute 1e-13
+    # returned 0 for a root of 1.1e-16 and roots up to 1e-13 below the crossing (6e-4 of 1.7e-13 at sigma = 5), where
+    # the profile is above delta (found by a reviewer)
+    eps = float(brentq(f, 0.0, hi, xtol=5e-324, rtol=4.0 * np.finfo(float).eps, maxiter=400))
+    return float(_least_at_or_above(lambda e: f(e) <= 0, eps))
 
 
 #: Orders for the CKS conversion: 1 + 10^-4 ... 1 + 10^5, about 2e-4 apart on a log scale.

@@ -677,10 +677,12 @@ def gaussian_epsilon(delta, mu) -> float:
 
 def _least_at_or_above(ok, x: float) -> float:
     r"""The least double :math:`\ge x`, to a few machine epsilons, where ``ok`` holds (a predicate that holds from
-    some point on, up to rounding): ``x`` itself if it holds there; else steps of an ulp of ``x`` (the least
-    subnormal from 0) doubled until it holds, then bisection. Not one double at a time: a profile near its root
-    moves in steps of its own rounding, which near :math:`\varepsilon = 0` is about :math:`10^{16}` doubles wide
-    (a walk by ``nextafter`` from a root of 7e-17 did not end)."""
+    some point on, up to rounding): ``x`` itself if it holds there; else steps of an ulp of ``x``, doubled until it
+    holds (from ``x = 0``: the least subnormal, times :math:`2^{32}` a step, 34 steps across the doubles), then
+    bisection (geometric while the bracket spans more than a factor 4). Not one double at a time: a profile near its
+    root moves in steps of its own rounding, which near :math:`\varepsilon = 0` is about :math:`10^{16}` doubles
+    wide (a walk by ``nextafter`` from a root of 7e-17 did not end). Used wherever a root finder's answer must be
+    on the documented side of its target (an upper bound on epsilon, a noise scale that meets delta)."""
     if ok(x):
         return x
     lo, step = x, max(abs(x) * 2.0**-52, 5e-324)
@@ -688,10 +690,10 @@ def _least_at_or_above(ok, x: float) -> float:
     while not ok(hi):
         if hi == math.inf:
             return math.inf
-        lo, step = hi, 2.0 * step
+        lo, step = hi, step * (2.0 if x != 0.0 else 2.0**32)
         hi = x + step
     while hi - lo > 4.0 * np.finfo(float).eps * hi:
-        mid = 0.5 * (lo + hi)
+        mid = lo * math.sqrt(hi / lo) if 0.0 < 4.0 * lo < hi else 0.5 * (lo + hi)
         if not lo < mid < hi:
             break
         lo, hi = (lo, mid) if ok(mid) else (mid, hi)

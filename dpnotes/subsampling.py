@@ -42,6 +42,7 @@ import numpy as np
 from scipy.special import gammaln, log_ndtr, logsumexp
 
 from ._validate import check_array, check_delta, check_in_range, check_integer, check_positive, check_real
+from .loss import _least_at_or_above
 
 __all__ = [
     "amplify_poisson",
@@ -1185,9 +1186,9 @@ class _Composed:
             return 0.0
         if eps < self.e_min:
             raise _Retilt(self.e_min)
-        while self.delta(eps) > delta:                # guard the upper-bound side against round-off
-            eps += 1e-12 * max(abs(eps), 1e-300) + 1e-300
-        return float(eps)
+        # guard the upper-bound side against round-off: by doubling steps from an ulp (_least_at_or_above), not by
+        # steps of 1e-12 of eps, which the profile's own rounding could make millions long near a tiny eps
+        return float(_least_at_or_above(lambda e: self.delta(e) <= delta, eps))
 
 
 def _discounted_tail_sums(c: np.ndarray, h: float) -> np.ndarray:
@@ -1722,7 +1723,7 @@ def subsampled_gaussian_epsilon(sampling_probability, noise_multiplier, steps, d
     delta = _delta(delta)
     _LAST.clear()
     if q == 1.0:
-        from .loss import _least_at_or_above, gaussian_delta, gaussian_epsilon
+        from .loss import gaussian_delta, gaussian_epsilon
 
         mu = _exact_gaussian(q, sigma, steps, relation)
         eps = math.inf if math.isinf(mu) else gaussian_epsilon(delta, mu)     # inf: mu^2 / 2 overflows
@@ -1743,8 +1744,6 @@ def subsampled_gaussian_epsilon(sampling_probability, noise_multiplier, steps, d
 def _one_step_epsilon(q, sigma, relation, delta) -> float:
     """Exact epsilon of one step: the root of the exact profile, rounded upwards."""
     from scipy.optimize import brentq
-
-    from .loss import _least_at_or_above
 
     def f(e):
         return _one_step_profiles(q, sigma, relation, e) - delta

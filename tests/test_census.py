@@ -917,3 +917,18 @@ def test_reconstruction_study_refuses_a_threshold_above_the_population(raises_ex
     truth = attacks.census_block_solutions()[0]
     with raises_exactly(f"threshold must be an integer in [1, {len(truth)}], got {2**31}"):
         cs.reconstruction_study(truth, rhos=[math.inf], seeds=[0], attack_seeds=[0], threshold=2**31)
+
+
+@pytest.mark.parametrize("sigmas", [[1.0], [5.0], [3.0, 3.0]])
+def test_composition_epsilon_is_on_the_safe_side_of_its_root(sigmas):
+    """The smallest epsilon with composition_delta <= delta: brentq's absolute xtol of 1e-13 returned 0 for a delta one
+    double below delta(0) (a root of about 1e-16) and roots up to 1e-13 below the crossing (6e-4 of the root at
+    delta(0)(1 - 1e-12), sigma = 5; at delta = 1e-3, [3, 3] the profile at the answer was 1e-3 + 2.5e-17), all where
+    the profile is above delta (found by a reviewer of the root finders). Checked by the definition: the profile at
+    the answer is at most delta, and above it a relative 1e-9 lower (the answer is the root, not far above it)."""
+    tv = cs.composition_delta(0.0, sigmas)
+    for delta in (math.nextafter(tv, 0.0), tv * (1 - 1e-12), 1e-3, 0.37 * tv):
+        e = cs.composition_epsilon(delta, sigmas)
+        assert e > 0.0 and cs.composition_delta(e, sigmas) <= delta
+        if delta < tv / 2:                      # a root well above the profile's rounding steps near 0
+            assert cs.composition_delta(e * (1 - 1e-9), sigmas) > delta

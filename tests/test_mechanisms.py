@@ -700,3 +700,14 @@ def test_analytic_sigma_is_on_the_safe_side_of_its_root():
     for eps, delta in cases:
         s = mech.gaussian_sigma(eps, delta, method="analytic")
         assert loss.gaussian_delta(eps, 1.0 / s) <= delta
+
+
+def test_sensitivity_caps_the_records_by_the_number_of_data_sets():
+    """sensitivity enumerates every data set: n is capped at the largest n with |domain|^n <= 10^4. Over 101 values
+    that is n = 1 (101^2 = 10201 data sets is over): two records are refused by name, one record is enumerated (the
+    sum changes by at most 100 = max - min). A cap starting the count at 2 took n = 2 there (a survivor of the run
+    of 2026-11-27, mutmut_19 of sensitivity)."""
+    with pytest.raises(ValueError, match=r"^n must be an integer in \[1, 1\]"):
+        mech.sensitivity(sum, 2, range(101))
+    assert mech.sensitivity(sum, 1, range(101)) == 100.0
+

@@ -272,15 +272,21 @@ def laplace_kl(epsilon) -> float:
     return float(epsilon + math.expm1(-epsilon))
 
 
-def _expm1mx(x: float) -> float:
-    """``e^x - 1 - x`` to full relative precision for ``|x| < 1`` (``expm1(x) - x`` cancels there):
-    its Taylor series from ``x^2/2``, 20 terms (the rest is below ``1/21! < 2e-20`` of the first).
-    Hand-written: scipy has ``expm1`` and ``exprel`` but no ``e^x - 1 - x``."""
-    term, total = x * x / 2.0, 0.0
-    for n in range(3, 23):
-        total += term
-        term *= x / n
-    return total
+def _expm1mx(x):
+    """``e^x - 1 - x`` elementwise, to full relative precision everywhere (``expm1(x) - x`` cancels for
+    ``|x| < 1``): there its Taylor series ``x^2/2! + x^3/3! + ... + x^22/22!`` in Horner form (the rest is below
+    ``2 / 23! < 1e-22`` of the first term); beyond, ``expm1(x) - x`` itself, which loses at most 1.5 bits (at
+    ``x = -1``). Returns an array (0-d for a scalar). Shared by :func:`laplace_kl`, :func:`laplace_renyi` and
+    :func:`dpnotes.subsampling._a_minus_1_quadrature`. Hand-written: scipy has ``expm1`` and ``exprel`` but no
+    ``e^x - 1 - x``."""
+    x = np.asarray(x, dtype=float)
+    small = np.abs(x) < 1.0
+    xs = np.where(small, x, 0.0)
+    acc = np.zeros_like(xs)
+    for n in range(22, 2, -1):                 # x^2/2 (1 + x/3 (1 + x/4 (... (1 + x/22))))
+        acc = 1.0 + xs / n * acc
+    with np.errstate(over="ignore"):
+        return np.where(small, xs * xs / 2.0 * acc, np.expm1(np.where(small, 0.0, x)) - x)
 
 
 def laplace_renyi(alpha, epsilon) -> float:
@@ -323,7 +329,7 @@ def laplace_renyi(alpha, epsilon) -> float:
     x, y = (alpha - 1) * epsilon, -alpha * epsilon
     if max(x, -y) < 1.0:
         w = 2 * alpha - 1
-        s = alpha / w * _expm1mx(x) + (alpha - 1) / w * _expm1mx(y)      # alpha x/w + (alpha-1) y/w = 0
+        s = float(alpha / w * _expm1mx(x) + (alpha - 1) / w * _expm1mx(y))   # alpha x/w + (alpha-1) y/w = 0
         return float(math.log1p(s) / (alpha - 1))
     # log A = log(1 - (alpha-1)/(2 alpha-1)) with log1p: near alpha = 1 the log of the rounded
     # ratio alpha/(2 alpha - 1) is off by 1e-16, which the division by alpha - 1 magnifies

@@ -42,6 +42,7 @@ import numpy as np
 from scipy.special import gammaln, log_ndtr, logsumexp
 
 from ._validate import check_array, check_delta, check_in_range, check_integer, check_positive, check_real
+from .divergences import _expm1mx
 from .loss import _least_at_or_above
 
 __all__ = [
@@ -540,19 +541,6 @@ def _rdp_fractional(alpha: float, q: float, sigma: float) -> float:
     return _log_a_fractional(alpha, q, sigma) / (alpha - 1.0)
 
 
-def _expm1_minus(x: np.ndarray) -> np.ndarray:
-    """expm1(x) - x to a few ulps: its Taylor series x^2/2! + x^3/3! + ... (Horner, 20 terms) for |x| < 1/2,
-    where the difference would cancel; the difference itself (at most a factor 4 lost) beyond."""
-    x = np.asarray(x, dtype=float)
-    small = np.abs(x) < 0.5
-    xs = np.where(small, x, 0.0)
-    acc = np.zeros_like(xs)
-    for n in range(21, 2, -1):                 # x^2/2 (1 + x/3 (1 + x/4 (... (1 + x/21))))
-        acc = 1.0 + xs / n * acc
-    with np.errstate(over="ignore"):
-        return np.where(small, xs * xs / 2.0 * acc, np.expm1(np.where(small, 0.0, x)) - x)
-
-
 def _log1p_minus(t: np.ndarray) -> np.ndarray:
     """log1p(t) - t for t > -1 to a few ulps: with v = t / (2 + t), log1p(t) = 2 atanh(v), so it is
     -t v + 2 (v^3/3 + v^5/5 + ...) (|v| <= 1/3 for |t| < 1/2: 20 terms), the difference itself beyond."""
@@ -582,14 +570,14 @@ def _a_minus_1_quadrature(alpha: float, q: float, sigma: float) -> float:
     where A is within rounding of 1 (the series resolves only a rounding unit of A there).
 
     With beta = alpha - 1 and l = log1p(t), (1 + t)^alpha - 1 - alpha t = beta ((1 + t) l - t) + (1 + t) (e^{beta l}
-    - 1 - beta l): both terms >= 0 (t > -1), each from :func:`_log1p_minus` and :func:`_expm1_minus` without
-    cancellation, also for alpha near 1."""
+    - 1 - beta l): both terms >= 0 (t > -1), each from :func:`_log1p_minus` and
+    :func:`dpnotes.divergences._expm1mx` without cancellation, also for alpha near 1."""
     s = 1.0 / sigma
     w = np.expm1(s * _GH_Z - 0.5 * s * s)
     t = q * w
     ell = np.log1p(t)
     beta = alpha - 1.0
-    g = beta * (_log1p_minus(t) + t * ell) + (1.0 + t) * _expm1_minus(beta * ell)
+    g = beta * (_log1p_minus(t) + t * ell) + (1.0 + t) * _expm1mx(beta * ell)
     return float(np.dot(_GH_W, g))
 
 

@@ -7,6 +7,7 @@ from fractions import Fraction
 import mpmath as mp
 import numpy as np
 import pytest
+from profiles import THOROUGH
 from scipy import integrate, optimize, stats
 
 from dpnotes import loss
@@ -460,6 +461,36 @@ def test_gaussian_epsilon_at_a_large_mu_against_mpmath(delta, mu):
     the margin at the end of brentq's bracket: 'f(a) and f(b) must have different signs' at (0.1, 1e8). The root
     is now sought in a = mu/2 - eps/mu. Reference: the root of the profile in mpmath at 2 log10(mu) + 60 digits."""
     assert loss.gaussian_epsilon(delta, mu) == pytest.approx(float(_mp_gaussian_epsilon(delta, mu)), rel=4e-16)
+
+
+def test_gaussian_epsilon_at_a_large_mu_is_the_least_double_at_or_above_the_root():
+    """From mu = 1e6 the root is sought in a = mu/2 - eps/mu; eps = mu (mu/2 - a) then rounded either way, and was
+    an ulp below the root (where the profile is above delta: not an upper bound) in 29 of 60 random cases with mu
+    from 1e6 to 1e150, 65 of 200 with mu below 1e10 and delta up to 1 - 1e-12; once an ulp of eps moves a by more
+    than the normal's width, the profile there was 1 (mu = 7.4e124, delta = 2.9e-13). Now at or above the mpmath root,
+    within 8 machine epsilons of it, on random points of both ranges (log-uniform mu; delta from 1e-300 to
+    1 - 1e-12). Past mu ~ 1e16 an ulp of eps moves a by more than 1: the least double above the root is then
+    where the tail bound settles it (a below z - 1), which exp of gap's rounded -a^2/2 overflowed on at first."""
+    rng = np.random.default_rng(20261127)
+    n = 120 if THOROUGH else 24
+    for i in range(n):
+        mu = float(10 ** rng.uniform(6, 150 if i % 2 else 10))
+        delta = float(1 - 10 ** rng.uniform(-12, -0.05)) if i % 3 == 0 else float(10 ** rng.uniform(-300, -0.05))
+        got = loss.gaussian_epsilon(delta, mu)
+        # root <= got <= root (1 + 8 eps), by the profile's sign on both sides (it falls in eps)
+        assert _mp_gaussian_profile(got, mu) <= delta, (delta, mu, got)
+        assert _mp_gaussian_profile(got * (1 - 8 * 2.0**-52), mu) > delta, (delta, mu, got)
+    # the case that overflowed exp: mu = 5e79, where the double below the root is 1e63 away from it in a
+    assert _mp_gaussian_profile(loss.gaussian_epsilon(0.16196913396902216, 5.03864727184482e79),
+                                5.03864727184482e79) <= 0.16196913396902216
+
+
+def _mp_gaussian_profile(eps, mu):
+    """delta(eps) = Phi(mu/2 - eps/mu) - e^eps Phi(-mu/2 - eps/mu) in mpmath, at 2 log10(mu) + 60 digits (eps ~ mu^2/2
+    and a = mu/2 - eps/mu = O(1) keeps 40 of them; both doubles converted exactly)."""
+    with mp.workdps(int(2 * math.log10(mu)) + 60):
+        m, e = mp.mpf(mu), mp.mpf(eps)
+        return mp.ncdf(m / 2 - e / m) - mp.exp(e) * mp.ncdf(-m / 2 - e / m)
 
 
 def test_gaussian_epsilon_beyond_the_doubles_is_inf():

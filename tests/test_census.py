@@ -13,8 +13,10 @@ import dataclasses
 import itertools
 import math
 import re
+import warnings
 from fractions import Fraction
 
+import mpmath as mp
 import numpy as np
 import pytest
 from scipy.optimize import brentq, minimize
@@ -932,3 +934,47 @@ def test_composition_epsilon_is_on_the_safe_side_of_its_root(sigmas):
         assert e > 0.0 and cs.composition_delta(e, sigmas) <= delta
         if delta < tv / 2:                      # a root well above the profile's rounding steps near 0
             assert cs.composition_delta(e * (1 - 1e-9), sigmas) > delta
+
+
+def _mp_composition_delta(eps, sigmas, reach=4):
+    """delta(eps) = sum over the lattice y in [-reach, reach]^k of P(y) (1 - e^{eps - L(y)})_+, L(y) = sum (1 - 2 y_i) /
+    (2 sigma_i^2), each P the discrete Gaussian N_Z(0, sigma_i^2) normalised over the integers, in mpmath at 60 digits
+    (for sigma <= 0.1 the terms past |y| = reach are below e^{-reach^2 / (2 sigma^2)} = e^-800 of the sum)."""
+    with mp.workdps(60):
+        laws = []
+        for s in sigmas:
+            w = {y: mp.exp(-mp.mpf(y) ** 2 / (2 * mp.mpf(s) ** 2)) for y in range(-reach, reach + 1)}
+            z = mp.nsum(lambda t: mp.exp(-t ** 2 / (2 * mp.mpf(s) ** 2)), [-mp.inf, mp.inf])
+            laws.append({y: v / z for y, v in w.items()})
+        total = mp.mpf(0)
+        for ys in itertools.product(range(-reach, reach + 1), repeat=len(sigmas)):
+            loss = sum((1 - 2 * mp.mpf(y)) / (2 * mp.mpf(s) ** 2) for y, s in zip(ys, sigmas))
+            if loss > eps:
+                total += mp.fprod(law[y] for law, y in zip(laws, ys)) * -mp.expm1(mp.mpf(eps) - loss)
+        return total
+
+
+def test_composition_profile_past_the_exponent_range_of_the_doubles():
+    """Losses above ~745 (sigmas below ~0.1): E[e^{-L}; L > eps] was summed in doubles, where e^{-906} is 0, and multiplied
+    by e^eps, which overflows past eps = 709.78: composition_delta(720, [0.05, 0.07]) was nan (inf * 0) for 6.7e-132,
+    composition_epsilon(1e-300, same) raised brentq's "function value is NaN", composition_delta(700, same) was
+    1.38e-87 for 1.20e-87 (the term e^{eps - L} lost: above the exact value, which the docstring rules out) and
+    composition_delta(1024, [0.05]) warned of an overflow. Found by a helper explaining mutation survivors.
+    Reference: the hockey-stick sum over the lattice in mpmath; tolerance 1e-13 relative (the cumulative sums' rounding
+    over a few atoms: measured 4e-15). The truncation (tail 1e-30) leaves out no atom here: those past |y| = 1 weigh
+    e^-800 of the rest, below the doubles."""
+    sig = [0.05, 0.07]
+    for eps in (0.0, 3.0, 300.0, 650.0, 700.0, 710.0, 720.0, 900.0):
+        got = cs.composition_delta(eps, sig)
+        ref = _mp_composition_delta(eps, sig)
+        assert abs(mp.mpf(got) - ref) <= 1e-13 * ref + 1e-300, (eps, got, ref)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert cs.composition_delta(1024.0, [0.05]) == 0.0
+        assert cs.composition_delta(906.2, sig) == 0.0          # above the largest loss, 906.122...
+        # the roots: just below the loss of the atom that carries the last mass above delta
+        for delta, atom_loss in ((1e-300, 3 / (2 * 0.05**2) + 3 / (2 * 0.07**2)),      # y = (-1, -1): 906.12
+                                 (1e-100, 3 / (2 * 0.05**2) + 1 / (2 * 0.07**2))):     # y = (-1, 0): 702.04
+            e = cs.composition_epsilon(delta, sig)
+            assert cs.composition_delta(e, sig) <= delta
+            assert e == pytest.approx(atom_loss, rel=1e-14), (delta, e, atom_loss)

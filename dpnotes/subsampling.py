@@ -281,7 +281,11 @@ def _log_odds_excess(x: np.ndarray, q: float) -> np.ndarray:
     difference kept an ulp of log q, which sigma^2 multiplies (at q = 1e-6, sigma = 1e5 the profile at
     epsilon = 0 was 3.98940843e-12 "remove" and 3.98943718e-12 "add", for the total variation
     q (2 Phi(1/(2 sigma)) - 1) = 3.98942280e-12 both ways). Where expm1(x) / q overflows (x above about
-    709 + log q) the two terms are far apart and are added: x - log q + log1p(-(1 - q) e^-x)."""
+    709 + log q) the two terms are far apart and are added: x - log q + log1p(-(1 - q) e^-x). Where r = expm1(x) / q
+    is near -1 (x < 0 with q near 1: the "add" threshold at a large epsilon) 1 + r keeps only the digits of r's
+    rounding, 1 - q absolute: at q = 1, epsilon > 36.7, expm1(-epsilon) is -1.0 and the "add" profile was 0 for 0.81;
+    for q >= 1/2 the numerator is then e^x - (1 - q), with 1 - q exact (Sterbenz), whose log keeps its digits (x
+    itself at q = 1)."""
     x = np.asarray(x, dtype=float)
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         r = np.expm1(x) / q
@@ -290,6 +294,11 @@ def _log_odds_excess(x: np.ndarray, q: float) -> np.ndarray:
         if np.any(big):
             xb = x[big]
             out[big] = xb - math.log(q) + np.log1p(-(1.0 - q) * np.exp(-xb))
+        near = r < -0.5
+        if q == 1.0:
+            out[near] = x[near]                     # e^x below the doubles from x = -745 (the profile was 0 for 1)
+        elif q >= 0.5 and np.any(near):
+            out[near] = np.log(np.exp(x[near]) - (1.0 - q)) - math.log(q)
     return out
 
 

@@ -976,3 +976,31 @@ def test_epsilon_where_the_tilted_fft_does_not_reach_the_answer(relation):
             assert got <= sub.subsampled_gaussian_rdp_epsilon(q, sigma, steps, delta)
         if (q, sigma, steps, delta) == cases[0]:
             assert got <= sub.subsampled_gaussian_epsilon(1e-6, sigma, steps, delta, relation=relation)
+
+
+def test_add_profile_as_q_tends_to_one_keeps_its_digits():
+    """The "add" threshold is sigma^2 log1p(expm1(-eps) / q) + 1/2: as q -> 1 at a large eps, expm1(-eps) / q is -1 plus
+    a remainder whose digits were lost, and at q = 1, eps > 36.7 it is -1.0: the profile was 0 where the Gaussian
+    mechanism's is 0.81 (q = 1, sigma = 0.1, eps = 40), 0.6 % off at eps = 37, and at q = 1 - 1e-12 off by up to 80 %
+    of itself (29 of these 109 points beyond the tolerance; a helper's find). Reference: the half-line's two masses at
+    120 digits; tolerance 1e-12 relative times (1 + t^2), t the threshold in standard deviations (the conditioning of a
+    normal tail; measured within 7.5e-14 of that). At q = 1 both directions are the Gaussian mechanism's profile
+    (loss.gaussian_delta with mu = 1 / sigma, another route), also where e^-eps is below the doubles."""
+    def mp_add(q, sigma, eps):
+        with mp.workdps(120):
+            e, qq, s = mp.mpf(eps), mp.mpf(q), mp.mpf(sigma)
+            y = s**2 * mp.log1p(mp.expm1(-e) / qq) + mp.mpf(1) / 2
+            return (1 - mp.exp(e) * (1 - qq)) * mp.ncdf(y / s) - mp.exp(e) * qq * mp.ncdf((y - 1) / s), y / s
+
+    for q in (1.0, 1 - 1e-12, 0.999, 0.6):
+        end = -math.log1p(-q) if q < 1 else 45.0            # the add profile is 0 from eps = -log(1 - q)
+        for sigma in (0.05, 0.1, 0.3, 1.0):
+            for f in (0.01, 0.2, 0.5, 0.8, 0.95, 0.99, 0.999):
+                got = sub.subsampled_gaussian_profile(q, sigma, f * end, "add")
+                want, t = mp_add(q, sigma, f * end)
+                if want > 1e-300:
+                    assert abs(got - want) <= 1e-12 * (1 + t * t) * want, (q, sigma, f * end, got, want)
+    for sigma, eps in ((0.1, 40.0), (0.1, 42.0), (0.05, 100.0), (1e-3, 1000.0)):
+        want = gaussian_delta(eps, 1 / sigma)
+        for direction in sub.DIRECTIONS:
+            assert sub.subsampled_gaussian_profile(1.0, sigma, eps, direction) == pytest.approx(want, rel=1e-13)

@@ -885,12 +885,24 @@ def _relation(relation) -> str:
 
 
 def _log1p_q_expm1(r: np.ndarray, q: float) -> np.ndarray:
-    """log(1 - q + q e^r), accurate when the result is tiny (small q) and for huge r."""
+    """log(1 - q + q e^r), accurate when the result is tiny (small q), for huge r, and near its lower end log(1 - q).
+
+    There, q expm1(r) near -1 (q near 1, r very negative), log1p kept only the digits of the rounding of -q: an
+    absolute 1e-16 / (1 - q) (1e-7 at q = 1 - 1e-9, and -inf at q = 1 from r = -36.7), which moved the discretized
+    masses of the dual direction (e^-l times them) until they summed to 1 + 1e-9 and the composition's guard
+    refused them (subsampled_gaussian_delta(1 - 1e-9, 0.1, 2, 1.0), a helper's find). Where the result is below
+    log(1/2) the two positive terms are added in logs instead, which keeps their digits."""
     if q == 0.0:
         return np.zeros_like(r)
     small = r < 30.0
     out = np.empty_like(r)
-    out[small] = np.log1p(q * np.expm1(r[small]))
+    t = q * np.expm1(r[small])
+    low = t < -0.5
+    with np.errstate(divide="ignore"):        # log1p(-1) at q = 1, replaced below
+        t = np.log1p(t)
+    if np.any(low):
+        t[low] = np.logaddexp(math.log1p(-q) if q < 1 else -math.inf, math.log(q) + r[small][low])
+    out[small] = t
     with np.errstate(divide="ignore"):
         out[~small] = np.logaddexp(np.log1p(-q), math.log(q) + r[~small])
     return out

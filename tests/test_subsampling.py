@@ -1004,3 +1004,23 @@ def test_add_profile_as_q_tends_to_one_keeps_its_digits():
         want = gaussian_delta(eps, 1 / sigma)
         for direction in sub.DIRECTIONS:
             assert sub.subsampled_gaussian_profile(1.0, sigma, eps, direction) == pytest.approx(want, rel=1e-13)
+
+
+def test_loss_of_one_step_near_its_lower_end_and_the_dual_masses_at_q_near_one():
+    """L(y) = log(1 - q + q e^r) was log1p(q expm1(r)), which near its lower end log(1 - q) (q near 1, r very negative)
+    kept only the rounding of -q: 1e-7 absolute at q = 1 - 1e-9 and -inf at q = 1 from r = -36.7. The dual direction's
+    masses (e^-l times the discretized ones) then summed to 1 + 1e-9 and the composition's guard refused them:
+    subsampled_gaussian_delta(1 - 1e-9, 0.1, 2, 1.0) raised AssertionError (a helper's find). Now within 1e-14 of
+    mpmath on both sides of the branch (q near 1 and 1/2, tiny and huge r), and the accountant answers there below the
+    Gaussian mechanism's delta at q = 1 (subsampling amplifies) and above the one step's (a marginal)."""
+    qs = (1.0, 1 - 1e-9, 0.75, 0.5, 1e-3)
+    rs = np.array([-800.0, -40.0, -20.0, -1.0, -0.6931, -1e-8, 0.0, 1e-8, 5.0, 29.9, 31.0, 700.0])
+    for q in qs:
+        got = sub._log1p_q_expm1(rs.copy(), q)
+        with mp.workdps(60):
+            for r, g in zip(rs, got):
+                want = mp.log(1 - mp.mpf(q) + mp.mpf(q) * mp.exp(mp.mpf(r)))
+                assert abs(mp.mpf(g) - want) <= 1e-14 * abs(want) + 1e-300, (q, r, g, want)
+    for steps, eps in ((2, 1.0), (2, 5.0), (3, 1.0)):
+        d = sub.subsampled_gaussian_delta(1 - 1e-9, 0.1, steps, eps)
+        assert sub.subsampled_gaussian_profile(1 - 1e-9, 0.1, eps) <= d <= gaussian_delta(eps, math.sqrt(steps) / 0.1)

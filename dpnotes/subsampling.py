@@ -967,14 +967,16 @@ class _Pair:
         """y_lo, y_hi such that each law's mass beyond them is below ``tail``: each mixture
         component's normal tail, weighted by the component's weight, at most ``tail`` / 2.
         (What lies beyond goes to the infinite losses, so ``tail`` times the steps is what
-        the truncation can add to delta.)"""
+        the truncation can add to delta.) The component N(0) weighs 1 - q in A and 1 - qb in B: the larger
+        is taken. It was 1 - q for both, which for add/remove (B = N(0), weight 1) left B a mass 1 / (1 - q)
+        times ``tail`` beyond: 1e9 times at q = 1 - 1e-9, where it exceeded delta = 1e-290 and the accountant
+        refused a delta its docstring allows (a helper's find)."""
         def z(weight):
             return -_ndtri_log(math.log(tail / 2) - math.log(weight)) if weight > 0 else -math.inf
 
-        hi = max(self.s * z(1 - self.q) if self.q < 1 else -math.inf, 1.0 + self.s * z(self.q),
-                 -1.0 + self.s * z(self.qb) if self.qb > 0 else -math.inf)
-        lo = min(-self.s * z(1 - self.q) if self.q < 1 else math.inf, 1.0 - self.s * z(self.q),
-                 -1.0 - self.s * z(self.qb) if self.qb > 0 else math.inf)
+        w0 = 1.0 - min(self.q, self.qb)          # the heavier of the two laws' N(0) weights
+        hi = max(self.s * z(w0), 1.0 + self.s * z(self.q), -1.0 + self.s * z(self.qb) if self.qb > 0 else -math.inf)
+        lo = min(-self.s * z(w0), 1.0 - self.s * z(self.q), -1.0 - self.s * z(self.qb) if self.qb > 0 else math.inf)
         return lo, hi
 
 

@@ -1024,3 +1024,25 @@ def test_loss_of_one_step_near_its_lower_end_and_the_dual_masses_at_q_near_one()
     for steps, eps in ((2, 1.0), (2, 5.0), (3, 1.0)):
         d = sub.subsampled_gaussian_delta(1 - 1e-9, 0.1, steps, eps)
         assert sub.subsampled_gaussian_profile(1 - 1e-9, 0.1, eps) <= d <= gaussian_delta(eps, math.sqrt(steps) / 0.1)
+
+
+def test_truncation_leaves_each_law_at_most_its_tail_and_the_accountant_reaches_its_least_delta():
+    """_Pair.truncation promises each law's mass beyond (y_lo, y_hi) below ``tail``; the N(0) component was weighted 1 - q
+    in both laws, but in add/remove B is N(0) itself: B kept 1 / (1 - q) times the tail below y_lo, 1e9 times at
+    q = 1 - 1e-9, and subsampled_gaussian_epsilon(1 - 1e-9, 0.1, 3, 1e-290) refused a delta its docstring allows
+    ("larger than the accountant's truncation error 3.62e-290"; a helper's find). Now both laws' masses beyond are
+    within the tail (normal tails by scipy's ndtr, to 1e-12), and the accountant answers there between one step and
+    the Gaussian mechanism at q = 1 (measured 8.6e-9 above the latter at sigma = 0.1: its slack as an upper bound)."""
+    for relation in sub.RELATIONS:
+        for q in (1 - 1e-9, 0.5, 1e-6):
+            for tail in (1e-300, 1e-20):
+                pair = sub._Pair(q, 0.1, relation)
+                lo, hi = pair.truncation(tail)
+                for law in ("a", "b"):
+                    assert pair._mass(lo, False, law) <= tail * (1 + 1e-12), (relation, q, tail, law)
+                    assert pair._mass(hi, True, law) <= tail * (1 + 1e-12), (relation, q, tail, law)
+    for sigma in (0.1, 0.3):
+        got = sub.subsampled_gaussian_epsilon(1 - 1e-9, sigma, 3, 1e-290)
+        assert sub._one_step_epsilon(1 - 1e-9, sigma, "add_remove", 1e-290) <= got
+        # the truth is below the Gaussian mechanism's (q = 1); the accountant's upper bound within its 1e-4 of it
+        assert got <= gaussian_epsilon(1e-290, math.sqrt(3) / sigma) * (1 + 1e-4)

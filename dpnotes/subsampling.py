@@ -1682,8 +1682,10 @@ def subsampled_gaussian_epsilon(sampling_probability, noise_multiplier, steps, d
     bound within a relative ``1e-4`` of the true value on the box :math:`q \in [10^{-6}, 1]`,
     :math:`\sigma \in [0.4, 100]`, :math:`T \le 10^6`, :math:`\delta \in [10^{-12}, 0.1]` (measured in
     the tests and by ``make bench`` against Google's dp-accounting, the exact value at :math:`T \le 2`
-    and finer meshes), except where the FFT would exceed ``2**23`` points: there the mesh is
-    coarsened, which keeps the upper bound but not the accuracy (``make bench`` lists such points).
+    and finer meshes), except where the mesh asked for would need more than ``2**21`` cells for one step or
+    ``2**23`` FFT points: there it is coarsened, which keeps the upper bound but not the accuracy (``make bench``
+    lists such points: the corner :math:`q = 10^{-6}`, :math:`\sigma = 0.4`, :math:`T = 10^6`, and a few steps
+    at :math:`\delta` near :math:`10^{-6}` there, where a finer run differs by up to 1 %).
     Outside the box it is still an upper bound; where the composed loss is so nearly discrete that the tilted
     FFT does not reach the answer (:math:`q` near :math:`10^{-8}` at :math:`\sigma` near 0.4 and a few steps), it is
     the smaller of basic composition of the exact one-step :math:`\varepsilon` at :math:`\delta/T` and (add/remove)

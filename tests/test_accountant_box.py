@@ -57,3 +57,14 @@ def test_stored_epsilon_is_what_the_code_computes(point):
     # the accountant is deterministic; 1e-9 leaves room for the FFT library's thread count
     assert eps == pytest.approx(point["epsilon"], rel=1e-9, abs=1e-12), \
         "chapters/learning/accountant-box.json is stale: rerun benchmarks/bench_subsampling.py --write"
+
+
+def test_the_few_step_points_off_the_grid_are_measured():
+    """The nearly discrete region (q = 1e-6, sigma = 0.4, two to ten steps, delta near 1e-6), slower than the grid's
+    corner and capped, is measured in both relations (the accounting page shows it: benchmarks/bench_subsampling.py
+    EXTRA); every point says whether it is on the grid."""
+    assert all(isinstance(p["on_grid"], bool) for p in POINTS)
+    added = {(p["q"], p["sigma"], p["steps"], p["delta"], p["relation"]) for p in POINTS if not p["on_grid"]}
+    for relation in sub.RELATIONS:
+        for point in ((1e-6, 0.4, 2, 1e-6), (1e-6, 0.4, 2, 1e-7), (1e-6, 0.4, 10, 10**-5.5)):
+            assert (*point, relation) in added

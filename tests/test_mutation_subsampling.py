@@ -10,6 +10,7 @@ output, the Renyi conversion in closed form (q = 1), and the fallback's halving 
 """
 
 import math
+import sys
 import warnings
 
 import mpmath as mp
@@ -17,6 +18,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from dpnotes import subsampling
 from dpnotes import subsampling as sub
 from dpnotes.composition import rdp_to_dp
 from dpnotes.loss import gaussian_delta, gaussian_epsilon
@@ -825,3 +827,184 @@ def test_gaussian_epsilon_near_delta_one_is_the_root():
         slope = mp.exp(root) * mp.ncdf(-m / 2 - root / m)
         tol = float(4 * 2.0**-53 / slope + 8 * 2.0**-52 * root)
     assert abs(sub.subsampled_gaussian_epsilon(1.0, sigma, steps, delta) - float(root)) <= tol
+
+
+# ---------------------------------------------------------------- helper A1 (2026-11-28): the coarse pass of _account that reads epsilon 0, pinned against the two-step total variation in mpmath
+def _tv_two_steps(q, sigma):
+    """Total variation between N(0, s^2)^2 and ((1-q) N(0, s^2) + q N(1, s^2))^2, by mpmath at 20 digits:
+    TV = E_P[(L1 L2 - 1)_+], L(x) = 1 - q + q exp((2x - 1)/(2 s^2)) increasing in x; for fixed x1 the inner
+    expectation over x2 > t(x1) is closed form, E_P[L2; x2 > t] = (1-q) Phi^c(t/s) + q Phi^c((t-1)/s)."""
+    with mp.workdps(20):
+        q, s = mp.mpf(q), mp.mpf(sigma)
+        sf = lambda z: mp.ncdf(-z)
+
+        def inner(x1):
+            l1 = 1 - q + q * mp.exp((2 * x1 - 1) / (2 * s * s))
+            r = 1 / l1 - (1 - q)
+            if r <= 0:                       # every x2 makes L1 L2 > 1
+                return l1 - 1
+            t = s * s * mp.log(r / q) + mp.mpf(1) / 2
+            return l1 * ((1 - q) * sf(t / s) + q * sf((t - 1) / s)) - sf(t / s)
+
+        dens = lambda x: mp.npdf(x, 0, s)
+        return float(mp.quad(lambda x: dens(x) * inner(x), [-mp.inf, 0.5, mp.inf]))
+
+
+def test_epsilon_zero_decided_by_the_coarse_pass_two_steps():
+    """epsilon(delta) of two subsampled Gaussian steps (q = 0.37, sigma = 4.3, add/remove) around delta = TV_2,
+    the composed pair's total variation from mpmath (20 digits; quadrature error far below the margins): at
+    delta = 1.15 TV_2 the true epsilon is 0, and the answer must be 0 (the connect-the-dots pair dominates the
+    true one only by the mesh's relative 1e-4, far inside the 15 % margin); at 0.85 TV_2 the true epsilon is
+    positive (delta(0) = TV_2 > delta), and an upper bound must be > 0. Both deltas lie below the coupling bound
+    1 - (1 - TV_1)^2, so _account runs (checked here): its coarse pass reads epsilon 0 at the upper delta.
+    Pins the coarse == 0 branch of _account (mutmut_225, 227, 234 keep its value; none killed by value)."""
+    q, sigma = 0.37, 4.3
+    tv2 = _tv_two_steps(q, sigma)
+    tv1 = subsampling._one_step_profiles(q, sigma, "add_remove", 0.0)
+    assert 1.15 * tv2 < -math.expm1(2 * math.log1p(-tv1))           # below the coupling bound: the FFT runs
+    assert subsampling.subsampled_gaussian_epsilon(q, sigma, 2, 1.15 * tv2) == 0.0
+    assert subsampling.subsampled_gaussian_epsilon(q, sigma, 2, 0.85 * tv2) > 0.0
+
+
+# ---------------------------------------------------------------- helper A2 (2026-11-28): what _LAST records, the size cap met after the fine pass, a zero from the FFT kept
+def _record_passes(monkeypatch):
+    """Wrap _discretize and _Composed so every pass the accountant completes is logged."""
+    log = []
+    discretize, composed = subsampling._discretize, subsampling._Composed
+
+    def rec_discretize(pair, h, y_lo, y_hi):
+        disc = discretize(pair, h, y_lo, y_hi)
+        log.append(("disc", h, disc[1].size))
+        return disc
+
+    class RecComposed(composed):
+        def __init__(self, *a, **k):
+            super().__init__(*a, **k)
+            log.append(("comp", self.h, self.n))
+
+    monkeypatch.setattr(subsampling, "_discretize", rec_discretize)
+    monkeypatch.setattr(subsampling, "_Composed", RecComposed)
+    return log
+
+
+@pytest.mark.parametrize("q, sigma, steps, delta, relation, refined", [
+    (0.9, 8.0, 100_000, 1e-6, "replace_one", False),   # FFT of 655360 > 2^18 points: no a-posteriori halving
+    (0.05, 8.0, 3, 1e-6, "replace_one", True),        # small FFT: the mesh is halved after the fine pass
+])
+def test_last_describes_the_pass_that_gave_the_answer(monkeypatch, q, sigma, steps, delta, relation, refined):
+    """subsampling._LAST must hold the mesh h, the FFT length n and the one-step cell count of the
+    last pass the accountant completed (the pass whose value is returned, or the finest one kept),
+    as the benchmark prints them. Reference: the passes themselves, logged by wrapping _discretize
+    and _Composed (exact equality: the same numbers, no arithmetic). The first configuration keeps
+    its fine-pass mesh (the a-posteriori loop does not run above 2^18 FFT points), the second ends
+    on an a-posteriori halving, so both of _account's updates of _LAST are checked.
+    Kills _account mutmut_319, 321, 323, 325, 428, 429, 430, 431, 432, 433"""
+    log = _record_passes(monkeypatch)
+    eps = subsampling.subsampled_gaussian_epsilon(q, sigma, steps, delta, relation=relation)
+    assert eps > 0
+    last = subsampling._LAST
+    comps = [e for e in log if e[0] == "comp"]
+    discs = [e for e in log if e[0] == "disc"]
+    _, h, n = comps[-1]
+    assert discs[-1][1] == h
+    assert isinstance(last["h"], float) and last["h"] == h > 0
+    assert isinstance(last["n"], int) and last["n"] == n
+    assert isinstance(last["cells"], int) and last["cells"] == discs[-1][2]
+    assert last["coarsened"] is False
+    # which of _account's two updates wrote last: an a-posteriori pass halves the mesh before it
+    assert (comps[-2][1] == 2 * h) == refined
+
+
+def test_a_size_cap_met_after_the_fine_pass_still_gives_a_sound_epsilon(monkeypatch):
+    """When the a-posteriori halving of the mesh meets the size cap (_TooFine), the accountant must
+    keep the finest value it has, not give up. In the documented box this happens at a nearly discrete
+    loss: q = 1e-6, sigma = 0.4, T = 2, delta = 1e-6 (add/remove; the add direction's fine pass is
+    coarsened by the 2^21-cell cap and its halving fails), which takes 9 s; here the one-step grid
+    is capped at 2^14 cells so the same path is met in under 0.6 s at q = 1e-4, sigma = 0.5, T = 2,
+    delta = 1e-5. Reference (no tolerance needed: the bounds are far apart): epsilon of T steps is at
+    least that of one step at the same delta (the exact one-step profile, delta_T >= delta_1 since
+    dropping a step is post-processing), and the PLD bound is below the RDP bound.
+    Kills _account mutmut_416"""
+    monkeypatch.setattr(subsampling, "_MAX_CELLS", 1 << 14)
+    q, sigma, steps, delta = 1e-4, 0.5, 2, 1e-5
+    eps = subsampling.subsampled_gaussian_epsilon(q, sigma, steps, delta)
+    assert isinstance(eps, float)
+    assert subsampling._LAST["coarsened"] is True       # the mesh really was capped: the path under test
+    assert subsampling.subsampled_gaussian_epsilon(q, sigma, 1, delta) <= eps
+    assert eps <= subsampling.subsampled_gaussian_rdp_epsilon(q, sigma, steps, delta)
+
+
+def test_a_zero_epsilon_from_the_fft_is_final_and_not_chased_into_the_size_cap():
+    """q = 0.05, sigma = 5, T = 20, add/remove, delta = 0.018: the coupling bound 1 - (1 - TV_1)^T
+    (0.0767, from the exact one-step profile at 0) is above delta, so the FFT accountant answers;
+    the composed total variation is below delta (the accountant's own delta at epsilon = 0,
+    a sound upper bound, is 0.0179832), so the true epsilon is exactly 0 and the upper bound
+    must be 0.0 (no tolerance: a zero is exact). Its fine pass reads 0 with the coarse pass above 0:
+    the fine loop must stop there. Going on, the error model's target relative to epsilon = 0
+    asks for a mesh of 1e-14, the FFT size cap coarsens it, and the accountant reports
+    'coarsened' (which makes the property tests accept a 2e-2 error instead of 1e-4) after an
+    FFT of 7e6 points (32 s instead of 0.5 s): the report must say the mesh was not capped.
+    Kills _account mutmut_329"""
+    q, sigma, steps, delta = 0.05, 5.0, 20, 0.018
+    tv1 = subsampling.subsampled_gaussian_profile(q, sigma, 0.0)
+    assert -math.expm1(steps * math.log1p(-float(tv1))) > delta      # the FFT runs (no shortcut)
+    assert subsampling.subsampled_gaussian_epsilon(q, sigma, steps, delta) == 0.0
+    assert subsampling._LAST["coarsened"] is False
+
+
+# ---------------------------------------------------------------- helper B (2026-11-28): the remove profile where the odds of its threshold overflow; the accountant's least delta
+def _remove_profile_mp(q, sigma, eps):
+    """(delta, larger tail) of the "remove" pair (Q, P) at 60 digits: the half-line {y > y*},
+    y* = sigma^2 log((e^eps - 1 + q) / q) + 1/2, delta = q Phi((1 - y*)/sigma) - (e^eps - 1 + q) Phi(-y*/sigma);
+    also the largest |tail point| t, for the documented (1 + t^2) conditioning."""
+    with mp.workdps(60):
+        q, s, e = mp.mpf(q), mp.mpf(sigma), mp.mpf(eps)
+        y = s**2 * mp.log((mp.exp(e) - 1 + q) / q) + mp.mpf(1) / 2
+        big = q * mp.ncdf((1 - y) / s)
+        delta = big - (mp.exp(e) - 1 + q) * mp.ncdf(-y / s)
+        t = max(abs((1 - y) / s), abs(y / s))
+        return delta, big, float(t)
+
+
+@pytest.mark.parametrize("q, sigma, eps", [
+    (3e-301, 0.0265, 18.0),     # expm1(18) / q overflows: the threshold's log-odds come from x - log q + log1p(...)
+    (1e-300, 0.027, 20.0),
+    (0.5, 0.03, 710.0),         # the same branch at a moderate q: e^710 itself overflows
+])
+def test_remove_profile_where_the_odds_of_the_threshold_overflow(q, sigma, eps):
+    """The "remove" profile where (e^eps - 1) / q leaves the doubles, so that _log_odds_excess takes
+    x - log q + log1p(-(1 - q) e^-x). At q = 3e-301 and eps = 18 the correction log1p(-(1-q) e^-18) = -1.5e-8 is
+    far above an ulp of x - log q = 709, and sigma is chosen so that the threshold y* = sigma^2 x + 1/2 sits near
+    the second mean (y* ~ 1), where the tails are not saturated and the profile (~1e-301, a normal double) depends
+    on x. Reference: the closed form at 60 digits (mpmath); tolerance the documented accuracy, 4 rounding units of
+    the larger tail q Phi((1 - y*)/sigma) times (1 + t^2), t the largest tail point (about 38 here: 1.3e-12
+    relative); measured at most 2.5e-14 of it. The mutants changed the profile by 7e-11 to 6e-10 of it (the correction's sign,
+    its factor 2 - q, log1p(+...)), or, with x + log q, to q itself. Kills _log_odds_excess mutmut_31, 32, 36, 38."""
+    ref, big, t = _remove_profile_mp(q, sigma, eps)
+    got = subsampling.subsampled_gaussian_profile(q, sigma, eps, "remove")
+    assert big > 0 and ref > 0
+    assert abs(got - ref) <= 4 * 2.0**-52 * (1 + t * t) * big, (got, ref)
+
+
+def test_the_accountants_smallest_delta_is_the_one_its_message_names(monkeypatch, raises_exactly):
+    """The FFT accountant refuses a delta whose tail cut 1e-7 delta / steps is not a normal double, with the
+    message "delta must be in [least, 1)", least = 1e7 * 2.2250738585072014e-308 * steps. So least itself is
+    accepted (1e-7 * least / steps is exactly the smallest normal double, checked here) and the double just below
+    it is refused; at steps = 1000 a delta of 1e-299 (tail cut 1e-309, subnormal) is refused. The accountant itself
+    is replaced by a stub (only the domain check is under test, and an FFT at delta = 1e-298 takes seconds); the
+    total-variation shortcut does not apply (its bound, about 0.04 at q = 0.01, sigma = 1, is far above these
+    deltas). Kills _check_pld_domain mutmut_8 (delta * steps), 10 (1.0000001 for 1e-7) and 11 (<= at the end of
+    the range)."""
+    monkeypatch.setattr(subsampling, "_account", lambda *args, **kwargs: 1.25)
+    tiny = sys.float_info.min
+    for steps in (2, 1000):
+        least = 1e7 * tiny * steps
+        assert 1e-7 * least / steps == tiny
+        assert subsampling.subsampled_gaussian_epsilon(0.01, 1.0, steps, least) == 1.25
+        below = float(np.nextafter(least, 0.0))
+        with raises_exactly(f"delta must be in [{least!r}, 1) for the FFT accountant at steps = {steps} (its tails "
+                            f"are cut at 1e-7 * delta / steps, a normal double), got {below!r}"):
+            subsampling.subsampled_gaussian_epsilon(0.01, 1.0, steps, below)
+    with raises_exactly("delta must be in [2.2250738585072014e-298, 1) for the FFT accountant at steps = 1000 (its "
+                        "tails are cut at 1e-7 * delta / steps, a normal double), got 1e-299"):
+        subsampling.subsampled_gaussian_epsilon(0.01, 1.0, 1000, 1e-299)

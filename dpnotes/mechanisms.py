@@ -329,7 +329,11 @@ def gaussian_sigma(epsilon, delta, sensitivity=1.0, method="classical") -> float
         :math:`\Phi(\mu/2 - \varepsilon/\mu) - e^{\varepsilon}\Phi(-\mu/2 - \varepsilon/\mu) = \delta`
         in :math:`\mu = \Delta/\sigma`. Valid for every :math:`\varepsilon > 0` and
         :math:`\delta \in (0, 1)`; accurate to about ``1e-14`` relative (the tests compare it
-        with a 50-digit bisection).
+        with a 50-digit bisection) for :math:`\delta \le 1 - 10^{-3}`. Nearer 1 the profile is so flat in
+        :math:`\sigma` that its rounding decides: the exact profile at the answer stays within an ulp of
+        :math:`\delta`, never a double above it, but :math:`\sigma` itself is off by up to ``1e-6`` relative at
+        :math:`1 - \delta = 10^{-12}` and ``7e-3`` at :math:`2^{-53}` (the root is sought on
+        :math:`\log\delta`, which has no digits left there).
 
     Parameters
     ----------

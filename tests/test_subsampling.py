@@ -1046,3 +1046,15 @@ def test_truncation_leaves_each_law_at_most_its_tail_and_the_accountant_reaches_
         assert sub._one_step_epsilon(1 - 1e-9, sigma, "add_remove", 1e-290) <= got
         # the truth is below the Gaussian mechanism's (q = 1); the accountant's upper bound within its 1e-4 of it
         assert got <= gaussian_epsilon(1e-290, math.sqrt(3) / sigma) * (1 + 1e-4)
+
+
+def test_delta_has_the_documented_floor_of_its_truncation():
+    """The docstring's floor: the tails cut from the output line (1e-7 * 1e-12 / T of each law a step) are added to
+    delta whole, so a delta the RDP bound proves below 1e-23 comes out near 5e-20 (an upper bound, not within 1e-4;
+    a reviewer's measurement at q = 0.01, sigma = 1, T = 100, eps = 7). Pinned on both sides: above the RDP bound's
+    proof (the truth is below it) and below 1e-19, the documented floor."""
+    orders = np.arange(2, 257)
+    rho = 100 * sub.subsampled_gaussian_rdp(0.01, 1.0, orders)
+    log_proof = float(np.min(-(orders - 1) * (7.0 - rho)))     # delta <= e^{-(alpha - 1)(eps - rho)}: 2e-24
+    got = sub.subsampled_gaussian_delta(0.01, 1.0, 100, 7.0)
+    assert log_proof < math.log(1e-23) and 1e-20 < got <= 1e-19

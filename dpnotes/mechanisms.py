@@ -245,7 +245,7 @@ def _analytic_sigma_root(epsilon: float, delta: float) -> float:
     inside the bracket its own steps build (doubling, or bisecting, when a step leaves it). Its
     steps use the fast form of the profile wherever that keeps at least six digits; once a step
     is below ``1e-7`` (relative), Newton steps on the cancellation-free profile bring the root to
-    machine precision (one step, as a rule).
+    machine precision (one step, as a rule). Above :math:`\delta = 1/2`, :func:`_analytic_mu_near_one`.
     """
     special = _special()
     z = float(special.ndtri(delta))
@@ -253,6 +253,8 @@ def _analytic_sigma_root(epsilon: float, delta: float) -> float:
     # mu_0 = z + root > 0; for z < 0 that sum cancels (to 0 when epsilon << z^2), the product form does not
     mu_0 = 2.0 * epsilon / (root - z) if z < 0.0 else z + root
     mu = max(mu_0, 2.0 * math.sqrt(2.0) * float(special.erfinv(delta)))
+    if delta > 0.5:
+        return 1.0 / _analytic_mu_near_one(epsilon, delta, mu)
     target = math.log(delta)
 
     def newton_step(mu, log_delta):
@@ -296,6 +298,29 @@ def _analytic_sigma_root(epsilon: float, delta: float) -> float:
     return 1.0 / mu
 
 
+def _analytic_mu_near_one(epsilon: float, delta: float, mu_low: float) -> float:
+    """The root mu of delta(epsilon; mu) = delta for delta > 1/2, sought on log(1 - delta(epsilon; mu)), which falls in
+    mu: two positive terms (:func:`dpnotes.loss._gaussian_log_complement_scalar`), no cancellation. On log delta, as
+    below 1/2, the target had no digits left near 1 (log delta ~ -(1 - delta)): sigma was 1e-6 off at 1 - delta =
+    1e-12 and 7e-3 at 2^-53 (a helper's measurement against mpmath roots). ``mu_low`` is a lower bound of the root
+    (the profile there is at most delta); the bracket's upper end is found by doubling."""
+    from scipy.optimize import brentq
+
+    from .loss import _gaussian_log_complement_scalar
+
+    target = math.log1p(-delta)
+
+    def gap(mu):
+        return _gaussian_log_complement_scalar(mu, epsilon) - target          # falls in mu, >= 0 at mu_low
+
+    if gap(mu_low) <= 0.0:
+        return mu_low
+    hi = 2.0 * mu_low
+    while gap(hi) > 0.0:
+        mu_low, hi = hi, 2.0 * hi
+    return float(brentq(gap, mu_low, hi, xtol=5e-324, rtol=4.0 * np.finfo(float).eps, maxiter=400))
+
+
 def gaussian_sigma(epsilon, delta, sensitivity=1.0, method="classical") -> float:
     r"""Noise standard deviation for the Gaussian mechanism.
 
@@ -329,11 +354,8 @@ def gaussian_sigma(epsilon, delta, sensitivity=1.0, method="classical") -> float
         :math:`\Phi(\mu/2 - \varepsilon/\mu) - e^{\varepsilon}\Phi(-\mu/2 - \varepsilon/\mu) = \delta`
         in :math:`\mu = \Delta/\sigma`. Valid for every :math:`\varepsilon > 0` and
         :math:`\delta \in (0, 1)`; accurate to about ``1e-14`` relative (the tests compare it
-        with a 50-digit bisection) for :math:`\delta \le 1 - 10^{-3}`. Nearer 1 the profile is so flat in
-        :math:`\sigma` that its rounding decides: the exact profile at the answer stays within an ulp of
-        :math:`\delta`, never a double above it, but :math:`\sigma` itself is off by up to ``1e-6`` relative at
-        :math:`1 - \delta = 10^{-12}` and ``7e-3`` at :math:`2^{-53}` (the root is sought on
-        :math:`\log\delta`, which has no digits left there).
+        with a 50-digit bisection), up to :math:`\delta = 1 - 2^{-53}`: above 1/2 the root is sought on
+        :math:`\log(1 - \delta)`, which keeps its digits there.
 
     Parameters
     ----------

@@ -711,3 +711,14 @@ def test_sensitivity_caps_the_records_by_the_number_of_data_sets():
         mech.sensitivity(sum, 2, range(101))
     assert mech.sensitivity(sum, 1, range(101)) == 100.0
 
+
+
+@pytest.mark.parametrize("eps, delta", [(0.01, 1 - 1e-4), (1.0, 1 - 1e-6), (1.0, 1 - 1e-8), (1.0, 1 - 1e-12),
+                                        (0.1, 1 - 2.0**-53), (1e3, 1 - 1e-9), (1e-6, 0.6), (3.0, 0.5000001)])
+def test_analytic_sigma_near_delta_one_to_machine_precision(eps, delta):
+    """Above delta = 1/2 the root is sought on log(1 - delta(eps; mu)), two positive terms: on log delta the target
+    had no digits left near 1, and sigma was 3.5e-14 off at 1 - delta = 1e-4, 1.05e-10 below the root at 1e-8, 1e-6
+    off at 1e-12 and 7e-3 at 2^-53 (a helper's measurement). Reference: bisection on log sigma of the profile at 80
+    digits (80 halvings of log(1e7): 1e-23 relative); tolerance 1e-15 relative (measured within 1.9e-16)."""
+    got = mech.gaussian_sigma(eps, delta, method="analytic")
+    assert got == pytest.approx(mp_bisect_log_sigma(eps, delta, lo=1e-4, hi=1e3, steps=80, dps=80), rel=1e-15, abs=0)

@@ -322,16 +322,21 @@ def optimal(epsilon, k, delta, step_delta=0.0) -> float:
     :math:`k e^{-60}\delta` at every :math:`\varepsilon'`, so a bracket beyond the window's
     right end is finished by the last piece of the window. Cost :math:`O(k)` at most; no overflow for
     large ``k * epsilon`` because only logs are formed. Agrees with a 40-digit
-    mpmath computation to better than :math:`10^{-9}` relative (tests).
+    mpmath computation to better than :math:`10^{-9}` relative (tests) for :math:`\delta \le 1/2`; above, the
+    answer meets :math:`\delta` with :math:`1 - \delta(\varepsilon')` at most :math:`8 \cdot 10^{-16} k \log k`
+    of itself above :math:`1 - \delta` (the masses' accuracy), which for a tiny :math:`\varepsilon'` can be
+    :math:`10^{-7}` of it (the profile is flat there).
 
     Parameters
     ----------
     epsilon : float
         Per-mechanism privacy parameter, ``> 0``.
     k : int
-        Number of mechanisms, ``>= 1``.
+        Number of mechanisms, in ``[1, 10**7]`` (the cap of :func:`optimal_delta`, which checks the answer).
     delta : float
-        Target :math:`\delta`, in ``[0, 1)``; ``0`` gives :math:`k\varepsilon` (pure mechanisms).
+        Target :math:`\delta`, in ``[0, 1)``; ``0`` gives :math:`k\varepsilon` (pure mechanisms). Above 1/2 (for
+        k-fold randomized response) the answer is found from :math:`\log(1 - \delta(\varepsilon'))`, a sum of
+        positive terms, which keeps its digits as :math:`\delta` tends to 1.
     step_delta : float
         Per-mechanism :math:`\delta_0`, in ``[0, 1)``; ``0`` (the default) for pure DP.
 
@@ -354,24 +359,55 @@ def optimal(epsilon, k, delta, step_delta=0.0) -> float:
     True
     """
     epsilon = check_positive("epsilon", epsilon)
-    k = check_integer("k", k, low=1)
+    k = check_integer("k", k, low=1, high=10**7)
     delta = check_delta("delta", delta)
     step_delta = check_delta("step_delta", step_delta)
     target = delta
+    log_kept = math.log1p(-delta)        # log(1 - delta) of k-fold randomized response at the answer, at least
     if step_delta > 0.0:
         # the target for k-fold randomized response: 1 - (1 - delta) / (1 - step_delta)^k
-        x = math.log1p(-delta) - k * math.log1p(-step_delta)
-        if x > 0.0:                      # delta below the mass 1 - (1 - d0)^k of the "I am U" outcomes
+        log_kept = math.log1p(-delta) - k * math.log1p(-step_delta)
+        if log_kept > 0.0:               # delta below the mass 1 - (1 - d0)^k of the "I am U" outcomes
             return math.inf              # (tested before expm1, which overflows for x > 709.8)
-        delta = -math.expm1(x)
+        delta = -math.expm1(log_kept)
     if delta == 0.0:
         return k * epsilon
+    if delta > 0.5:
+        return _optimal_near_one(epsilon, k, log_kept)
     # The closed form is computed in floats, and its "delta within rounding of A: 0" decides on logarithms rounded
     # together: 0 where delta(0) exceeds delta by an ulp (optimal(0.001, 100, delta(0) - 1 ulp), exact root 2.9e-16),
     # and roots 1 to 4 ulps below the crossing in half of 300 random cases, where the profile is above delta (found by
     # a reviewer). Moved up to where optimal_delta is at most delta, within [0, k epsilon] (it is 0 at k epsilon).
     root = _optimal_closed_form(epsilon, k, delta)
     return min(_least_at_or_above(lambda e: optimal_delta(epsilon, k, e, step_delta) <= target, root), k * epsilon)
+
+
+def _optimal_near_one(epsilon: float, k: int, log_kept: float) -> float:
+    """:func:`optimal` where k-fold randomized response's target delta is above 1/2: the least eps' with
+    log(1 - delta_k(eps')) >= ``log_kept``, where 1 - delta_k(eps') = sum over all l of a_l e^{min(0, eps' - (k - 2l) eps)},
+    a sum of positive terms that keeps its digits as delta tends to 1. From delta itself the error of
+    :func:`optimal_delta` (about 1e-16 k log k relative) was an absolute one in 1 - delta, which the flat profile
+    magnified: optimal(1, 300, 1 - 1e-9) was 2e-5 below the least eps' (the profile above delta there), and
+    optimal(7.69, 693, 1 - 9e-14) was 0 for 5168 (a helper's find). Terms below e^-60 (k + 1)^-1 of the target are
+    dropped (``_window``): they move 1 - delta_k by less than e^-60 of itself."""
+    from scipy.optimize import brentq
+
+    lo, end = _window(epsilon, k, k + 1, log_kept - 60.0 - math.log(k + 1.0))
+    log_a = _rr_log_masses(epsilon, k, end, start=lo)
+    loss = (k - 2.0 * np.arange(lo, end)) * epsilon
+    # the masses' log-binomials are good to about 1e-16 k log k (optimal_delta's accuracy): the answer is asked to
+    # keep that much more than the target, so that the exact 1 - delta_k there is not below it (the float sum alone
+    # was 4e-13 of itself below at (0.5, 1000, 0.9999))
+    margin = 4e-16 * (k + 1.0) * math.log(k + 2.0)
+
+    def gap(e: float) -> float:                  # increases with e; log 1 - log_kept > 0 at e = k eps
+        return float(logsumexp(log_a + np.minimum(e - loss, 0.0))) - log_kept - margin
+
+    if gap(0.0) >= 0.0:
+        return 0.0
+    top = k * epsilon
+    root = float(brentq(gap, 0.0, top, xtol=5e-324, rtol=4.0 * np.finfo(float).eps, maxiter=400))
+    return min(_least_at_or_above(lambda e: gap(e) >= 0.0, root), top)
 
 
 def _optimal_closed_form(epsilon: float, k: int, delta: float) -> float:

@@ -184,8 +184,9 @@ def test_optimal_delta_vectorized_and_monotone():
     [
         ((0.0, 3, 1e-6), "epsilon must be > 0"),
         ((-1.0, 3, 1e-6), "epsilon must be > 0"),
-        ((0.1, 0, 1e-6), "k must be an integer >= 1"),
-        ((0.1, 2.5, 1e-6), "k must be an integer >= 1"),
+        ((0.1, 0, 1e-6), r"k must be an integer in \[1, 10000000\], got 0"),
+        ((0.1, 2.5, 1e-6), r"k must be an integer in \[1, 10000000\], got 2.5"),
+        ((0.1, 10**7 + 1, 1e-6), r"k must be an integer in \[1, 10000000\], got 10000001"),   # optimal_delta's cap
         ((0.1, 3, 1.0), r"delta must be in \[0, 1\)"),
         ((0.1, 3, -1e-6), r"delta must be in \[0, 1\)"),
     ],
@@ -702,3 +703,35 @@ def test_optimal_is_on_the_safe_side_of_its_root():
             delta = math.nextafter(delta, 0.0)
         e = comp.optimal(eps, k, delta)
         assert 0.0 < e < 1e-12 and comp.optimal_delta(eps, k, e) <= delta
+
+
+def _mp_rr_kept(epsilon, k, eps_prime):
+    """1 - delta_k(eps') of k-fold randomized response at 60 digits: sum over l of a_l e^{min(0, eps' - (k - 2l) eps)},
+    a_l = C(k, l) e^{(k - l) eps} / (1 + e^eps)^k (both doubles converted exactly)."""
+    with mp.workdps(60):
+        e, ep = mp.mpf(epsilon), mp.mpf(eps_prime)
+        norm = (1 + mp.exp(e)) ** k
+        return mp.fsum(mp.binomial(k, l) * mp.exp((k - l) * e) / norm * mp.exp(min(0, ep - (k - 2 * l) * e))
+                       for l in range(k + 1))
+
+
+@pytest.mark.parametrize("epsilon, k, delta", [(1.0, 300, 1 - 1e-9), (1.0062911873346676, 402, 0.9999999996773267),
+                                               (2.1411841253624098, 34, 0.9999999896590166),
+                                               (2.8805346823179327, 711, 0.9999999999995728),
+                                               (7.685735168333775, 693, 0.9999999999999096), (0.5, 1000, 0.9999),
+                                               (0.3, 7, 0.6)])
+def test_optimal_near_delta_one_is_the_least_epsilon_meeting_delta(epsilon, k, delta):
+    """As delta tends to 1 the inversion of optimal_delta magnified its error (1e-16 k log k relative, an absolute error
+    in 1 - delta): optimal(1, 300, 1 - 1e-9) was 2e-5 below the least eps' (the profile above delta there), and 0.0 for
+    5168 at (7.69, 693, 1 - 9e-14) (a helper's find). Above delta = 1/2 it is now found from log(1 - delta(eps')), a
+    sum of positive terms. Checked by the definition at 60 digits: 1 - delta(eps') at the answer is at least 1 - delta
+    (the answer meets delta: 4e-13 of it short at (0.5, 1000, 0.9999) before the margin), and exceeds it by at most
+    8e-16 (k + 1) log(k + 2) of itself, the profile's own accuracy (measured up to 6.3 times 1e-16 k log k); 0 only
+    where delta(0) already meets delta."""
+    got = comp.optimal(epsilon, k, delta)
+    assert 0.0 <= got < k * epsilon
+    with mp.workdps(60):
+        kept = 1 - mp.mpf(delta)
+        at = _mp_rr_kept(epsilon, k, got)
+        assert at >= kept, (got,)
+        assert got == 0.0 or at <= kept * (1 + 8e-16 * (k + 1) * math.log(k + 2)), (got, at / kept - 1)

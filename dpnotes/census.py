@@ -45,6 +45,7 @@ from functools import cached_property
 
 import numpy as np
 from scipy.optimize import Bounds, LinearConstraint, brentq, milp, minimize
+from scipy.special import logsumexp
 
 from . import attacks
 from ._validate import check_array, check_in_range, check_integer, check_positive, check_rng
@@ -1219,6 +1220,8 @@ def composition_epsilon(delta, sigmas, *, tail=1e-30) -> float:
     delta = check_in_range("delta", delta, 0.0, 1.0, low_inclusive=False, high_inclusive=False)
     sig = _check_sigmas(sigmas)
     tail = check_in_range("tail", tail, 0.0, 1e-6, low_inclusive=False)
+    if delta > 0.5:
+        return _composition_epsilon_near_one(sig, tail, delta)
     profile = _profile(sig, tail)
     f = lambda e: float(profile(np.array([e]))[0]) - delta
     if f(0.0) <= 0:
@@ -1231,6 +1234,32 @@ def composition_epsilon(delta, sigmas, *, tail=1e-30) -> float:
     # the profile is above delta (found by a reviewer)
     eps = float(brentq(f, 0.0, hi, xtol=5e-324, rtol=4.0 * np.finfo(float).eps, maxiter=400))
     return float(_least_at_or_above(lambda e: f(e) <= 0, eps))
+
+
+def _composition_epsilon_near_one(sig: np.ndarray, tail: float, delta: float) -> float:
+    """:func:`composition_epsilon` for ``delta > 1/2``: the least epsilon with log(1 - delta(epsilon)) >= log(1 - delta),
+    where 1 - delta(epsilon) = sum over the atoms of p e^{min(0, epsilon - L)}, positive terms (the mass the truncation
+    left out only lowers it, so the answer stays on the safe side). From delta itself, a sum near 1 good to an ulp,
+    1 - delta kept 1e-16 absolute: at sigma = 0.1, delta = 1 - 1e-12 the answer's exact 1 - delta(epsilon) was 5e-5
+    of itself short (the profile above delta there). Atoms below e^-60 / n of the target are dropped: they move
+    1 - delta by less than e^-60 of itself."""
+    loss, prob, _ = _loss_atoms(sig, tail)
+    target = math.log1p(-delta)
+    with np.errstate(divide="ignore"):
+        log_prob = np.log(prob)
+    keep = log_prob >= target - 60.0 - math.log(prob.size)
+    log_prob, loss = log_prob[keep], loss[keep]
+
+    def gap(e: float) -> float:                 # increases with e; log(1 - dropped) > log(1 - delta) at the top loss
+        return float(logsumexp(log_prob + np.minimum(e - loss, 0.0))) - target
+
+    if gap(0.0) >= 0.0:
+        return 0.0
+    hi = 1.0
+    while gap(hi) < 0.0:
+        hi *= 2.0
+    eps = float(brentq(gap, 0.0, hi, xtol=5e-324, rtol=4.0 * np.finfo(float).eps, maxiter=400))
+    return float(_least_at_or_above(lambda e: gap(e) >= 0.0, eps))
 
 
 #: Orders for the CKS conversion: 1 + 10^-4 ... 1 + 10^5, about 2e-4 apart on a log scale.

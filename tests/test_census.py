@@ -978,3 +978,20 @@ def test_composition_profile_past_the_exponent_range_of_the_doubles():
             e = cs.composition_epsilon(delta, sig)
             assert cs.composition_delta(e, sig) <= delta
             assert e == pytest.approx(atom_loss, rel=1e-14), (delta, e, atom_loss)
+
+
+@pytest.mark.parametrize("sigma, delta", [(0.1, 1 - 1e-6), (0.1, 1 - 1e-12), (0.05, 1 - 1e-9), (0.2, 1 - 1e-4)])
+def test_composition_epsilon_near_delta_one_keeps_the_digits_of_one_minus_delta(sigma, delta):
+    """Above delta = 1/2 the root is sought on log(1 - delta(eps)) = log sum p e^{min(0, eps - L)}, positive terms; from
+    delta itself (a sum near 1, good to an ulp) 1 - delta kept only 1e-16 absolute: at (0.1, 1 - 1e-12) the answer's
+    exact 1 - delta(eps) was 5e-5 of itself short of 1 - delta (the profile above delta there). Reference: the
+    discrete Gaussian's lattice sum in mpmath at 60 digits; tolerance a few rounding units of the float sum
+    (1e-14 relative, measured 2.5e-15) on the unsafe side, 1e-12 on the other."""
+    eps = cs.composition_epsilon(delta, [sigma])
+    with mp.workdps(60):
+        s = mp.mpf(sigma)
+        z = mp.nsum(lambda t: mp.exp(-t**2 / (2 * s * s)), [-mp.inf, mp.inf])
+        kept = mp.fsum(mp.exp(-mp.mpf(y)**2 / (2 * s * s)) / z * mp.exp(min(0, mp.mpf(eps) - (1 - 2 * mp.mpf(y)) / (2 * s * s)))
+                       for y in range(-60, 61))
+        ratio = kept / (1 - mp.mpf(delta))
+        assert 1 - 1e-14 <= ratio <= 1 + 1e-12, (eps, float(ratio - 1))

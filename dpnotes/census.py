@@ -986,9 +986,13 @@ def reconstruction_study(records, rhos, seeds, *, attack_seeds=None, queries=Non
                 continue
             table = published_table(rel.records, q, threshold=threshold)
             if table not in solved:
+                # "(D)" reads as the counts the threshold suppresses: the attack assumed (0, 2), the default
+                # threshold's, and at threshold = 7 the unprotected block's own table had no solution (a count of 5
+                # suppressed by 7 was excluded), with numpy's "mean of empty slice" warning
                 sols = attacks.census_block_solutions(table, age_max=q.age_max, adult_age=q.adult_age,
-                                                      max_solutions=max_solutions)
-                solved[table] = (len(sols), float(np.mean([people_recovered(s, truth) for s in sols])))
+                                                      suppressed=(0, threshold - 1), max_solutions=max_solutions)
+                solved[table] = (len(sols), float(np.mean([people_recovered(s, truth) for s in sols]))
+                                 if sols else math.nan)
             n_solutions[i, j], recovered[i, j] = solved[table]
     return Study(rhos, seeds, in_release, n_solutions, recovered, count_error, true_counts)
 

@@ -995,3 +995,17 @@ def test_composition_epsilon_near_delta_one_keeps_the_digits_of_one_minus_delta(
                        for y in range(-60, 61))
         ratio = kept / (1 - mp.mpf(delta))
         assert 1 - 1e-14 <= ratio <= 1 + 1e-12, (eps, float(ratio - 1))
+
+
+def test_reconstruction_study_reads_suppressed_rows_by_its_own_threshold():
+    """The study tabulates with its ``threshold`` and must read "(D)" the same way: the attack assumed (0, 2), the
+    default threshold's range, so at threshold 5 or 7 the unprotected block's own table had no solution (a group of 4
+    suppressed was excluded) and numpy warned of a mean of an empty slice (found while explaining mutation
+    survivors). At rho = inf the true block is consistent with its table, so there is at least one solution, and
+    dropping the threshold from the tabulation (the default 3 publishes more rows) changes the count: 1 at
+    threshold 3, 2 (the cap) at 5 and 7."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        counts = {th: int(cs.reconstruction_study(TRUTH, [math.inf], [0], queries=Q, threshold=th,
+                                                  max_solutions=2).n_solutions[0, 0]) for th in (1, 3, 5, len(TRUTH))}
+    assert counts == {1: 1, 3: 1, 5: 2, len(TRUTH): 2}

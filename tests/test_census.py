@@ -1009,3 +1009,26 @@ def test_reconstruction_study_reads_suppressed_rows_by_its_own_threshold():
         counts = {th: int(cs.reconstruction_study(TRUTH, [math.inf], [0], queries=Q, threshold=th,
                                                   max_solutions=2).n_solutions[0, 0]) for th in (1, 3, 5, len(TRUTH))}
     assert counts == {1: 1, 3: 1, 5: 2, len(TRUTH): 2}
+
+
+def test_least_squares_floor_for_a_single_person():
+    """For a block of one person least_squares_histogram's floor is 2**-45 * max(1, total) + 2**-53 * largest |noisy
+    count| with max(1, 1) = 1 (a mutation survivor took max(2, total)); computed independently in rationals, the floor
+    itself is reached and a tolerance below it is refused."""
+    one = TRUTH[:1]
+    m1 = cs.measure_block(one, 0.5, rng=np.random.default_rng(4), queries=Q)
+    largest = max(int(np.abs(m1.detailed).max()), int(np.abs(m1.groups).max()))
+    floor = float(Fraction(1, 2**45) + Fraction(largest, 2**53))
+    x1 = cs.least_squares_histogram(m1, Q, tol=floor)
+    assert x1.min() >= 0 and abs(x1.sum() - 1) < 1e-12
+    with pytest.raises(ValueError, match=r"^tol must be >= 2\*\*-45"):
+        cs.least_squares_histogram(m1, Q, tol=math.nextafter(floor, 0.0) * 0.999)
+
+
+def test_reconstruction_study_of_one_person_refuses_a_threshold_of_two(raises_exactly):
+    """The threshold of an attacked study is at most the block's size, so that the total row is published; for one
+    person that is 1 (a mutation survivor allowed max(1, 2) = 2, which suppresses the total the attack needs)."""
+    with raises_exactly("threshold must be an integer in [1, 1], got 2"):
+        cs.reconstruction_study(TRUTH[:1], [math.inf], [0], queries=Q, threshold=2)
+    s = cs.reconstruction_study(TRUTH[:1], [math.inf], [0], queries=Q, threshold=1, max_solutions=2)
+    assert s.n_solutions[0, 0] >= 1

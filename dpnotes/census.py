@@ -52,7 +52,7 @@ from ._validate import check_array, check_in_range, check_integer, check_positiv
 from .attacks import CENSUS_TABLE1, BlockStatistic
 from .composition import rdp_to_dp
 from .discrete import discrete_gaussian_mechanism, discrete_gaussian_pmf
-from .loss import _least_at_or_above
+from .loss import _least_root
 
 __all__ = [
     "BUREAU_PERSONS_GLOBAL_SCALE",
@@ -1227,17 +1227,10 @@ def composition_epsilon(delta, sigmas, *, tail=1e-30) -> float:
     if delta > 0.5:
         return _composition_epsilon_near_one(sig, tail, delta)
     profile = _profile(sig, tail)
-    f = lambda e: float(profile(np.array([e]))[0]) - delta
-    if f(0.0) <= 0:
-        return 0.0
-    hi = 1.0
-    while f(hi) > 0:
-        hi *= 2
-    # a relative tolerance, and the root moved up to where the profile is at most delta: brentq's absolute 1e-13
-    # returned 0 for a root of 1.1e-16 and roots up to 1e-13 below the crossing (6e-4 of 1.7e-13 at sigma = 5), where
-    # the profile is above delta (found by a reviewer)
-    eps = float(brentq(f, 0.0, hi, xtol=5e-324, rtol=4.0 * np.finfo(float).eps, maxiter=400))
-    return float(_least_at_or_above(lambda e: f(e) <= 0, eps))
+    # the least epsilon where the profile is at most delta (_least_root: relative tolerance, then moved up to where
+    # the profile is at most delta): brentq's absolute 1e-13 returned 0 for a root of 1.1e-16 and roots up to 1e-13
+    # below the crossing (6e-4 of 1.7e-13 at sigma = 5), where the profile is above delta (found by a reviewer)
+    return float(_least_root(lambda e: delta - float(profile(np.array([e]))[0])))
 
 
 def _composition_epsilon_near_one(sig: np.ndarray, tail: float, delta: float) -> float:
@@ -1257,13 +1250,7 @@ def _composition_epsilon_near_one(sig: np.ndarray, tail: float, delta: float) ->
     def gap(e: float) -> float:                 # increases with e; log(1 - dropped) > log(1 - delta) at the top loss
         return float(logsumexp(log_prob + np.minimum(e - loss, 0.0))) - target
 
-    if gap(0.0) >= 0.0:
-        return 0.0
-    hi = 1.0
-    while gap(hi) < 0.0:
-        hi *= 2.0
-    eps = float(brentq(gap, 0.0, hi, xtol=5e-324, rtol=4.0 * np.finfo(float).eps, maxiter=400))
-    return float(_least_at_or_above(lambda e: gap(e) >= 0.0, eps))
+    return float(_least_root(gap))
 
 
 #: Orders for the CKS conversion: 1 + 10^-4 ... 1 + 10^5, about 2e-4 apart on a log scale.

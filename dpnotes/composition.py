@@ -9,7 +9,7 @@ import numpy as np
 from scipy.special import gammaln, logsumexp
 
 from ._validate import check_array, check_delta, check_in_range, check_integer, check_positive
-from .loss import _least_at_or_above
+from .loss import _least_at_or_above, _least_root
 
 __all__ = [
     "basic",
@@ -390,8 +390,6 @@ def _optimal_near_one(epsilon: float, k: int, log_kept: float) -> float:
     magnified: optimal(1, 300, 1 - 1e-9) was 2e-5 below the least eps' (the profile above delta there), and
     optimal(7.69, 693, 1 - 9e-14) was 0 for 5168 (a helper's find). Terms below e^-60 (k + 1)^-1 of the target are
     dropped (``_window``): they move 1 - delta_k by less than e^-60 of itself."""
-    from scipy.optimize import brentq
-
     lo, end = _window(epsilon, k, k + 1, log_kept - 60.0 - math.log(k + 1.0))
     log_a = _rr_log_masses(epsilon, k, end, start=lo)
     loss = (k - 2.0 * np.arange(lo, end)) * epsilon
@@ -403,11 +401,7 @@ def _optimal_near_one(epsilon: float, k: int, log_kept: float) -> float:
     def gap(e: float) -> float:                  # increases with e; log 1 - log_kept > 0 at e = k eps
         return float(logsumexp(log_a + np.minimum(e - loss, 0.0))) - log_kept - margin
 
-    if gap(0.0) >= 0.0:
-        return 0.0
-    top = k * epsilon
-    root = float(brentq(gap, 0.0, top, xtol=5e-324, rtol=4.0 * np.finfo(float).eps, maxiter=400))
-    return min(_least_at_or_above(lambda e: gap(e) >= 0.0, root), top)
+    return _least_root(gap, k * epsilon)
 
 
 def _optimal_closed_form(epsilon: float, k: int, delta: float) -> float:

@@ -639,8 +639,6 @@ def gaussian_epsilon(delta, mu) -> float:
     >>> abs(gaussian_delta(e, 0.5) - 1e-5) < 1e-17
     True
     """
-    from scipy.optimize import brentq
-
     delta = check_delta("delta", delta)
     if delta == 0.0:
         raise ValueError("delta must be in (0, 1) for the Gaussian mechanism, got 0")
@@ -666,14 +664,12 @@ def gaussian_epsilon(delta, mu) -> float:
             # 100 times faster a call). In logs nothing underflows: delta(hi) itself is 0 in floats when
             # delta = 5e-324, its log is not; and a = mu/2 - e/mu >= z > -39 on [0, hi], so never -inf
             return _gaussian_log_delta_scalar(mu, e) - target
-    # relative tolerance only (xtol the least double): an absolute 1e-15 was 2.5e-9 of the root eps = 4e-7
-    # (sigma = 1e7), enough to leave delta(eps) 4e-9 above the target, and an absolute 1e-300 was 10 % of
-    # the root at mu = 1e-300
-    eps = float(brentq(gap, 0.0, hi, xtol=5e-324, rtol=4.0 * np.finfo(float).eps, maxiter=400))
+    # relative tolerance only (_least_root): an absolute 1e-15 was 2.5e-9 of the root eps = 4e-7 (sigma = 1e7),
+    # enough to leave delta(eps) 4e-9 above the target, and an absolute 1e-300 was 10 % of the root at mu = 1e-300.
     # brentq solves on log delta: a delta a few doubles below delta(0) has the same log, and it returned its
     # bracket's end 0, where the profile is above delta (mu = 1/6: 0 for a root of 4.8e-16, not an upper bound);
     # elsewhere its root may sit an ulp of the profile above delta. Moved up to where the profile is at most delta.
-    return _least_at_or_above(lambda e: gaussian_delta(e, mu) <= delta, eps)
+    return _least_root(lambda e: -gap(e), hi, ok=lambda e: gaussian_delta(e, mu) <= delta)
 
 
 def _least_at_or_above(ok, x: float) -> float:
@@ -699,6 +695,35 @@ def _least_at_or_above(ok, x: float) -> float:
             break
         lo, hi = (lo, mid) if ok(mid) else (mid, hi)
     return hi
+
+
+def _least_root(gap, top: float | None = None, ok=None) -> float:
+    r"""The least :math:`x \ge 0` where ``gap``, increasing in ``x`` up to rounding, is :math:`\ge 0` (``ok(x)``
+    instead, when given: the predicate the answer must meet, such as a profile at most its target, where ``gap`` is
+    a better-conditioned form of it). ``0.0`` if it holds at 0. Else the bracket :math:`[0, \mathrm{top}]`, where it
+    holds at ``top``; without ``top``, the first of 1, 2, 4, ... where ``gap >= 0`` (``inf`` if none is a double).
+    Then :func:`scipy.optimize.brentq` to a relative :math:`4\epsilon_{\mathrm{mach}}` (an absolute tolerance was
+    a large share of tiny roots), and the root moved up by :func:`_least_at_or_above` to where the predicate holds
+    (brentq's root may sit on either side of the crossing), never past ``top`` where ``top`` meets the predicate.
+    One route for every "least epsilon that meets delta" whose root has no closed form (the census's composition,
+    k-fold randomized response near delta = 1, one subsampled step, the Gaussian pair)."""
+    from scipy.optimize import brentq
+
+    if ok is None:
+        ok = lambda x: gap(x) >= 0.0                      # noqa: E731
+    if ok(0.0):
+        return 0.0
+    if top is None:
+        top = 1.0
+        while gap(top) < 0.0:
+            if top == np.finfo(float).max:
+                return math.inf
+            top = min(2.0 * top, float(np.finfo(float).max))
+    # maxiter: bisection alone needs about 1100 halvings from [0, 1] to a root of 1e-300 (brentq falls back to it
+    # where the gap bends sharply, as cbrt(t) - cbrt(1e-300) does: 500 iterations did not converge)
+    root = float(brentq(gap, 0.0, top, xtol=5e-324, rtol=4.0 * np.finfo(float).eps, maxiter=3000))
+    least = _least_at_or_above(ok, root)
+    return top if least > top and ok(top) else least
 
 
 def _gaussian_log_complement_scalar(mu: float, epsilon: float) -> float:

@@ -43,7 +43,7 @@ from scipy.special import gammaln, log_ndtr, logsumexp
 
 from ._validate import check_array, check_delta, check_in_range, check_integer, check_positive, check_real
 from .divergences import _expm1mx
-from .loss import _least_at_or_above
+from .loss import _least_at_or_above, _least_root
 
 __all__ = [
     "amplify_poisson",
@@ -1777,26 +1777,12 @@ def _epsilon_fallback(q: float, sigma: float, steps: int, relation: str, delta: 
 
 
 def _one_step_epsilon(q, sigma, relation, delta) -> float:
-    """Exact epsilon of one step: the root of the exact profile, rounded upwards."""
-    from scipy.optimize import brentq
-
-    def f(e):
-        return _one_step_profiles(q, sigma, relation, e) - delta
-
-    if f(0.0) <= 0:
-        return 0.0
-    hi = 1.0
-    while f(hi) > 0:
-        if hi == sys.float_info.max:
-            # delta(eps) > delta even at the largest double (sigma below about 1e-154, where the root is
-            # near 1 / (2 sigma^2)): the epsilon exceeds the doubles. Doubling on reached inf, where the
-            # profile is nan (a ValueError from brentq at sigma = 1e-300)
-            return math.inf
-        hi = min(2.0 * hi, sys.float_info.max)
-    eps = brentq(f, 0.0, hi, xtol=1e-300, rtol=4 * np.finfo(float).eps, maxiter=500)
-    # upwards to where the profile is at most delta, by doubling steps (one double at a time may not end where the
-    # profile moves in steps of its own rounding)
-    return float(_least_at_or_above(lambda e: f(e) <= 0, eps))
+    """Exact epsilon of one step: the root of the exact profile, rounded upwards (:func:`dpnotes.loss._least_root`:
+    upwards by doubling steps, as one double at a time may not end where the profile moves in steps of its own
+    rounding). ``inf`` where delta(eps) > delta even at the largest double (sigma below about 1e-154, where the root is
+    near 1 / (2 sigma^2)): the epsilon exceeds the doubles (doubling on had reached inf, where the profile is nan, a
+    ValueError from brentq at sigma = 1e-300)."""
+    return float(_least_root(lambda e: delta - _one_step_profiles(q, sigma, relation, e)))
 
 
 # ---------------------------------------------------------------- shuffled batches: a lower bound

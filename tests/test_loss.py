@@ -444,6 +444,31 @@ def test_least_at_or_above_finds_a_threshold_to_a_few_epsilons_in_a_bounded_numb
     assert loss._least_at_or_above(lambda t: True, 2.5) == 2.5
 
 
+def test_least_root_is_the_least_double_where_an_increasing_gap_meets_zero():
+    """loss._least_root, every "least epsilon that meets delta" without a closed form (census, k-fold randomized
+    response near delta = 1, one subsampled step, the Gaussian pair): for gap(t) = t - c (and a gap whose root is at
+    c but bends sharply near 0, cbrt(t) - cbrt(c), where brentq needs over 500 iterations at c = 1e-300) it returns
+    a double where the gap is >= 0, within 8 eps of c (at or above it for t - c), from a bracket found by doubling
+    (c from 1e-300 to 1e300; c = 0 and a gap >= 0 at 0 give 0) or a given top, never past that top (a predicate
+    that holds at top but not below it returns top). With ``ok`` the answer meets ``ok``, not the gap: asymmetric,
+    ok demands twice the gap's root. No double meets a gap that is negative everywhere: inf."""
+    eps = np.finfo(float).eps
+    for c in (1e-300, 1.2345e-16, 0.3, 3.7, 1e6, 1e300):
+        for gap in (lambda t: t - c, lambda t: math.cbrt(t) - math.cbrt(c)):
+            for got in (loss._least_root(gap), loss._least_root(gap, 3.0 * c)):
+                assert gap(got) >= 0.0 and c * (1 - 8 * eps) <= got <= c * (1 + 8 * eps), (c, got)
+        assert c <= loss._least_root(lambda t: t - c) and c <= loss._least_root(lambda t: t - c, 3.0 * c)
+    assert loss._least_root(lambda t: t) == 0.0 and loss._least_root(lambda t: t + 1.0) == 0.0
+    # the answer never passes top: a gap whose step up would overshoot, true at top itself
+    assert loss._least_root(lambda t: t - 2.0, 2.0) == 2.0
+    assert loss._least_root(lambda t: -1.0 if t < 5.0 else 1.0, 5.0) == 5.0
+    # ok is what the answer must meet; the gap only brackets and seeds it
+    got = loss._least_root(lambda t: t - 1.5, ok=lambda t: t >= 3.0)
+    assert 3.0 <= got <= 3.0 * (1 + 8 * eps)
+    assert loss._least_root(lambda t: t - 1.5, ok=lambda t: True) == 0.0
+    assert loss._least_root(lambda t: -1.0) == math.inf
+
+
 def _mp_gaussian_epsilon(delta, mu):
     """The root of delta(eps) = delta by mpmath, with enough digits that eps = mu^2/2 + O(mu) keeps 40 of its own."""
     with mp.workdps(int(2 * math.log10(mu)) + 60):

@@ -28,6 +28,9 @@ from pathlib import Path
 
 from dpnotes import subsampling as sub
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from accountant_code import fingerprint            # noqa: E402  (stamps what --write stores)
+
 BOX_JSON = Path(__file__).resolve().parents[1] / "chapters" / "learning" / "accountant-box.json"
 FULL = "--full" in sys.argv       # make bench runs the corners and middles; --full a finer grid
 QS = [1e-6, 1e-4, 1e-2, 0.3, 1.0] if FULL else [1e-6, 1e-3, 0.3]
@@ -96,7 +99,7 @@ def main() -> None:
         BOX_JSON.write_text(json.dumps(dict(
             date=time.strftime("%Y-%m-%d"), machine=f"{platform.machine()}, {os.cpu_count()} cores",
             load_average=round(load, 2), grid="full" if FULL else "corners and middles",
-            points=points), indent=1) + "\n")
+            points=points, accountant_fingerprint=fingerprint()), indent=1) + "\n")
         print(f"written to {BOX_JSON}")
 
 

@@ -32,6 +32,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 import laplace_inversion as li                      # noqa: E402
 from test_subsampling_peers import _measured       # noqa: E402  (dp-accounting's PLD at a mesh)
+from accountant_code import fingerprint            # noqa: E402  (stamps what --write stores)
 from dpnotes import subsampling as sub              # noqa: E402
 
 TRUTH_JSON = ROOT / "chapters" / "learning" / "accountant-truth.json"
@@ -83,6 +84,7 @@ def main():
         if "--write" in sys.argv:
             stored = json.loads(TRUTH_JSON.read_text())
             stored["delta_corners"] = corners
+            stored["accountant_fingerprint"] = fingerprint()
             TRUTH_JSON.write_text(json.dumps(stored, indent=1) + "\n")
         return
     rows = []
@@ -102,7 +104,8 @@ def main():
         TRUTH_JSON.write_text(json.dumps({
             "machine": platform.machine(), "python": platform.python_version(),
             "dp_accounting": dp_accounting.__version__ if hasattr(dp_accounting, "__version__") else "see requirements",
-            "points": rows, "delta_corners": delta_corners()}, indent=1) + "\n")
+            "points": rows, "delta_corners": delta_corners(), "accountant_fingerprint": fingerprint()}, indent=1)
+            + "\n")
 
 
 if __name__ == "__main__":

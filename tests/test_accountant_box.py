@@ -16,12 +16,22 @@ from pathlib import Path
 
 import pytest
 
+from accountant_code import STORED, ROOT, fingerprint
 from dpnotes import subsampling as sub
 from profiles import THOROUGH
 
 BOX = Path(__file__).resolve().parents[1] / "chapters" / "learning" / "accountant-box.json"
 DATA = json.loads(BOX.read_text())
 POINTS = DATA["points"]
+
+
+@pytest.mark.parametrize("name", STORED)
+def test_the_stored_measurements_belong_to_the_current_accountant(name):
+    """Fast and complete where recomputing is slow: any change to the accountant's code (tests/accountant_code.py)
+    since a stored file was measured fails here, in make test, not only in make verify's recomputation."""
+    assert json.loads((ROOT / name).read_text()).get("accountant_fingerprint") == fingerprint(), (
+        f"{name} was measured by other accountant code: run make stored (recomputes every stored value with this "
+        "code, then stamps the files if they all agree)")
 
 
 def test_the_grid_reaches_the_corners_of_the_box():

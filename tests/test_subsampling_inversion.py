@@ -149,3 +149,23 @@ def test_the_delta_side_at_a_huge_epsilon_against_the_inversion(point):
     assert true * (1 - 1e-7) <= ours <= true * (1 + ROUND_TRIP_CORNER)
     assert ours == pytest.approx(point["our_delta_at_our_epsilon"], rel=1e-6, abs=0)     # what the page shows
 
+
+
+# Near delta = 1 (outside the box, inside the documented delta in (0, 1)): only 1 - delta has digits there, and the
+# accountant's absolute error in delta (about 2e-6 at q = 0.999, sigma = 2, T = 50) is larger than 1 - delta itself.
+# Its epsilon must still be sound (1 - delta(eps) >= 1 - delta) and within 1e-4. Swept on 2026-11-28 at 1 - delta =
+# 1e-3, 1e-5 and 1e-7, q = 0.999 and 0.9999, both relations: all 12 sound and within 1e-4 (1 - delta(eps) is 1e-4 to
+# 4e-4 of itself above 1 - delta). The inversion computes delta itself; its two y ranges agree to 5e-15 there, far
+# inside the margin 1e-10 (1 - delta = 1e-5) the soundness check below leaves.
+# A point takes 3 to 7 s (the inversion, twice): the fast profile runs one, thorough four.
+NEAR_ONE = [(0.9999, 0.4, 100, 1 - 1e-5, "replace_one")] + (
+    [(0.999, 0.5, 200, 1 - 1e-5, "add_remove"), (0.999, 0.5, 200, 1 - 1e-7, "replace_one"),
+     (0.9999, 0.4, 100, 1 - 1e-3, "add_remove")] if THOROUGH else [])
+
+
+@pytest.mark.parametrize("q, sigma, steps, delta, relation", NEAR_ONE)
+def test_sound_and_within_1e_4_near_delta_one(q, sigma, steps, delta, relation):
+    ours = sub.subsampled_gaussian_epsilon(q, sigma, steps, delta, relation=relation)
+    kept = 1.0 - delta
+    assert 1.0 - li.composed_delta(q, sigma, steps, ours, relation, -15.0, 16.0) >= kept * (1 - 1e-9)
+    assert 1.0 - li.composed_delta(q, sigma, steps, ours / (1 + 1e-4), relation, -15.0, 16.0) < kept

@@ -19,7 +19,6 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
-import profiles
 from dpnotes import audit, benchmark, flawed
 
 ROOT = Path(__file__).resolve().parents[1]

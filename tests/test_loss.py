@@ -462,6 +462,9 @@ def test_least_root_is_the_least_double_where_an_increasing_gap_meets_zero():
     # the answer never passes top: a gap whose step up would overshoot, true at top itself
     assert loss._least_root(lambda t: t - 2.0, 2.0) == 2.0
     assert loss._least_root(lambda t: -1.0 if t < 5.0 else 1.0, 5.0) == 5.0
+    # a root just below top, a predicate that holds from top on: the step up alone ends 3 ulps past top
+    assert loss._least_at_or_above(lambda t: t >= 2.0, 2.0 - 1e-13) > 2.0
+    assert loss._least_root(lambda t: t - (2.0 - 1e-13), 2.0, ok=lambda t: t >= 2.0) == 2.0
     # ok is what the answer must meet; the gap only brackets and seeds it
     got = loss._least_root(lambda t: t - 1.5, ok=lambda t: t >= 3.0)
     assert 3.0 <= got <= 3.0 * (1 + 8 * eps)

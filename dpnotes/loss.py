@@ -443,8 +443,9 @@ def gaussian_delta(epsilon, mu):
     evaluations, chosen by how much the difference cancels:
 
     * **closed form.** Both terms as logarithms (``scipy.special.log_ndtr``, exact far in the
-      tail where :math:`\Phi` itself underflows) and the difference as
-      :math:`e^{\ell_a}(1 - e^{\ell_b - \ell_a})` with ``expm1``. Its relative error is about
+      tail where :math:`\Phi` itself underflows; the second as :math:`\varphi(a)R(\mu - a)`, the Mills
+      ratio :math:`R`, which has no terms of size :math:`\varepsilon` to cancel: :func:`_log_second_term`)
+      and the difference as :math:`e^{\ell_a}(1 - e^{\ell_b - \ell_a})` with ``expm1``. Its relative error is about
       machine epsilon times :math:`\max(1, |\ell_a|)` divided by the *gap*
       :math:`g = 1 - e^{\ell_b - \ell_a} = \delta/\Phi(a)`: fine for :math:`g \ge 1/2`.
     * **integral** (where :math:`g < 1/2`: small :math:`\mu`, where the two terms nearly
@@ -459,7 +460,11 @@ def gaussian_delta(epsilon, mu):
       Hand-written because no library evaluates this difference without cancellation.
 
     Relative error about :math:`10^{-14}(1 + a^2)` everywhere (the factor :math:`a^2` is the
-    conditioning of :math:`\varphi(a)` itself), checked against 60-digit mpmath in the tests.
+    conditioning of :math:`\varphi(a)` itself), plus :math:`|a|\,(\varepsilon/\mu)\,2^{-53}` in
+    :math:`\log\delta` from forming :math:`a` in floats: what a rounding of :math:`\varepsilon` does to the exact
+    profile (the result is the exact profile at an :math:`\varepsilon` within an ulp), which matters only where
+    :math:`\varepsilon/\mu \gg |a|`, that is :math:`\varepsilon \approx \mu^2/2` (:math:`3.4\cdot 10^{-7}` at
+    :math:`\varepsilon = 8.65\cdot 10^{16}`). Checked against mpmath in the tests.
     Vectorized (broadcast) over ``epsilon`` and ``mu``.
 
     Parameters
@@ -496,9 +501,11 @@ def gaussian_delta(epsilon, mu):
     eps, s1 = _array("epsilon", epsilon)
     mu, s2 = _array("mu", mu, 0.0, low_inclusive=False)
     eps, mu = np.broadcast_arrays(eps, mu)
-    a = 0.5 * mu - eps / mu
+    with np.errstate(over="ignore"):                  # eps / mu = inf: a = -inf, and delta 0 below
+        ratio = eps / mu
+    a = 0.5 * mu - ratio
     la = log_ndtr(a)
-    lb = eps + log_ndtr(a - mu)
+    lb = _log_second_term(a, 0.5 * mu + ratio)
     finite = la > -np.inf                             # la = -inf: Phi(a) and delta are 0 in floats
     gap = -np.expm1(np.minimum(lb - np.where(finite, la, 0.0), 0.0))
     delta = np.where(finite, np.exp(la) * gap, 0.0)
@@ -518,11 +525,12 @@ def _gaussian_delta_scalar(eps: float, mu: float) -> float:
     so that a scalar call and the same point in an array give the same float; about 20 times
     faster than the 0-d array route (validation of arrays, broadcasting, ``np.where``)."""
     special = _special()
-    a = 0.5 * mu - eps / mu
+    ratio = float(eps) / float(mu)
+    a = 0.5 * float(mu) - ratio
     la = special.log_ndtr(a)
     if not la > -np.inf:                              # Phi(a) and delta are 0 in floats
         return 0.0
-    gap = -np.expm1(min(eps + special.log_ndtr(a - mu) - la, 0.0))
+    gap = -np.expm1(min(_log_second_term(a, 0.5 * float(mu) + ratio) - la, 0.0))
     if gap < 0.5:
         return float(np.exp(_gaussian_log_delta_integral_scalar(a, mu)))
     return float(np.exp(la) * gap)
@@ -546,6 +554,25 @@ def _gaussian_log_delta_integral(a, mu):
 
 _GL_NODES_PLUS_1 = _GL_NODES + 1.0
 _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
+_SQRT_HALF = math.sqrt(0.5)
+
+
+def _log_second_term(a, b):
+    r"""``log`` of the profile's second term :math:`e^{\varepsilon}\Phi(a - \mu)`, from :math:`a = \mu/2 -
+    \varepsilon/\mu` and :math:`b = \mu - a = \mu/2 + \varepsilon/\mu` (passed as such, not as a difference).
+
+    :math:`(a - \mu)^2/2 - a^2/2 = \varepsilon`, so :math:`e^{\varepsilon}\varphi(a - \mu) = \varphi(a)` and the
+    term is :math:`\varphi(a)R(b)`, :math:`R(x) = \Phi(-x)/\varphi(x) = \sqrt{\pi/2}\,\mathrm{erfcx}(x/\sqrt 2)` the
+    Mills ratio: :math:`-a^2/2 + \log(\mathrm{erfcx}(b/\sqrt 2)/2)`, whose terms are of the size of :math:`a^2`
+    (never above :math:`(a - \mu)^2`). The form :math:`\varepsilon + \log\Phi(a - \mu)` adds two terms of size
+    :math:`\varepsilon`: from :math:`\varepsilon \approx 10^{16}` their rounding was of order 1 in the exponent,
+    and ``gaussian_delta(8.65e16, 4.16e8)`` was 0.61 of the true profile (a sigma from ``gaussian_sigma`` 8e-11 too
+    small, the profile there 1.63 times delta), and from about 6e18 the scalar route's ``expm1`` overflowed (a
+    helper's finds). numpy ufuncs only, so that floats and arrays give the same bits; ``-inf`` without a warning
+    where :math:`a^2` overflows or :math:`b = \infty` (the term is 0 in floats)."""
+    special = _special()
+    with np.errstate(over="ignore", divide="ignore"):
+        return -0.5 * a * a + np.log(0.5 * special.erfcx(b * _SQRT_HALF))
 
 
 def _gaussian_log_delta_integral_scalar(a: float, mu: float) -> float:
@@ -597,7 +624,7 @@ def _gaussian_log_delta_scalar(mu: float, epsilon: float, *, integral_below: flo
     la = float(special.log_ndtr(a))
     if la == -math.inf:
         return la
-    gap = -math.expm1(epsilon + float(special.log_ndtr(-0.5 * mu - ratio)) - la)
+    gap = -math.expm1(min(float(_log_second_term(a, 0.5 * mu + ratio)) - la, 0.0))
     if gap < integral_below:
         return _gaussian_log_delta_integral_scalar(a, mu)
     return la + math.log(gap)
@@ -729,13 +756,12 @@ def _least_root(gap, top: float | None = None, ok=None) -> float:
 def _gaussian_log_complement_scalar(mu: float, epsilon: float) -> float:
     r"""``log`` of :math:`1 - \delta(\varepsilon)` of the Gaussian pair, for :func:`gaussian_epsilon` near
     :math:`\delta = 1`: :math:`\Phi(-a) + e^{\varepsilon}\Phi(a - \mu)` with :math:`a = \mu/2 - \varepsilon/\mu`,
-    whose second term is :math:`\varphi(a) R(\mu - a)` (:math:`e^{\varepsilon}\varphi(a - \mu) = \varphi(a)`;
-    :math:`R(x) = \sqrt{\pi/2}\,\mathrm{erfcx}(x/\sqrt 2)` the Mills ratio): two positive terms, no cancellation."""
+    whose second term is :math:`\varphi(a) R(\mu - a)` (:func:`_log_second_term`): two positive terms, no
+    cancellation."""
     special = _special()
-    a = 0.5 * mu - epsilon / mu
-    log_second = -0.5 * a * a - 0.5 * math.log(2.0 * math.pi) + math.log(
-        math.sqrt(0.5 * math.pi) * float(special.erfcx((mu - a) / math.sqrt(2.0))))
-    return float(np.logaddexp(float(special.log_ndtr(-a)), log_second))
+    ratio = epsilon / mu
+    a = 0.5 * mu - ratio
+    return float(np.logaddexp(float(special.log_ndtr(-a)), float(_log_second_term(a, 0.5 * mu + ratio))))
 
 
 _LARGE_MU = 1e6      # from here on gaussian_epsilon solves for a = mu/2 - eps/mu (see _gaussian_epsilon_large_mu)
@@ -764,7 +790,7 @@ def _gaussian_epsilon_large_mu(delta: float, mu: float) -> float:
 
     def gap(a):
         la = float(special.log_ndtr(a))
-        lb = -0.5 * a * a + math.log(0.5 * float(special.erfcx((mu - a) / math.sqrt(2.0))))
+        lb = float(_log_second_term(a, mu - a))
         return la + math.log1p(-math.exp(lb - la)) - target     # lb < la - 0.03 here: no cancellation
 
     z = float(special.ndtri(delta))

@@ -249,9 +249,11 @@ def _analytic_sigma_root(epsilon: float, delta: float) -> float:
     """
     special = _special()
     z = float(special.ndtri(delta))
-    root = math.sqrt(z * z + 2.0 * epsilon)
+    # sqrt(z^2 + 2 eps) as sqrt(2) sqrt(z^2 / 2 + eps), and 2 eps / (root - z) as 2 (eps / (root - z)): 2 eps overflowed
+    # from eps = 9e307 (root inf, mu_0 = inf / inf = nan: "mu must be a real number, got nan", a helper's find)
+    root = math.sqrt(2.0) * math.sqrt(0.5 * z * z + epsilon)
     # mu_0 = z + root > 0; for z < 0 that sum cancels (to 0 when epsilon << z^2), the product form does not
-    mu_0 = 2.0 * epsilon / (root - z) if z < 0.0 else z + root
+    mu_0 = 2.0 * (epsilon / (root - z)) if z < 0.0 else z + root
     mu = max(mu_0, 2.0 * math.sqrt(2.0) * float(special.erfinv(delta)))
     if delta > 0.5:
         return 1.0 / _analytic_mu_near_one(epsilon, delta, mu)

@@ -43,7 +43,7 @@ from scipy.special import gammaln, log_ndtr, logsumexp
 
 from ._validate import check_array, check_delta, check_in_range, check_integer, check_positive, check_real
 from .divergences import _expm1mx
-from .loss import _least_at_or_above, _least_root
+from .loss import _least_at_or_above, _least_root, _log_second_term
 
 __all__ = [
     "amplify_poisson",
@@ -315,6 +315,18 @@ def _hockey(weight, la: np.ndarray, gap: np.ndarray) -> np.ndarray:
         return np.where(la > -np.inf, weight * np.exp(la) * -np.expm1(np.minimum(gap, 0.0)), 0.0)
 
 
+def _log_scaled_lower_tail(x: np.ndarray, upper: np.ndarray, lower: np.ndarray) -> np.ndarray:
+    """log(e^x Phi(lower)) where lower^2 - upper^2 = 2x (both directions' tail points). Where |x| > 1 and lower < 0,
+    as phi(upper) R(-lower) (dpnotes.loss._log_second_term; e^x phi(lower) = phi(upper)), without the two terms of
+    size x that x + log Phi(lower) adds: at q = 1, sigma = 2.4e-9, eps = 8.65e16 their rounding made the profile 0.61
+    of the true one, as it did in dpnotes.loss.gaussian_delta. Elsewhere the sum, whose rounding is then below an
+    ulp of 1 (|x| <= 1) and which matches the first tail's log_ndtr where the two tails nearly cancel: near eps = 0
+    the other form's error, a few ulps of 1/2 in each term, was 1e-6 of a one-step epsilon of 1e-18 (q = 1e-5,
+    sigma = 50); and where lower >= 0 R(-lower) overflows."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return np.where((lower < 0.0) & (np.abs(x) > 1.0), _log_second_term(upper, -lower), x + log_ndtr(lower))
+
+
 def _profile(eps: np.ndarray, q: float, sigma: float, direction: str) -> np.ndarray:
     """Hockey-stick divergence H_{e^eps} of one step, vectorized over real ``eps`` (no validation).
 
@@ -344,7 +356,7 @@ def _profile(eps: np.ndarray, q: float, sigma: float, direction: str) -> np.ndar
                 upper, lower = (1.0 - y) / sigma, -y / sigma
             # masses q Phi(upper) and e^eps (1 - (1-q) e^-eps) Phi(lower) = q e^x Phi(lower)
             a = log_ndtr(upper)
-            out[~low] = _hockey(q, a, x + log_ndtr(lower) - a)
+            out[~low] = _hockey(q, a, _log_scaled_lower_tail(x, upper, lower) - a)
         elif direction == "add":                   # loss <= -log(1-q): above it nothing counts
             high = eps >= (-math.log1p(-q) if q < 1 else np.inf)
             out[high] = 0.0
@@ -359,7 +371,7 @@ def _profile(eps: np.ndarray, q: float, sigma: float, direction: str) -> np.ndar
                 upper, lower = y / sigma, (y - 1.0) / sigma
             # masses m Phi(upper) and e^eps q Phi(lower) = m e^-x Phi(lower)
             a = log_ndtr(upper)
-            out[~high] = _hockey(m, a, log_ndtr(lower) - x - a)
+            out[~high] = _hockey(m, a, _log_scaled_lower_tail(-x, upper, lower) - a)
         else:
             raise ValueError(f"direction must be one of 'remove', 'add', got {direction!r}")
     return out
@@ -421,7 +433,11 @@ def _replace_profile(eps: np.ndarray, q: float, sigma: float) -> np.ndarray:
         a = log_ndtr(upper)
         # log expm1(eps): -inf at 0; eps + log1p(-e^-eps) where expm1 would overflow
         log_em1 = np.where(eps > 1.0, eps + np.log1p(-np.exp(-eps)), np.log(np.expm1(np.minimum(eps, 1.0))))
-        gap = np.logaddexp(eps + log_ndtr(lower), log_odds + log_em1 + log_ndtr(mid)) - a
+        # e^eps Phi(lower): at q = 1 (the Gaussian pair, y* = sigma^2 eps / 2, lower^2 - upper^2 = 2 eps) as
+        # phi(upper) R(-lower) (0.61 of the profile at sigma = 4.8e-9, eps = 8.65e16 as a sum of two terms of size
+        # eps); for q < 1 the identity does not hold, and where eps is that large the profile is below the doubles
+        second = _log_scaled_lower_tail(eps, upper, lower) if q == 1.0 else eps + log_ndtr(lower)
+        gap = np.logaddexp(second, log_odds + log_em1 + log_ndtr(mid)) - a
         return _hockey(q, a, gap)         # a = -inf at eps = 1e300: nan there, where _hockey gives 0
 
 

@@ -528,3 +528,35 @@ def test_gaussian_epsilon_beyond_the_doubles_is_inf():
         assert loss.gaussian_epsilon(delta, 1e300) == math.inf
         assert loss.gaussian_epsilon(delta, 2e154) == math.inf                       # mu^2 / 2 = 2e308
         assert loss.gaussian_epsilon(delta, 1e154) == pytest.approx(5e307, rel=1e-15, abs=0)  # mu |z| <= 4e155
+
+
+def _mp_delta_at_floats(eps: float, mu: float):
+    """delta(eps; mu) = Phi(a) - e^eps Phi(a - mu) of the floats eps and mu themselves, in mpmath with enough digits
+    that a = mu/2 - eps/mu (a difference of two numbers near sqrt(eps / 2)) keeps 40 of its own."""
+    with mp.workdps(int(math.log10(max(eps, 10.0)) / 2) + 60):
+        e, m = mp.mpf(eps), mp.mpf(mu)
+        a = m / 2 - e / m
+        return mp.ncdf(a) - mp.exp(e) * mp.ncdf(a - m), float(a)
+
+
+def test_gaussian_delta_where_epsilon_is_huge_and_a_moderate():
+    """gaussian_delta for eps from 1e10 to 1e32 with mu chosen so that a = mu/2 - eps/mu lies in [-38, 6], where
+    delta is neither 0 nor 1 (eps about mu^2/2; beyond 1e33 an ulp of mu moves a by more than 10, so no double mu
+    puts a there). The second term e^eps Phi(a - mu) was formed as eps + log Phi(a -
+    mu), two terms of size eps whose rounding was of order 1 in the exponent from eps ~ 1e16: at (8.65e16, 4.16e8)
+    the profile was 0.61 of the true one (a helper found gaussian_sigma 8e-11 too small there, the profile 1.63 times
+    delta), and the scalar evaluator's expm1 overflowed from 6e18. Now phi(a) R(mu - a). Reference: mpmath on the
+    floats themselves. Tolerance the docstring's, on log delta: 1e-14 (1 + a^2), plus |a| (eps/mu) 2^-53 from forming
+    a in floats (3.4e-7 at 8.65e16, where the old form was 0.49 off; what an ulp of eps does to the exact profile),
+    times 4; both the array and the scalar routes."""
+    rng = np.random.default_rng(2026_11_28)
+    cases = [(8.650159389911773e16, 415936504.29263794)]
+    for _ in range(24):
+        eps, a = 10 ** rng.uniform(10, 32), rng.uniform(-38.0, 6.0)
+        cases.append((eps, a + math.sqrt(a * a + 2.0 * eps)))          # the root of mu/2 - eps/mu = a
+    for eps, mu in cases:
+        ref, a = _mp_delta_at_floats(eps, mu)
+        tol = 4 * (1e-14 * (1 + a * a) + abs(a) * (eps / mu) * 2.0**-53)
+        got = np.array([loss.gaussian_delta(eps, mu), loss.gaussian_delta(np.array([eps, 1.0]), mu)[0],
+                        math.exp(loss._gaussian_log_delta_scalar(mu, eps))])
+        assert np.all(np.abs(np.log(got) - float(mp.log(ref))) <= tol), (eps, mu, a, got, ref)

@@ -122,3 +122,86 @@ def test_analytic_sigma_near_delta_one_meets_delta_to_the_resolution_of_doubles(
     sigma = mechanisms.gaussian_sigma(eps, delta, method="analytic")
     with mp.workdps(60):
         assert float(_mp_gaussian_profile(eps, sigma)) <= delta
+
+
+# Helper M (2026-11-28): _analytic_sigma_root and _analytic_mu_near_one after their near-one change
+
+def _mp_root_sigma(eps, delta, sigma_start, dps):
+    """sigma = 1/mu at the root of Phi(mu/2 - eps/mu) - e^eps Phi(-mu/2 - eps/mu) = delta (Balle and Wang 2018,
+    Theorem 8; sensitivity 1), by Newton in mu with the exact derivative phi(mu/2 - eps/mu), kept in a bracket,
+    at ``dps`` digits."""
+    with mp.workdps(dps):
+        e, d = mp.mpf(eps), mp.mpf(delta)
+
+        def f(mu):
+            return mp.ncdf(mu / 2 - e / mu) - mp.exp(e) * mp.ncdf(-mu / 2 - e / mu) - d
+
+        mu = 1 / mp.mpf(sigma_start)
+        lo, hi = mu, mu
+        while f(lo) > 0:
+            lo /= 2
+        while f(hi) < 0:
+            hi *= 2
+        for _ in range(200):
+            fm = f(mu)
+            if fm == 0:
+                break
+            lo, hi = (mu, hi) if fm < 0 else (lo, mu)
+            new = mu - fm / mp.npdf(mu / 2 - e / mu)
+            if not lo < new < hi:
+                new = mp.sqrt(lo * hi)
+            if abs(new / mu - 1) < mp.mpf(10) ** -40:
+                mu = new
+                break
+            mu = new
+        return 1 / mu
+
+
+@pytest.mark.parametrize("eps, delta", [(1e-14, 1e-100), (1e-20, 1e-300)])
+def test_analytic_sigma_tiny_epsilon_tiny_delta_matches_mpmath(eps, delta):
+    """For eps far below z^2 (z = Phi^-1(delta) = -21.3 and -37.0 here) the tail-bound start mu_0 = z +
+    sqrt(z^2 + 2 eps) cancels to 0 in doubles; its product form 2 eps / (sqrt(z^2 + 2 eps) - z) keeps it (here
+    4.7e-16 and 2.7e-22, within 10 % of the root), while the other start, 2 sqrt 2 erfinv(delta), is 1e-100 and
+    1e-300, some 1e80 to 1e280 below the root, out of reach of the root finder's 200 doublings. The returned sigma
+    must be the root of the exact profile: reference by Newton on the profile in mpmath at 60 digits plus the
+    100 and 300 lost to the cancellation Phi(a) - e^eps Phi(-b) (about 1/2 each, difference delta). Tolerance 1e-13
+    relative: the documented accuracy is about 1e-14 and the original is within 1.5e-16 at these points (with the
+    plain sum z + sqrt(z^2 + 2 eps) sigma comes out 1.3e24 and 7e217 times too large). Kills _analytic_sigma_root
+    mutmut_12."""
+    sigma = mechanisms.gaussian_sigma(eps, delta, method="analytic")
+    ref = _mp_root_sigma(eps, delta, sigma, 60 + int(-math.log10(delta)) + 5)
+    assert sigma == pytest.approx(float(ref), rel=1e-13)
+
+
+@pytest.mark.parametrize("eps, delta", [(1.9470505941912037e33, 0.36160198833604196),
+                                        (7.042765249855226e34, 0.043610530355101595),
+                                        (3.629320143178485e33, 0.011749072532290794)])
+def test_analytic_sigma_huge_epsilon_is_one_over_the_tail_bound_root(eps, delta):
+    """epsilon > 0 has no upper end in the documented domain. For huge eps the second term of the profile,
+    e^eps Phi(-b) ~ phi(a)/b with b = mu/2 + eps/mu ~ sqrt(2 eps) ~ 1e17, is negligible, so the root is
+    Phi(a) = delta, a = mu/2 - eps/mu = z = Phi^-1(delta): mu = z + sqrt(z^2 + 2 eps), up to a relative
+    correction of order 1/(2 eps) ~ 1e-34 (z from mpmath, 30 digits). Tolerance 1e-14 relative (the documented
+    accuracy; the original is within 3e-16 here). At eps ~ 1e34 the double-precision log profile is rounding
+    noise, the first loop ends by bisection on neighbouring floats, and the Newton step of the final loop is
+    -7.6e14, -4.8e205 and -1.6e109 at these points: refused by the guard |step| < 700 (mu kept); taken, it
+    multiplies mu by exp(step) = 0 and sigma = 1/0 raises ZeroDivisionError. Kills _analytic_sigma_root
+    mutmut_71."""
+    sigma = mechanisms.gaussian_sigma(eps, delta, method="analytic")
+    with mp.workdps(30):
+        z = mp.sqrt(2) * mp.erfinv(2 * mp.mpf(delta) - 1)
+        ref = 1 / (z + mp.sqrt(z * z + 2 * mp.mpf(eps)))
+    assert sigma == pytest.approx(float(ref), rel=1e-14)
+
+
+@pytest.mark.parametrize("delta", [0.6, 0.99999, 1 - 2.0**-40])
+def test_analytic_sigma_near_delta_one_huge_epsilon_is_one_over_sqrt_two_eps(delta):
+    """Above delta = 1/2 at eps = 1e206 (inside the documented domain eps > 0): the root of the exact profile is
+    mu = z + sqrt(z^2 + 2 eps) with z = Phi^-1(delta) in [0.25, 7.1] (the second term e^eps Phi(-b) ~ phi(z)/1.4e103
+    is negligible), and z/sqrt(2 eps) < 1e-102, so sigma = 1/sqrt(2 eps) to far below an ulp. Tolerance 1e-14
+    relative (documented accuracy; the original returns 1/sqrt(2e206) to the last bit). Starting the upper end of
+    the bracket at 2/mu_low = 1.4e-103 instead of 2 mu_low puts it at a mu where eps/mu = 7e308 overflows to
+    infinity, and the complement's logarithm raises a math domain error. Kills _analytic_mu_near_one
+    mutmut_13."""
+    eps = 1e206
+    sigma = mechanisms.gaussian_sigma(eps, delta, method="analytic")
+    assert sigma == pytest.approx(1.0 / math.sqrt(2.0 * eps), rel=1e-14)

@@ -560,3 +560,11 @@ def test_gaussian_delta_where_epsilon_is_huge_and_a_moderate():
         got = np.array([loss.gaussian_delta(eps, mu), loss.gaussian_delta(np.array([eps, 1.0]), mu)[0],
                         math.exp(loss._gaussian_log_delta_scalar(mu, eps))])
         assert np.all(np.abs(np.log(got) - float(mp.log(ref))) <= tol), (eps, mu, a, got, ref)
+
+
+def test_gaussian_delta_where_epsilon_over_mu_overflows_is_zero_without_a_warning():
+    """eps / mu beyond the doubles (eps = 1e300, mu = 1e-10): a = -inf and the profile is 0 in floats, on the array
+    route as on the one-point route, with no RuntimeWarning (which the test configuration turns into an error):
+    the overflow is expected there and silenced. Kills gaussian_delta mutmut_56 (errstate(over=None))."""
+    assert loss.gaussian_delta(1e300, 1e-10) == 0.0
+    assert loss.gaussian_delta(np.array([1e300, 0.5]), 1e-10)[0] == 0.0

@@ -1008,3 +1008,111 @@ def test_the_accountants_smallest_delta_is_the_one_its_message_names(monkeypatch
     with raises_exactly("delta must be in [2.2250738585072014e-298, 1) for the FFT accountant at steps = 1000 (its "
                         "tails are cut at 1e-7 * delta / steps, a normal double), got 1e-299"):
         subsampling.subsampled_gaussian_epsilon(0.01, 1.0, 1000, 1e-299)
+
+
+
+# ---------------------------------------------------------------- helper S: _epsilon_fallback, its call, _log_odds_excess, _Pair.truncation
+
+def _one_step_delta(q, sigma, eps, relation):
+    """The exact one-step profile (worse direction under add/remove), the route subsampled_gaussian_profile."""
+    if relation == "replace_one":
+        return float(subsampling.subsampled_gaussian_profile(q, sigma, eps, relation="replace_one"))
+    return max(float(subsampling.subsampled_gaussian_profile(q, sigma, eps, d)) for d in ("remove", "add"))
+
+
+_FALLBACK_POINTS = [(0.01, 1.0, 100, 1e-5), (0.5, 0.6, 3, 1e-6)]
+
+
+def _check_fallback_value(got, q, sigma, steps, delta, relation):
+    # a lower bound on any T-step epsilon: the exact one-step epsilon at delta (the composition has one step as its
+    # marginal), through the exact one-step profile: delta_1(got) <= delta
+    assert _one_step_delta(q, sigma, got, relation) <= delta * (1 + 1e-9), (got, relation)
+    if relation == "add_remove":
+        # documented: the smaller of basic composition and the RDP bound, so at most the RDP bound (an independent
+        # upper bound: Mironov's conversion of the subsampled Gaussian's Renyi DP)
+        assert got <= subsampling.subsampled_gaussian_rdp_epsilon(q, sigma, steps, delta) * (1 + 1e-12), got
+    else:
+        # documented: basic composition of the exact one-step replace-one epsilon at delta / T, i.e. each step is
+        # (got / T, delta / T)-DP by the exact one-step replace-one profile
+        assert _one_step_delta(q, sigma, got / steps, relation) <= (delta / steps) * (1 + 1e-9), got
+
+
+@pytest.mark.parametrize("relation", subsampling.RELATIONS)
+def test_epsilon_fallback_is_the_smaller_sound_bound(relation):
+    """_epsilon_fallback (used where the tilted FFT cannot reach the answer) at two points where the RDP bound is far
+    below basic composition under add/remove (1.22 against 58.0 at q = 0.01, sigma = 1, T = 100, delta = 1e-5; 15.1
+    against 24.9 at q = 0.5, sigma = 0.6, T = 3, delta = 1e-6). Under add/remove the result must be at most the RDP
+    bound (documented: the smaller of the two); under replace-one it is basic composition of the exact one-step
+    replace-one epsilon at delta / T, so the exact one-step replace-one profile (subsampled_gaussian_profile, another
+    route) at got / T must be at most delta / T (tolerance 1e-9 relative: got / T is T times a root rounded upwards,
+    divided by T, an ulp or two; the mutants give 1.10 to 7.1 times delta / T). In both, the one-step profile at got is
+    at most delta (a lower bound on any T-step epsilon). The add/remove one-step epsilon in its place (ignoring the
+    relation) is too small for replace-one; a wrong relation test returns basic composition (58.0 > 1.22) under
+    add/remove, or the add/remove RDP bound (15.1, below the replace-one accountant's 16.06) under replace-one.
+    Kills _epsilon_fallback mutmut_5, 12, 13, 14"""
+    for q, sigma, steps, delta in _FALLBACK_POINTS:
+        got = subsampling._epsilon_fallback(q, sigma, steps, relation, delta)
+        _check_fallback_value(got, q, sigma, steps, delta, relation)
+
+
+@pytest.mark.parametrize("relation", subsampling.RELATIONS)
+def test_epsilon_where_the_fft_fails_keeps_the_relation(monkeypatch, relation):
+    """subsampled_gaussian_epsilon with the FFT made to fail (as it does near q = 1e-8, sigma = 0.4, a few steps):
+    the fallback must be given the caller's relation. At q = 0.5, sigma = 0.6, T = 3, delta = 1e-6 the checks of
+    test_epsilon_fallback_is_the_smaller_sound_bound must hold (at most the RDP bound 15.1 under add/remove; the exact
+    one-step replace-one profile at got / T at most delta / T under replace-one, tolerance 1e-9 relative). Without
+    the relation the fallback gives basic composition of the add/remove one-step epsilon: 24.9 > 15.1 under
+    add/remove, and under replace-one a step epsilon at which the replace-one profile is 7.1 times delta / T.
+    Kills subsampled_gaussian_epsilon mutmut_95"""
+    def unreached(*args, **kwargs):
+        raise subsampling._Unreached("the tilted FFT did not reach the answer")
+
+    monkeypatch.setattr(subsampling, "_account", unreached)
+    q, sigma, steps, delta = _FALLBACK_POINTS[1]
+    got = subsampling.subsampled_gaussian_epsilon(q, sigma, steps, delta, relation=relation)
+    _check_fallback_value(got, q, sigma, steps, delta, relation)
+
+
+@pytest.mark.parametrize("q", [1e-6, 1e-4])
+def test_add_profile_near_its_end_at_small_q(q):
+    """The "add" profile for eps between about q/2 and -log(1 - q), its end, at small q: there expm1(-eps)/q is below
+    -1/2 and the threshold is sigma^2 log1p(expm1(-eps)/q) + 1/2; the form log(e^-eps - (1 - q)) - log q (kept for
+    q >= 1/2, where 1 - q is exact) loses the digits of e^-eps that the subtraction of 1 - q cancels (an ulp of 1 over
+    q (1 + r)): 5e-11 relative at q = 1e-6, sigma = 0.4. Reference: the half-line's two masses at 60 digits;
+    tolerance 8 rounding units of the larger term q + e^eps - 1 times (1 + t^2), t the threshold in standard
+    deviations (the profile's documented accuracy; measured within 0.4 units on the original, 5400 units on the
+    mutant). Kills _log_odds_excess mutmut_48"""
+    def mp_add(q, sigma, eps):
+        with mp.workdps(60):
+            e, qq, s = mp.mpf(eps), mp.mpf(q), mp.mpf(sigma)
+            y = s**2 * mp.log1p(mp.expm1(-e) / qq) + mp.mpf(1) / 2
+            return float((1 - mp.exp(e) * (1 - qq)) * mp.ncdf(y / s) - mp.exp(e) * qq * mp.ncdf((y - 1) / s)), float(y / s)
+
+    end = -math.log1p(-q)
+    for sigma in (0.4, 1.3):
+        for f in (0.6, 0.9, 0.99):
+            eps = f * end
+            got = float(subsampling.subsampled_gaussian_profile(q, sigma, eps, "add"))
+            want, t = mp_add(q, sigma, eps)
+            tol = 8 * 2.0**-52 * (q + math.expm1(eps)) * (1 + t * t)
+            assert abs(got - want) <= tol, (q, sigma, eps, got, want)
+
+
+@pytest.mark.parametrize("relation", subsampling.RELATIONS)
+@pytest.mark.parametrize("ratio", [1.0, 0.5])
+def test_delta_at_q_equal_to_the_truncation_tail(relation, ratio):
+    """subsampled_gaussian_delta at T = 2 and q = 5e-20 or 2.5e-20: the truncation's tail 1e-7 * 1e-12 / T and half
+    of it. There the normal quantile of the q-weighted component, z(q) = -ndtri(tail / (2 q)), is 0 (q = tail) or
+    -inf (q = tail / 2: tail / (2 q) = 1); a truncation that divides by z(q), or that adds s z(q) where it should
+    subtract it (or the reverse), put an end of the output line at 4e24 standard deviations or at infinity, and the
+    discretization raised "repeats may not contain negative values". q is in the documented (0, 1], sigma = 1 in
+    [0.1, 1e10], epsilon = 5 real. The answer must be a number between the exact one-step profile at epsilon (a lower
+    bound; 0 here) and 1 - (1 - q)^T <= T q (the composed total variation, coupling the steps) plus the documented
+    floor, the tails beyond the cut added whole (at most the tail of each of the two laws a step: 2 T tail = 2e-19);
+    the original gives 5.0e-20 at both. Kills _Pair.truncation mutmut_35, 38, 53, 55"""
+    steps = 2
+    tail = 1e-7 * 1e-12 / steps
+    q, sigma, eps = tail * ratio, 1.0, 5.0
+    got = subsampling.subsampled_gaussian_delta(q, sigma, steps, eps, relation=relation)
+    assert math.isfinite(got)
+    assert _one_step_delta(q, sigma, eps, relation) <= got <= steps * q + 2 * steps * tail

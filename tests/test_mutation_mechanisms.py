@@ -118,7 +118,8 @@ def test_analytic_sigma_near_delta_one_meets_delta_to_the_resolution_of_doubles(
     and the step up to the safe side (dpnotes.loss._least_at_or_above on gaussian_delta in doubles, whose own
     rounding is about an ulp here) stops at the first sigma whose rounded profile reads <= delta: the exact
     profile there is 0.9 to 1.5 ulps above delta at these points (on 377 of 800 random points near 1 it is
-    a double above delta). Kills _analytic_sigma_root mutmut_30."""
+    a double above delta). Kills _analytic_sigma_root mutmut_33 (mutmut_30 before the start was rewritten without
+    2 eps, 2026-11-28)."""
     sigma = mechanisms.gaussian_sigma(eps, delta, method="analytic")
     with mp.workdps(60):
         assert float(_mp_gaussian_profile(eps, sigma)) <= delta
@@ -167,7 +168,7 @@ def test_analytic_sigma_tiny_epsilon_tiny_delta_matches_mpmath(eps, delta):
     100 and 300 lost to the cancellation Phi(a) - e^eps Phi(-b) (about 1/2 each, difference delta). Tolerance 1e-13
     relative: the documented accuracy is about 1e-14 and the original is within 1.5e-16 at these points (with the
     plain sum z + sqrt(z^2 + 2 eps) sigma comes out 1.3e24 and 7e217 times too large). Kills _analytic_sigma_root
-    mutmut_12."""
+    mutmut_15 (the product form never taken)."""
     sigma = mechanisms.gaussian_sigma(eps, delta, method="analytic")
     ref = _mp_root_sigma(eps, delta, sigma, 60 + int(-math.log10(delta)) + 5)
     assert sigma == pytest.approx(float(ref), rel=1e-13)
@@ -185,7 +186,7 @@ def test_analytic_sigma_huge_epsilon_is_one_over_the_tail_bound_root(eps, delta)
     noise, the first loop ends by bisection on neighbouring floats, and the Newton step of the final loop is
     -7.6e14, -4.8e205 and -1.6e109 at these points: refused by the guard |step| < 700 (mu kept); taken, it
     multiplies mu by exp(step) = 0 and sigma = 1/0 raises ZeroDivisionError. Kills _analytic_sigma_root
-    mutmut_71."""
+    mutmut_74 (the guard always passes)."""
     sigma = mechanisms.gaussian_sigma(eps, delta, method="analytic")
     with mp.workdps(30):
         z = mp.sqrt(2) * mp.erfinv(2 * mp.mpf(delta) - 1)
@@ -200,8 +201,9 @@ def test_analytic_sigma_near_delta_one_huge_epsilon_is_one_over_sqrt_two_eps(del
     is negligible), and z/sqrt(2 eps) < 1e-102, so sigma = 1/sqrt(2 eps) to far below an ulp. Tolerance 1e-14
     relative (documented accuracy; the original returns 1/sqrt(2e206) to the last bit). Starting the upper end of
     the bracket at 2/mu_low = 1.4e-103 instead of 2 mu_low puts it at a mu where eps/mu = 7e308 overflows to
-    infinity, and the complement's logarithm raises a math domain error. Kills _analytic_mu_near_one
-    mutmut_13."""
+    infinity, and the complement's logarithm raised a math domain error (it killed _analytic_mu_near_one mutmut_13
+    until the complement was computed with numpy's logarithm, 2026-11-28: the mutant then doubles up from there to
+    the same root, explained in the survivors' table)."""
     eps = 1e206
     sigma = mechanisms.gaussian_sigma(eps, delta, method="analytic")
     assert sigma == pytest.approx(1.0 / math.sqrt(2.0 * eps), rel=1e-14)

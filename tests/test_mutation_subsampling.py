@@ -1116,3 +1116,37 @@ def test_delta_at_q_equal_to_the_truncation_tail(relation, ratio):
     got = subsampling.subsampled_gaussian_delta(q, sigma, steps, eps, relation=relation)
     assert math.isfinite(got)
     assert _one_step_delta(q, sigma, eps, relation) <= got <= steps * q + 2 * steps * tail
+
+
+def _mp_replace_one_step(q, sigma, eps, dps):
+    """The replace-one one-step profile of the floats given, from its definition in mpmath: the half-line {y > y*}
+    where log((1-q) phi(y) + q phi(y - 1)) - log((1-q) phi(y) + q phi(y + 1)) (unit variance scaled by sigma) equals
+    eps, found by bisection; then A(y > y*) - e^eps B(y > y*)."""
+    with mp.workdps(dps):
+        q_, s, e = mp.mpf(q), mp.mpf(sigma), mp.mpf(eps)
+
+        def dens(y, m):
+            return mp.exp(-((y - m) / s) ** 2 / 2)
+
+        def loss(y):
+            return mp.log((1 - q_) * dens(y, 0) + q_ * dens(y, 1)) - mp.log((1 - q_) * dens(y, 0) + q_ * dens(y, -1))
+
+        lo, hi = mp.mpf(-50), mp.mpf(50)
+        for _ in range(mp.mp.prec + 20):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if loss(mid) < e else (lo, mid)
+        t = (lo + hi) / 2
+        tail_a = (1 - q_) * mp.ncdf(-t / s) + q_ * mp.ncdf((1 - t) / s)
+        tail_b = (1 - q_) * mp.ncdf(-t / s) + q_ * mp.ncdf((-1 - t) / s)
+        return tail_a - mp.exp(e) * tail_b
+
+
+@pytest.mark.parametrize("q, sigma, eps", [(1e-310, 1.0, 1e-310), (1e-309, 2.0, 5e-310)])
+def test_replace_one_profile_at_a_subnormal_q(q, sigma, eps):
+    """q subnormal, where (1 - q) / q overflows and the log-odds of the common component is log1p(-q) - log q (about
+    713): at eps of the size of q the profile is about q itself (3.3e-311 and 1.9e-310), a balance of the q terms
+    against (1 - q) expm1(eps) Phi(m). Reference: the definition in mpmath at 420 digits (expm1(eps) ~ 1e-310 needs
+    them). Tolerance 1e-9 relative: the answers are subnormal, with about 41 bits. Kills _replace_profile mutmut_26
+    (log q added instead of subtracted: 5.6e-311 for 3.3e-311)."""
+    got = sub.subsampled_gaussian_profile(q, sigma, eps, relation="replace_one")
+    assert got == pytest.approx(float(_mp_replace_one_step(q, sigma, eps, 420)), rel=1e-9, abs=0)

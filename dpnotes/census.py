@@ -44,7 +44,7 @@ from fractions import Fraction
 from functools import cached_property
 
 import numpy as np
-from scipy.optimize import Bounds, LinearConstraint, brentq, milp, minimize
+from scipy.optimize import Bounds, LinearConstraint, milp, minimize
 from scipy.special import logsumexp
 
 from . import attacks

@@ -724,9 +724,10 @@ def test_analytic_sigma_near_delta_one_to_machine_precision(eps, delta):
     assert got == pytest.approx(mp_bisect_log_sigma(eps, delta, lo=1e-4, hi=1e3, steps=80, dps=80), rel=1e-15, abs=0)
 
 
-def _mp_root_sigma_huge_epsilon(eps: float, delta: float):
-    """The least sigma (sensitivity 1) whose exact profile at eps is at most delta, for eps >= 1e3. Below 1e40 by
-    bisection on mu in mpmath at log10(eps)/2 + 60 + |log10 min(delta, 1 - delta)| digits; from 1e40 on the closed
+def _mp_least_sigma(eps: float, delta: float):
+    """The least sigma (sensitivity 1) whose exact profile at eps is at most delta. Below eps = 1e40 by bisection on
+    mu in mpmath at log10(eps)/2 + 60 + |log10 min(delta, 1 - delta)| digits (tests/test_mutation_mechanisms.py uses
+    it at eps = 1e-14 and 1e-20 too); from 1e40 on the closed
     form 1 / (z + sqrt(z^2 + 2 eps)), z = Phi^-1(delta), the root of Phi(mu/2 - eps/mu) = delta, since the second
     term e^eps Phi(-mu/2 - eps/mu) = phi(a) R(mu - a) is then below 1e-19 of the first (R(mu - a) ~ 1/sqrt(2 eps))."""
     if eps >= 1e40:
@@ -757,7 +758,7 @@ def test_analytic_sigma_where_epsilon_is_huge():
     found by a helper explaining mutants, where 1e16 <= eps < 6e18 gave sigma up to 8e-11 below the least sigma that
     meets delta (the profile there 1.63 times delta) and larger eps raised OverflowError (2651 of 20,000 random
     points), from 9e307 a ValueError (2 eps overflowed). Both came from terms of size eps (the profile's second
-    term, sqrt(z^2 + 2 eps)) now formed without them. Reference: _mp_root_sigma_huge_epsilon. The answer must be on
+    term, sqrt(z^2 + 2 eps)) now formed without them. Reference: _mp_least_sigma. The answer must be on
     the safe side (at least the least sigma, to an ulp) and within 1e-14 of it (300 random points measured: within
     -1.1e-16 and +4.4e-16)."""
     rng = np.random.default_rng(1128)
@@ -770,5 +771,5 @@ def test_analytic_sigma_where_epsilon_is_huge():
         cases.append((eps, delta))
     for eps, delta in cases:
         sigma = mech.gaussian_sigma(eps, delta, method="analytic")
-        ref = float(_mp_root_sigma_huge_epsilon(eps, delta))
+        ref = float(_mp_least_sigma(eps, delta))
         assert ref * (1 - 2.0**-52) <= sigma <= ref * (1 + 1e-14), (eps, delta, sigma, ref)

@@ -12,7 +12,7 @@ import math
 import mpmath as mp
 import numpy as np
 import pytest
-from test_mechanisms import mp_bisect_log_sigma, mp_profile   # 60-digit profile and its bisection
+from test_mechanisms import _mp_least_sigma, mp_bisect_log_sigma, mp_profile   # mpmath references
 
 from dpnotes import mechanisms
 from dpnotes import mechanisms as mech
@@ -127,37 +127,6 @@ def test_analytic_sigma_near_delta_one_meets_delta_to_the_resolution_of_doubles(
 
 # Helper M (2026-11-28): _analytic_sigma_root and _analytic_mu_near_one after their near-one change
 
-def _mp_root_sigma(eps, delta, sigma_start, dps):
-    """sigma = 1/mu at the root of Phi(mu/2 - eps/mu) - e^eps Phi(-mu/2 - eps/mu) = delta (Balle and Wang 2018,
-    Theorem 8; sensitivity 1), by Newton in mu with the exact derivative phi(mu/2 - eps/mu), kept in a bracket,
-    at ``dps`` digits."""
-    with mp.workdps(dps):
-        e, d = mp.mpf(eps), mp.mpf(delta)
-
-        def f(mu):
-            return mp.ncdf(mu / 2 - e / mu) - mp.exp(e) * mp.ncdf(-mu / 2 - e / mu) - d
-
-        mu = 1 / mp.mpf(sigma_start)
-        lo, hi = mu, mu
-        while f(lo) > 0:
-            lo /= 2
-        while f(hi) < 0:
-            hi *= 2
-        for _ in range(200):
-            fm = f(mu)
-            if fm == 0:
-                break
-            lo, hi = (mu, hi) if fm < 0 else (lo, mu)
-            new = mu - fm / mp.npdf(mu / 2 - e / mu)
-            if not lo < new < hi:
-                new = mp.sqrt(lo * hi)
-            if abs(new / mu - 1) < mp.mpf(10) ** -40:
-                mu = new
-                break
-            mu = new
-        return 1 / mu
-
-
 @pytest.mark.parametrize("eps, delta", [(1e-14, 1e-100), (1e-20, 1e-300)])
 def test_analytic_sigma_tiny_epsilon_tiny_delta_matches_mpmath(eps, delta):
     """For eps far below z^2 (z = Phi^-1(delta) = -21.3 and -37.0 here) the tail-bound start mu_0 = z +
@@ -170,7 +139,7 @@ def test_analytic_sigma_tiny_epsilon_tiny_delta_matches_mpmath(eps, delta):
     plain sum z + sqrt(z^2 + 2 eps) sigma comes out 1.3e24 and 7e217 times too large). Kills _analytic_sigma_root
     mutmut_15 (the product form never taken)."""
     sigma = mechanisms.gaussian_sigma(eps, delta, method="analytic")
-    ref = _mp_root_sigma(eps, delta, sigma, 60 + int(-math.log10(delta)) + 5)
+    ref = _mp_least_sigma(eps, delta)
     assert sigma == pytest.approx(float(ref), rel=1e-13)
 
 

@@ -1060,15 +1060,6 @@ def test_delta_has_the_documented_floor_of_its_truncation():
     assert log_proof < math.log(1e-23) and 1e-20 < got <= 1e-19
 
 
-def _mp_one_step_remove(eps: float, q: float, sigma: float):
-    """The "remove" one-step profile of the floats given, in mpmath with log10(eps) + 40 digits: the half-line
-    {y > y*} where the loss log(1 - q + q e^{(2y - 1)/(2 sigma^2)}) equals eps."""
-    with mp.workdps(int(math.log10(max(eps, 10.0))) + 40):
-        e, q_, s = mp.mpf(eps), mp.mpf(q), mp.mpf(sigma)
-        y = s**2 * mp.log((mp.expm1(e) + q_) / q_) + mp.mpf(1) / 2
-        return q_ * mp.ncdf((1 - y) / s) + (1 - q_) * mp.ncdf(-y / s) - mp.exp(e) * mp.ncdf(-y / s)
-
-
 @pytest.mark.parametrize("q, relation, direction", [(1.0, "add_remove", "remove"), (1.0, "add_remove", "add"),
                                                     (0.5, "add_remove", "remove"), (1e-3, "add_remove", "remove"),
                                                     (1.0, "replace_one", "remove")])
@@ -1076,10 +1067,13 @@ def test_one_step_profile_where_epsilon_is_huge(q, relation, direction):
     """The one-step profile at eps = 8.65e16 and sigma = 2.4e-9 (4.8e-9 for replace-one, the same Gaussian pair at
     q = 1), where delta is about 5.8e-49 q: the term e^x Phi(lower) was x + log Phi(lower), two terms of size eps
     whose rounding made the profile 0.61 of the true one (the sibling of dpnotes.loss.gaussian_delta's bug, found by
-    a helper). Reference: the definition in mpmath (the "add" direction at q = 1 mirrors "remove"). Tolerance 2e-6
+    a helper). Reference: the definition in mpmath (test_mutation_subsampling's, the worse direction; at q = 1 "add"
+    mirrors "remove"). Tolerance 2e-6
     relative: the profile's own sensitivity to an ulp of eps there is 3.4e-7 (see gaussian_delta)."""
     mu, eps = 415936504.29263794, 8.650159389911773e16
     sigma = (2.0 if relation == "replace_one" else 1.0) / mu
     got = sub.subsampled_gaussian_profile(q, sigma, eps, direction, relation=relation)
-    ref = _mp_one_step_remove(eps, q, 1.0 / mu)
+    from test_mutation_subsampling import _one_step_add_remove_mp
+
+    ref = _one_step_add_remove_mp(eps, q, 1.0 / mu)
     assert got == pytest.approx(float(ref), rel=2e-6, abs=0)

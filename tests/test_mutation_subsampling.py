@@ -636,14 +636,15 @@ def _rho_tilted(alpha, q, sigma, dps=30):
         return (a * mp.log(q) + x + mp.log(t)) / (a - 1)
 
 
-def _rho_large_sigma(alpha, q, sigma, dps=40):
+def _rho_large_sigma(alpha, q, sigma, dps=40, cuts=(-6, 0, 6)):
     """rho(alpha) for a large sigma: A - 1 = E_{z~N(0,1)}[(1 + q (e^u - 1))^alpha - 1], u = z/s - 1/(2 s^2),
     written with expm1/log1p so that A - 1 ~ 1e-17 keeps its digits; 40 digits cover the cancellation of the
-    first-order term (alpha q z / s ~ 1e-8 against a result ~ 1e-17)."""
+    first-order term (alpha q z / s ~ 1e-8 against a result ~ 1e-17). ``cuts``: the quadrature's break points
+    in z (more of them for a small sigma, where the integrand's mass moves out to |z| ~ 30)."""
     with mp.workdps(dps):
         a, q, s = mp.mpf(alpha), mp.mpf(q), mp.mpf(sigma)
         f = lambda z: mp.npdf(z) * mp.expm1(a * mp.log1p(q * mp.expm1(z / s - 1 / (2 * s * s))))  # noqa: E731
-        return mp.log1p(mp.quad(f, [-mp.inf, -6, 0, 6, mp.inf])) / (a - 1)
+        return mp.log1p(mp.quad(f, [-mp.inf, *cuts, mp.inf])) / (a - 1)
 
 
 def _sigma_for_lower(alpha, q, lower):
@@ -1150,3 +1151,63 @@ def test_replace_one_profile_at_a_subnormal_q(q, sigma, eps):
     (log q added instead of subtracted: 5.6e-311 for 3.3e-311)."""
     got = sub.subsampled_gaussian_profile(q, sigma, eps, relation="replace_one")
     assert got == pytest.approx(float(_mp_replace_one_step(q, sigma, eps, 420)), rel=1e-9, abs=0)
+
+
+# ---------------------------------------------------------------- survivors of run of 2026-11-28, a helper's group (_rdp_fractional's branch
+# edges, _log_a_fractional's stopping rule)
+_WIDE_CUTS = (-30, -12, -4, 0, 4, 12, 30)   # break points for a sigma below 1
+
+
+def _rho_integer_mp(alpha, q, sigma, dps=30):
+    """rho at an integer order from the exact binomial sum A = sum_k C(alpha, k) (1-q)^(alpha-k) q^k
+    e^((k^2 - k) / (2 sigma^2)) (MTZ 2019, Section 3.2), at ``dps`` digits."""
+    with mp.workdps(dps):
+        qm, s = mp.mpf(q), mp.mpf(sigma)
+        a = mp.fsum(mp.binomial(alpha, k) * (1 - qm) ** (alpha - k) * qm**k * mp.exp(mp.mpf(k * k - k) / (2 * s * s))
+                    for k in range(alpha + 1))
+        return mp.log(a) / (alpha - 1)
+
+
+@pytest.mark.parametrize("alpha, q, sigma", [
+    (1.5, 1e-8, 1.0),        # sigma = 1 exactly: the quadrature's lower edge
+    (7.5, 1e-9, 1.25),       # alpha = 6 sigma exactly (7.5 = 6 * 1.25 in floats): its upper edge
+])
+def test_fractional_rdp_keeps_its_digits_at_the_edges_of_the_quadrature_branch(alpha, q, sigma):
+    """The docstring promises that fractional orders keep the digits of a tiny rho (1.3e-16 and 3.4e-18 here) where
+    sigma >= 1 and alpha <= 6 sigma (A - 1 by Gauss-Hermite quadrature, a few ulps against mpmath); at the two
+    edges themselves rho is checked against a 40-digit mpmath quadrature (_rho_large_sigma) to 1e-14 relative (a few ulps
+    of the quadrature and log1p; measured 2.5e-16 and 2.3e-17). Excluding an edge (sigma > 1, sigma >= 2,
+    alpha < 6 sigma) sends the point to the series, which resolves log A only to rounding units of A ~ 1:
+    3.8e-7 and 2.4e-7 relative off.
+    Kills _rdp_fractional mutmut_55, 56, 57."""
+    ref = _rho_large_sigma(alpha, q, sigma, cuts=_WIDE_CUTS)
+    got = sub.subsampled_gaussian_rdp(q, sigma, alpha)
+    assert float(abs(got - ref) / ref) < 1e-14
+
+
+@pytest.mark.parametrize("alpha, q, sigma", [(1.01, 0.1, 0.95), (1.25, 0.01, 0.6)])
+def test_fractional_rdp_series_resolves_log_a_to_rounding_units_of_a(alpha, q, sigma):
+    """At sigma < 1 fractional orders go to MTZ's series, which the docstring says resolves log A to rounding
+    units of A (relative tolerance 1e-13 on log A, or the ulps of A): so rho = log A / (alpha - 1) is within
+    4 * 2^-52 / (alpha - 1) (4 rounding units of A ~ 1) of a 40-digit mpmath quadrature (_rho_large_sigma), here 1e-11 and
+    5e-12 relative (measured errors of the original: 1.2e-13 and 5e-14). The orders near 1 are where the series'
+    terms decay slowest (like i^-(alpha+1)), so a looser stop is seen: a stop after the first block
+    (rtol 1.0000000000001, 'or' for 'and'), a floor rtol / log A or rtol max(log A, 1) in place of rtol log A (log A is
+    below 1 here), or overlapping blocks (start = size) give 2e-10 to 8e-8 relative.
+    Kills _log_a_fractional mutmut_1, 129, 134, 138, 153."""
+    ref = _rho_large_sigma(alpha, q, sigma, cuts=_WIDE_CUTS)
+    got = sub.subsampled_gaussian_rdp(q, sigma, alpha)
+    assert float(abs(got - ref)) < 4 * 2.0**-52 / (alpha - 1)
+
+
+def test_fractional_rdp_at_a_large_order_lies_between_its_integer_neighbours():
+    """Renyi divergence is non-decreasing in the order, so rho(1999.5) lies between rho(1999) and rho(2000), both
+    from the exact binomial sum in 30-digit mpmath (_rho_integer_mp): 0.0295981 and 0.0296157, a bracket 6e-4 wide
+    (relative), no tolerance needed (the original, 0.0296069, sits 3e-4 inside each end; the bracket is exact math).
+    q = 0.25, sigma = 50 (alpha > 6 sigma, so the series): the series needs three blocks of terms here, and
+    blocks that overlap (start = size: terms 512 to 767 counted twice) give 0.0299537, 1.1 % above the truth
+    and above rho(2000). Kills _log_a_fractional mutmut_153."""
+    lo = _rho_integer_mp(1999, 0.25, 50.0)
+    hi = _rho_integer_mp(2000, 0.25, 50.0)
+    got = sub.subsampled_gaussian_rdp(0.25, 50.0, 1999.5)
+    assert lo <= got <= hi

@@ -1211,3 +1211,95 @@ def test_fractional_rdp_at_a_large_order_lies_between_its_integer_neighbours():
     hi = _rho_integer_mp(2000, 0.25, 50.0)
     got = sub.subsampled_gaussian_rdp(0.25, 50.0, 1999.5)
     assert lo <= got <= hi
+
+
+# ---------------------------------------------------------------- survivors of the run of 2026-11-28, a helper's group (_last_true, _tilt_for,
+# _Composed.delta: the PLD accountant's tilt search and the composed delta at its window's edges)
+def test_last_true_finds_a_threshold_in_the_first_grid_cell():
+    """pred(x) = x <= 1.3e-6 on [1e-6, 30]: true at the grid's first point (1e-6), false from its second
+    (1e-6 * 3e7^(1/39) = 1.555e-6) on. The largest x with pred true is 1.3e-6 exactly; the bisection's documented
+    precision is a factor 1 + 1e-3, so the answer is in [1.3e-6 / 1.001, 1.3e-6] (pred must hold there). Kills
+    _last_true mutmut_14 (the grid's second point read for its first: returns lo = 1e-6, 23 % low)."""
+    got = sub._last_true(lambda x: x <= 1.3e-6, 1e-6, 30.0)
+    assert 1.3e-6 / 1.001 <= got <= 1.3e-6
+
+
+def _tail_tilt_mp(p, steps, top, tail_cap=1e-4):
+    """For the two-point law P(L = top) = p, P(L = 0) = 1 - p: the largest lam with
+    steps * P_lam(L = top) <= tail_cap, P_lam(L = top) = p e^(lam top) / (1 - p + p e^(lam top)), at 50 digits:
+    lam* = log(t (1 - p) / (p (1 - t))) / top, t = tail_cap / steps."""
+    with mp.workdps(50):
+        t = mp.mpf(tail_cap) / steps
+        pm = mp.mpf(p)
+        return float(mp.log(t * (1 - pm) / (pm * (1 - t))) / mp.mpf(top))
+
+
+@pytest.mark.parametrize("p", [1e-5, 1e-4 / 3 * (1 - 3e-7)])
+def test_tilt_for_counts_a_loss_of_exactly_two_epsilon_in_the_tail(p):
+    """_tilt_for's documented tilt: the largest lam >= 0 with steps E_lam[L] <= eps and steps P_lam(L >= 2 eps)
+    <= 1e-4. Three steps of a loss 0 or 0.7 (probability p) at eps = 0.35: the atom 0.7 is exactly 2 eps (0.35 * 2
+    is exact in binary), so it is the tail; the mean condition (3 * 0.7 p_lam <= 0.35) binds only at p_lam = 1/6,
+    far later. lam* = log(t (1 - p) / (p (1 - t))) / 0.7, t = 1e-4 / 3, at 50 digits. p = 1e-5: lam* = 1.71999; the
+    answer must satisfy the condition (checked at 50 digits) and be within the bisection's factor 1.001 below lam*.
+    p = (1e-4 / 3)(1 - 3e-7): lam* = 4.3e-7, below the search's start 1e-6, so the answer is 0 (no tilt);
+    any tilt >= 1e-6 breaks the tail condition. Kills _tilt_for mutmut_7 (the tail as L > 2 eps: the atom
+    escapes and the tilt runs to the mean condition's 14.1), mutmut_65 (the search run though the condition fails
+    at its start: 1e-6 returned) and mutmut_75 (1.0 returned instead of 0)."""
+    steps, eps = 3, 0.35
+    loss, w = np.array([0.0, 0.7]), np.array([1 - p, p])
+    star = _tail_tilt_mp(p, steps, 0.7)
+    got = sub._tilt_for(loss, w, steps, eps)
+    with mp.workdps(50):
+        e = mp.exp(mp.mpf(got) * mp.mpf(0.7))
+        tail = mp.mpf(p) * e / (1 - mp.mpf(p) + mp.mpf(p) * e)
+        assert steps * tail <= mp.mpf("1e-4")
+    if star > 1e-6:
+        assert star / 1.001 <= got <= star
+    else:
+        assert 0 < star < 1e-6 and got == 0.0
+
+
+def test_tilt_for_caps_a_law_bounded_above_at_thirty_whatever_the_unit_of_its_masses():
+    """A law bounded above (losses -2 or -1, equally likely; 4 steps, eps = 0.5): the mean condition always holds
+    (4 E_lam[L] <= -4 < 0.5) and the tail L >= 1 is empty, so the documented cap decides: lam = max(10 / sd, 30)
+    with sd = sqrt(4 * 1/4) = 1, i.e. exactly 30 (every grid point true: _last_true returns its hi). A tilt depends on
+    the law only, not on the unit of its masses: the same 30 for masses 0.5e-200 each (their logs near -461).
+    Kills _tilt_for mutmut_37 (cap 31: returns 31.0) and mutmut_12 (p0 = exp(logw + max logw): the doubled logs, near -922,
+    underflow to 0, and 0/0 raises the project's invalid-value warning; with warnings ignored the standard
+    deviation is nan and the tilt 1e-6)."""
+    loss = np.array([-2.0, -1.0])
+    for scale in (1.0, 1e-200):
+        w = np.array([0.5, 0.5]) * scale
+        assert sub._tilt_for(loss, w, 4, 0.5) == 30.0
+
+
+def test_composed_delta_just_above_the_window_is_the_leak():
+    """Six steps of a loss -0.2 or 0.3 (probability 0.4) on the mesh 0.05, leaking (loss +inf) with probability
+    0.004: the window holds every finite composed loss (at most 1.8), so above it delta is exactly the leak,
+    1 - 0.996^6 (closed form, 1e-12 relative), at every epsilon past the window's last point, also in the first
+    cell beyond it (loss[-1] + 1.5 h, where the cell index equals the window's size). Kills _Composed.delta
+    mutmut_19 (j > size instead of >=: d[size] read, IndexError)."""
+    h, steps, leak = 0.05, 6, 0.004
+    idx, w = np.array([-4, 6]), np.array([0.6, 0.4]) * (1 - leak)
+    comp = sub._Composed(idx, w, leak, steps, h, 0.0, _FlatGuide(idx, w, h))
+    assert comp.loss[-1] >= 1.8
+    exact = -math.expm1(steps * math.log1p(-leak))
+    for eps in (comp.loss[-1] + 0.5 * h, comp.loss[-1] + 1.5 * h, comp.loss[-1] + 2.5 * h, comp.loss[-1] + 7.0):
+        assert comp.delta(eps) == pytest.approx(exact, rel=1e-12, abs=0)
+
+
+def test_composed_delta_below_the_accurate_window_asks_for_a_lower_tilt_at_its_start():
+    """200 steps of a loss 0 or 0.3 (probability 0.4) tilted by lam = 5: the tilted law sits near loss 45, the
+    untilting's round-off reaches down only log(1e-4 / 1e-13) / 5 = 4.1 from the peak, so the window starts at
+    41.15, above e_min (30.2). A delta asked below the window (eps = 20, or between e_min and the start, 35)
+    cannot be read off: the composition asks to be retilted at the lowest loss known to lie above the answer,
+    the window's start (max(loss[0], e_min) = loss[0]), as _Composed.epsilon does. Kills _Composed.delta
+    mutmut_18 (the retilt aimed one cell above the window's start, loss[1])."""
+    h, steps = 0.05, 200
+    idx, w = np.array([0, 6]), np.array([0.6, 0.4])
+    comp = sub._Composed(idx, w, 0.0, steps, h, 5.0, _FlatGuide(idx, w, h))
+    assert comp.e_min < 35.0 < comp.loss[0]
+    for eps in (20.0, 35.0):
+        with pytest.raises(sub._Retilt) as below:
+            comp.delta(eps)
+        assert below.value.loss == comp.loss[0]

@@ -159,7 +159,8 @@ ORDER = st.one_of(st.integers(2, 64).map(float), st.floats(1.01, 40.0))
 def test_rdp_nonnegative_increasing_in_the_order_and_below_no_sampling(q, sigma, a1, a2):
     lo, hi = sorted((a1, a2))
     r_lo, r_hi = sub.subsampled_gaussian_rdp(q, sigma, [lo, hi])
-    # 1e-11 relative: the series' near order 1 at sigma < 1 (1e-14 / (alpha - 1)); where A is within rounding of 1
+    # 1e-11 relative: the series' near order 1 at sigma < 1 (about 2^-52 / (alpha - 1) absolute, a few ulps of A: the
+    # two orders' errors seldom reverse them; the test below allows that error in full); where A is within rounding of 1
     # A - 1 is a quadrature of non-negative terms (the series there, 0.8 % off at (0.9, 2^27, 1000.5), needed
     # + 1e-15 absolute: rho = 1e-16 at q = 1e-6, sigma = 100 was resolved to a few per cent)
     assert 0 <= r_lo <= r_hi * (1 + 1e-11)

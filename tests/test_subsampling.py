@@ -801,6 +801,19 @@ def test_rdp_at_a_large_fractional_order_lies_between_its_convexity_bounds(alpha
     assert lower * (1 - 1e-12) <= got <= upper * (1 + 1e-12)
 
 
+@pytest.mark.parametrize("alpha, q, sigma, want", [
+    (1000.5, 0.001, 8.51, 9.441461718842684e-06),
+    (1000.5, 0.01, 10.43, 0.0007817036557301508),
+])
+def test_rdp_where_rho_turns_sharply_with_the_order_is_not_the_chord(alpha, q, sigma, want):
+    """Where rho turns sharply with the order (here between orders 1000 and 1001), the chord of the integer orders is
+    far above rho (by a factor 4.6 at the first point, 1.55 at the second): sound but useless; the convexity bounds
+    are wide there, so the series is returned, checked against the exponentially tilted quadrature in 30-digit
+    mpmath (tests/test_mutation_subsampling._rho_tilted, whose values are ``want``) to 1e-10 relative: the series
+    resolves log A ~ 1e-2 to about 4e-13 here (4.3e-11 and 2e-13 relative)."""
+    assert sub.subsampled_gaussian_rdp(q, sigma, alpha) == pytest.approx(want, rel=1e-10, abs=0)
+
+
 @pytest.mark.parametrize("order", [sub.MAX_ORDER + 0.5, sub.MAX_ORDER + 1, 1e9, 5e6 + 0.5])
 def test_rdp_refuses_orders_above_max_order(order):
     """An order of 1e9 asked the integer route for about 20 GB, and fractional orders past about 2e6 returned
@@ -811,6 +824,8 @@ def test_rdp_refuses_orders_above_max_order(order):
         sub.subsampled_gaussian_rdp(0.5, 1e5, order)
     with pytest.raises(ValueError, match="orders"):
         sub.subsampled_gaussian_rdp_epsilon(0.5, 1e5, 10, 1e-5, orders=[2.0, order])
+    with pytest.raises(ValueError, match=r"got 2000000.0$"):     # the refused order is named, not MAX_ORDER beside it
+        sub.subsampled_gaussian_rdp(0.5, 1e5, [float(sub.MAX_ORDER), 2e6])
     top = sub.subsampled_gaussian_rdp(0.5, 1e5, [sub.MAX_ORDER - 0.5, float(sub.MAX_ORDER)])
     assert 0 < top[0] <= top[1] <= sub.MAX_ORDER / (2 * 1e5**2)
 

@@ -179,7 +179,7 @@ ANY_ORDER = st.one_of(st.sampled_from((1.0 + 2.0**-40, float(sub.MAX_ORDER), sub
 def test_rdp_increasing_in_the_order_over_every_order_it_accepts(q, sigma, a1, a2):
     """Renyi divergence cannot fall with the order, over the whole range (1, MAX_ORDER]: between two drawn orders,
     and between a fractional order and the integers around it, where a route's error shows first. Before the chord
-    route (_log_a_chord), MTZ's series for fractional orders above about 1000 fell below rho at the integer order
+    check (_log_a_bracketed), MTZ's series for fractional orders above about 1000 fell below rho at the integer order
     under them (2.316e-15 against 2.685e-15 at (alpha, q, sigma) = (201787.07, 3.6e-6, 22152.6); 7 of 120
     random points from 100 to 1e6) and returned 0 from about 2e6 (at 5e6 + 0.5, q = 0.5, sigma = 1e5, where
     rho = 6.25e-5). Each value may be off by its documented accuracy, 4 * 2^-52 / (alpha - 1) absolute (a few

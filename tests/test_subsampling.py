@@ -778,6 +778,7 @@ def _log_a_int_mp(alpha, q, sigma):
 @pytest.mark.parametrize("alpha, q, sigma, exact", [
     (1000.5, 0.01, 20.0, True),                   # the first orders of the chord route
     (1731.25, 2e-6, 1.5, True),                   # rho of 7e-12, A within 1e-8 of 1
+    (1500.5, 0.1, 30.0, True),                    # log A = 14.9, the bounds 6.5e-7 apart
     (4900.88463527707, 1.4152332588046137e-06, 782.8957908953483, False),     # the series was 0.2 % above
     (201787.07060999668, 3.613698063416402e-06, 22152.550993345605, False),   # the series fell below rho(201787)
 ])
@@ -799,6 +800,10 @@ def test_rdp_at_a_large_fractional_order_lies_between_its_convexity_bounds(alpha
     assert upper - lower <= 2e-6 * upper
     got = sub.subsampled_gaussian_rdp(q, sigma, alpha)
     assert lower * (1 - 1e-12) <= got <= upper * (1 + 1e-12)
+    # where the chord and the line through (m - 1, m) agree to 1e-6 (relative), the chord itself is returned: the
+    # series inside them would be no more than 1e-6 better and not known to be an upper bound
+    if (1 - t) * l0 + t * l1 - (l0 + t * (l0 - lm1)) <= 1e-6 * ((1 - t) * l0 + t * l1):
+        assert got == pytest.approx(upper, rel=1e-12, abs=0)
 
 
 @pytest.mark.parametrize("alpha, q, sigma, want", [
@@ -812,6 +817,19 @@ def test_rdp_where_rho_turns_sharply_with_the_order_is_not_the_chord(alpha, q, s
     mpmath (tests/test_mutation_subsampling._rho_tilted, whose values are ``want``) to 1e-10 relative: the series
     resolves log A ~ 1e-2 to about 4e-13 here (4.3e-11 and 2e-13 relative)."""
     assert sub.subsampled_gaussian_rdp(q, sigma, alpha) == pytest.approx(want, rel=1e-10, abs=0)
+
+
+@pytest.mark.parametrize("bogus", [0.0, 1e9])
+def test_rdp_never_returns_a_series_value_outside_the_convexity_bounds(monkeypatch, bogus):
+    """Where the convexity bounds are wide (rho turns sharply between orders 1000 and 1001 at q = 1e-3, sigma = 8.51),
+    the series is returned only inside them: a series value below the line through the orders 999 and 1000 or above
+    the chord is known to be wrong (its rounding), and the chord, a sound upper bound, is returned instead. The
+    series is replaced here by a value below (0) and above (1e9) the bounds; the answer is then the chord of the
+    integer orders 1000 and 1001 (the module's exact binomial sums, 1e-12)."""
+    alpha, q, sigma = 1000.5, 1e-3, 8.51
+    chord = 0.5 * (sub._log_a_integer(1000, q, sigma) + sub._log_a_integer(1001, q, sigma)) / (alpha - 1)
+    monkeypatch.setattr(sub, "_log_a_fractional", lambda *args: bogus)
+    assert sub.subsampled_gaussian_rdp(q, sigma, alpha) == pytest.approx(chord, rel=1e-12, abs=0)
 
 
 @pytest.mark.parametrize("order", [sub.MAX_ORDER + 0.5, sub.MAX_ORDER + 1, 1e9, 5e6 + 0.5])

@@ -834,8 +834,8 @@ def test_rdp_never_returns_a_series_value_outside_the_convexity_bounds(monkeypat
 
 @pytest.mark.parametrize("order", [sub.MAX_ORDER + 0.5, sub.MAX_ORDER + 1, 1e9, 5e6 + 0.5])
 def test_rdp_refuses_orders_above_max_order(order):
-    """An order of 1e9 asked the integer route for about 20 GB, and fractional orders past about 2e6 returned
-    values unrelated to rho (0 at 5e6 + 0.5 with q = 0.5, sigma = 1e5, where rho = 6.25e-5): both are refused,
+    """An order of 1e9 held 18 GB in the integer route when the OOM killer stopped it, and fractional orders past
+    about 2e6 returned values unrelated to rho (0 at 5e6 + 0.5 with q = 0.5, sigma = 1e5, where rho = 6.25e-5): both are refused,
     by name, in both functions that take orders; MAX_ORDER itself is accepted (and lies below the no-sampling
     value alpha / (2 sigma^2))."""
     with pytest.raises(ValueError, match=r"orders must be in \(1, 1000000\], got "):

@@ -23,6 +23,8 @@ from dpnotes import subsampling as sub
 from dpnotes.composition import rdp_to_dp
 from dpnotes.loss import gaussian_delta, gaussian_epsilon
 
+from test_subsampling import _log_a_int_mp          # the mpmath integer-order log A, one copy
+
 
 # ---------------------------------------------------------------- replace-one amplification
 def _replace_one_exact(eps, q):
@@ -1160,16 +1162,6 @@ def test_replace_one_profile_at_a_subnormal_q(q, sigma, eps):
 _WIDE_CUTS = (-30, -12, -4, 0, 4, 12, 30)   # break points for a sigma below 1
 
 
-def _rho_integer_mp(alpha, q, sigma, dps=30):
-    """rho at an integer order from the exact binomial sum A = sum_k C(alpha, k) (1-q)^(alpha-k) q^k
-    e^((k^2 - k) / (2 sigma^2)) (MTZ 2019, Section 3.2), at ``dps`` digits."""
-    with mp.workdps(dps):
-        qm, s = mp.mpf(q), mp.mpf(sigma)
-        a = mp.fsum(mp.binomial(alpha, k) * (1 - qm) ** (alpha - k) * qm**k * mp.exp(mp.mpf(k * k - k) / (2 * s * s))
-                    for k in range(alpha + 1))
-        return mp.log(a) / (alpha - 1)
-
-
 @pytest.mark.parametrize("alpha, q, sigma", [
     (1.5, 1e-8, 1.0),        # sigma = 1 exactly: the quadrature's lower edge
     (7.5, 1e-9, 1.25),       # alpha = 6 sigma exactly (7.5 = 6 * 1.25 in floats): its upper edge
@@ -1204,13 +1196,13 @@ def test_fractional_rdp_series_resolves_log_a_to_rounding_units_of_a(alpha, q, s
 
 def test_fractional_rdp_at_a_large_order_lies_between_its_integer_neighbours():
     """Renyi divergence is non-decreasing in the order, so rho(1999.5) lies between rho(1999) and rho(2000), both
-    from the exact binomial sum in 30-digit mpmath (_rho_integer_mp): 0.0295981 and 0.0296157, a bracket 6e-4 wide
+    from the exact binomial sum in 30-digit mpmath (test_subsampling._log_a_int_mp): 0.0295981 and 0.0296157, a bracket 6e-4 wide
     (relative), no tolerance needed (the original, 0.0296069, sits 3e-4 inside each end; the bracket is exact math).
     q = 0.25, sigma = 50 (alpha > 6 sigma, so the series): the series needs three blocks of terms here, and
     blocks that overlap (start = size: terms 512 to 767 counted twice) give 0.0299537, 1.1 % above the truth
     and above rho(2000). Kills _log_a_fractional mutmut_153."""
-    lo = _rho_integer_mp(1999, 0.25, 50.0)
-    hi = _rho_integer_mp(2000, 0.25, 50.0)
+    lo = float(_log_a_int_mp(1999, 0.25, 50.0) / 1998)
+    hi = float(_log_a_int_mp(2000, 0.25, 50.0) / 1999)
     got = sub.subsampled_gaussian_rdp(0.25, 50.0, 1999.5)
     assert lo <= got <= hi
 

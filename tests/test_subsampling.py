@@ -753,30 +753,26 @@ def test_rdp_at_the_extreme_noises(q):
         assert sub.subsampled_gaussian_rdp(q, sigma, ORDERS).tolist() == [math.inf] * 4
 
 
+def _log_a_int_mp(alpha, q, sigma, dps=30):
+    """log A at an integer order from MTZ's binomial sum, A - 1 summed with expm1, in ``dps``-digit mpmath."""
+    with mp.workdps(dps):
+        qm, s = mp.mpf(q), mp.mpf(sigma)
+        return mp.log1p(mp.fsum(mp.binomial(alpha, k) * (1 - qm) ** (alpha - k) * qm ** k
+                                * mp.expm1(mp.mpf(k * k - k) / (2 * s**2)) for k in range(2, alpha + 1)))
+
+
 @pytest.mark.parametrize("q, sigma, alpha", [(1e-6, 100.0, 2), (1e-6, 100.0, 7), (0.1, 1e8, 3), (0.1, 1e150, 2),
                                              (0.5, 1e100, 32), (0.999, 1e4, 5)])
 def test_rdp_integer_order_when_rho_is_tiny(q, sigma, alpha):
     """log A with A - 1 = sum_{k>=2} C(alpha, k) (1-q)^(alpha-k) q^k (e^((k^2-k)/(2 sigma^2)) - 1): the sum of all
     the terms of A resolved log A only to a rounding unit of A ~ 1 (rho(2) at q = 1e-6, sigma = 100 is
     1.00005e-16; it came out 0 or 2.2e-16). Reference: that sum in 50-digit mpmath."""
-    with mp.workdps(50):
-        qm, s = mp.mpf(q), mp.mpf(sigma)
-        a_minus_1 = mp.fsum(mp.binomial(alpha, k) * (1 - qm) ** (alpha - k) * qm ** k * mp.expm1((k * k - k) / (2 * s**2))
-                            for k in range(2, alpha + 1))
-        want = float(mp.log1p(a_minus_1) / (alpha - 1))
+    want = float(_log_a_int_mp(alpha, q, sigma, dps=50) / (alpha - 1))
     assert sub.subsampled_gaussian_rdp(q, sigma, float(alpha)) == pytest.approx(want, rel=1e-13, abs=0)
 
 
-def _log_a_int_mp(alpha, q, sigma):
-    """log A at an integer order from MTZ's binomial sum, A - 1 summed with expm1, in 30-digit mpmath."""
-    with mp.workdps(30):
-        qm, s = mp.mpf(q), mp.mpf(sigma)
-        return mp.log1p(mp.fsum(mp.binomial(alpha, k) * (1 - qm) ** (alpha - k) * qm ** k
-                                * mp.expm1(mp.mpf(k * k - k) / (2 * s**2)) for k in range(2, alpha + 1)))
-
-
 @pytest.mark.parametrize("alpha, q, sigma, exact", [
-    (1000.5, 0.01, 20.0, True),                   # the first orders of the chord route
+    (1000.5, 0.01, 20.0, True),                   # the first orders of the bracketed route
     (1731.25, 2e-6, 1.5, True),                   # rho of 7e-12, A within 1e-8 of 1
     (1500.5, 0.1, 30.0, True),                    # log A = 14.9, the bounds 6.5e-7 apart
     (4900.88463527707, 1.4152332588046137e-06, 782.8957908953483, False),     # the series was 0.2 % above
@@ -786,11 +782,10 @@ def test_rdp_at_a_large_fractional_order_lies_between_its_convexity_bounds(alpha
     """log A_alpha (the privacy loss's cumulant generating function) is convex in alpha, so at a fractional order
     between the integers m and m + 1 it lies below the chord of log A_m and log A_{m+1} and above the lines
     through (m - 1, m) and (m + 1, m + 2) extended: a bracket 2e-6 wide or narrower from order 1000 on (1.05e-6
-    at the first point). The
-    integer orders' log A come from 30-digit mpmath where that is fast (exact=True), else from the module's
-    integer route, itself checked against mpmath (test_rdp_integer_order_when_rho_is_tiny and the exact binomial
-    sum test). MTZ's series, used here before, was 0.2 % above the chord at the third point and 14 % below the
-    lower bound at the fourth (rho 2.316e-15 against 2.685e-15): unsound."""
+    at the first point). The integer orders' log A come from 30-digit mpmath where that is fast (exact=True), else
+    from the module's integer route, itself checked against mpmath (test_rdp_integer_order_when_rho_is_tiny and the
+    exact binomial sum test). MTZ's series, used here before, was 0.2 % above the chord at order 4900.9 and 14 %
+    below the lower bound at 201787.07 (rho 2.316e-15 against 2.685e-15): unsound."""
     m = math.floor(alpha)
     t = alpha - m
     log_a = (lambda k: float(_log_a_int_mp(k, q, sigma))) if exact else (lambda k: sub._log_a_integer(k, q, sigma))
@@ -835,8 +830,8 @@ def test_rdp_never_returns_a_series_value_outside_the_convexity_bounds(monkeypat
 @pytest.mark.parametrize("order", [sub.MAX_ORDER + 0.5, sub.MAX_ORDER + 1, 1e9, 5e6 + 0.5])
 def test_rdp_refuses_orders_above_max_order(order):
     """An order of 1e9 held 18 GB in the integer route when the OOM killer stopped it, and fractional orders past
-    about 2e6 returned values unrelated to rho (0 at 5e6 + 0.5 with q = 0.5, sigma = 1e5, where rho = 6.25e-5): both are refused,
-    by name, in both functions that take orders; MAX_ORDER itself is accepted (and lies below the no-sampling
+    about 2e6 returned values unrelated to rho (0 at 5e6 + 0.5 with q = 0.5, sigma = 1e5, where rho = 6.25e-5):
+    both are refused, by name, in both functions that take orders; MAX_ORDER itself is accepted (and lies below the no-sampling
     value alpha / (2 sigma^2))."""
     with pytest.raises(ValueError, match=r"orders must be in \(1, 1000000\], got "):
         sub.subsampled_gaussian_rdp(0.5, 1e5, order)

@@ -1353,3 +1353,49 @@ def test_large_fractional_order_at_a_tiny_sigma_is_its_lower_bound_to_the_last_d
     lower = (alpha * math.log(q) + x) / (alpha - 1)
     got = sub.subsampled_gaussian_rdp(q, sigma, alpha)
     assert lower * (1 - 1e-15) <= got <= lower * (1 + 1e-14)        # 1e-15: the rounding of x and the sum
+
+
+# ---------------------------------------------------------------- the resume of 2026-11-28 (second session):
+# _Composed.__init__'s accurate window and its guard on the total mass
+@pytest.mark.parametrize("p1, steps, lam, h, cells, bar", [(0.3, 400, 0.9, 0.01, 100, 1e-4),
+                                                           (0.1, 1000, 0.3, 0.02, 50, 1e-8)])
+def test_composed_delta_is_exact_wherever_a_tilted_window_answers(p1, steps, lam, h, cells, bar):
+    """T steps of a loss 0 or cells * h (probability p1), composed tilted by lam: untilting multiplies the FFT's
+    round-off at a loss l by e^{lam (l_peak - l)}, so the window keeps only the losses where that stays below 1e-4
+    of the peak's untilted mass, and below it the composition asks to be retilted. Wherever it answers, delta is
+    the exact binomial sum: not below it (1e-9 relative), and above it by at most ``bar`` relative (a delta is a
+    probability: never above 1 here either). Measured on 300 epsilons from the window's start to its top (those
+    with an exact delta >= 1e-12): 1.0e-13 and 3.9e-10 above. A window kept down to where the round-off is
+    amplified to the peak's own mass (reach log(1.0001 / rel) / lam) answered 8.3e-7 above and above 1 at
+    (0.1, 1000, 0.3); one kept whole for every tilt up to 1 (reach = inf for lam <= 1) 17 % above at
+    (0.3, 400, 0.9) and 2.1e-6 at (0.1, 1000, 0.3). Kills _Composed.__init__ mutmut_297 and _299."""
+    idx, w = np.array([0, cells]), np.array([1 - p1, p1])
+    comp = sub._Composed(idx, w, 0.0, steps, h, lam, _FlatGuide(idx, w, h))
+    assert comp.extra == 0.0                             # the window holds every composed loss
+    answered = 0
+    for eps in np.linspace(comp.loss[0] - 5.0, comp.loss[-1], 300):
+        try:
+            got = comp.delta(eps)
+        except sub._Retilt:
+            assert eps < comp.loss[0] or eps < comp.e_min
+            continue
+        exact = _binomial_delta(eps, steps, p1, 0.0, cells * h)
+        if exact < 1e-12:
+            continue
+        answered += 1
+        assert exact * (1 - 1e-9) <= got <= min(exact * (1 + bar), 1.0)
+    assert answered >= 3
+
+
+def test_composed_mass_a_little_above_one_is_refused():
+    """A one-step law whose masses sum to 1 + 1e-11 (idx 0, 1, 2 on the mesh 0.01), composed 1000 times, has total
+    mass (1 + 1e-11)^1000 = 1 + 1e-8: ten times the guard's 1e-9, far above its round-off allowance (2e-15 T of the
+    tilted peak per cell, about 7e-11 over the 2001 cells). The law sums to more than one, so the composition must
+    refuse it (test_subsampling checks a surplus of 1 % per step). Kills _Composed.__init__ mutmut_353 (a guard of
+    2 + 1e-9) and _343 (the allowance rel / peak instead of rel * peak: 2.6e-7)."""
+    idx, w, h = np.array([0, 1, 2]), np.array([0.3, 0.4, 0.3 + 1e-11]), 0.01
+    with pytest.raises(AssertionError, match="composed mass"):
+        sub._Composed(idx, w, 0.0, 1000, h, 0.0, _FlatGuide(idx, w, h))
+    # and the same law summing to exactly one (in floats: 0.3 + 0.4 + 0.3) is composed
+    w_ok = np.array([0.3, 0.4, 0.3])
+    assert sub._Composed(idx, w_ok, 0.0, 1000, h, 0.0, _FlatGuide(idx, w_ok, h)).c.sum() == pytest.approx(1.0, abs=1e-9)

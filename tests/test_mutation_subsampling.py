@@ -1399,3 +1399,55 @@ def test_composed_mass_a_little_above_one_is_refused():
     # and the same law summing to exactly one (in floats: 0.3 + 0.4 + 0.3) is composed
     w_ok = np.array([0.3, 0.4, 0.3])
     assert sub._Composed(idx, w_ok, 0.0, 1000, h, 0.0, _FlatGuide(idx, w_ok, h)).c.sum() == pytest.approx(1.0, abs=1e-9)
+
+
+# (_Pair._mass, _panels' rule boundaries, _discounted_tail_sums' carry between blocks)
+@pytest.mark.parametrize("relation", ["add_remove", "replace_one"])
+def test_pair_tail_masses_are_the_mixtures_normal_tails(relation):
+    """The tail masses the discretization rounds onto its end cells: A = (1-q) N(0, s^2) + q N(1, s^2) and
+    B = (1-qb) N(0, s^2) + qb N(-1, s^2) (qb = 0 for add/remove, q for replace-one) beyond y, each side, against
+    scipy.stats.norm (1e-13 relative). An asymmetric q (0.3) and s (0.7), y on both sides of the means. Kills
+    _Pair._mass mutmut_6 (ndtr(2z) for the lower side), _15 (B's mass taken from A's parameters), _20 (B's
+    component at +1)."""
+    q, s = 0.3, 0.7
+    pair = sub._Pair(q, s, relation)
+    qb = 0.0 if relation == "add_remove" else q
+    for y in (-2.3, -0.4, 0.45, 1.9):
+        laws = {"a": ((1 - q, 0.0), (q, 1.0)), "b": ((1 - qb, 0.0), (qb, -1.0))}
+        for which, parts in laws.items():
+            upper = sum(wt * stats.norm.sf(y, loc, s) for wt, loc in parts)
+            lower = sum(wt * stats.norm.cdf(y, loc, s) for wt, loc in parts)
+            assert float(pair._mass(y, True, which)) == pytest.approx(upper, rel=1e-13)
+            assert float(pair._mass(y, False, which)) == pytest.approx(lower, rel=1e-13)
+
+
+@pytest.mark.parametrize("a, nodes", [(0.003984126734166103, 4), (0.047722557505166116, 8)])
+def test_panel_exactly_at_a_rule_boundary_is_integrated_once(a, nodes):
+    """_panels picks a 2-, 4- or 8-point Gauss-Legendre rule by the panel's relative width (width_rel < 0.004,
+    [0.004, 0.05), >= 0.05). The interval [0, a] with s = 1 is one panel of width_rel = a (1 + a), and these two
+    doubles (found by walking the doubles around the roots) make that exactly 0.004 and 0.05: such a panel must
+    get exactly one rule, the higher one, whose weights sum to its width. With a boundary in both rules the
+    panel was integrated twice (mass 2a: mutmut_52, _57), in neither, dropped (no nodes: mutmut_55, _59)."""
+    assert a * (1 + a) in (0.004, 0.05)             # the premise, computed as _panels computes it
+    cid, y, w = sub._panels(np.array([0.0, a]), 1.0, 0.25)
+    assert cid.size == y.size == w.size == nodes and np.all(cid == 0)
+    assert np.all((0.0 < y) & (y < a))
+    assert float(w.sum()) == pytest.approx(a, rel=1e-14)
+    assert float(np.dot(w, y**3)) == pytest.approx(a**4 / 4, rel=1e-13)     # exact for cubics (2 nodes on)
+
+
+def test_discounted_tail_sums_carry_mass_across_blocks():
+    """e[j] = sum_{k>j} c_k e^{-(k-j) h} is formed in blocks of S = 30 / h cells and carried from block to block
+    by G[b] = F[b] + e^{-S h} G[b+1]. With mass only in the last of four blocks (n = 5000, h = 0.02, S = 1500),
+    every e[j] in the first three comes from that carry alone: e^{-30} to e^{-100} of it, within the doubles.
+    Against the definition (1e-12 relative). The existing check's cases have one block or a decay of e^{-40}
+    per cell, where a wrong carry hides below 1e-12. Kills _discounted_tail_sums mutmut_72 (the carry subtracted)
+    and _75 (carried from the block before instead of after)."""
+    n, h = 5000, 0.02
+    c = np.zeros(n)
+    c[4600:] = np.random.default_rng(5).random(400)
+    k = np.arange(n)
+    want = np.array([np.sum(c[j + 1:] * np.exp(-(k[j + 1:] - j) * h)) for j in range(n)])
+    assert want[0] > 0
+    got = sub._discounted_tail_sums(c, h)
+    assert np.allclose(got, want, rtol=1e-12, atol=0)

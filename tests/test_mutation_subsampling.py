@@ -1451,3 +1451,27 @@ def test_discounted_tail_sums_carry_mass_across_blocks():
     assert want[0] > 0
     got = sub._discounted_tail_sums(c, h)
     assert np.allclose(got, want, rtol=1e-12, atol=0)
+
+
+# (_discretize's tail bookkeeping)
+@pytest.mark.parametrize("q, s, relation, h", [(0.3, 0.7, "add_remove", 0.05), (0.6, 1.3, "replace_one", 0.02),
+                                               (0.02, 0.5, "add_remove", 0.01)])
+def test_discretization_conserves_both_laws_with_heavy_tails(q, s, relation, h):
+    """Truncated where each law keeps 1e-3 beyond (so the tails weigh), the one-step grid must still hold all of A:
+    sum w + w_inf = 1, w_inf = A's mass above y_hi (scipy's normal tails, 1e-13); and all of B, through the dual
+    direction: an A-mass split between a cell's ends l_k, l_k + h in the shares the grid uses carries exactly its
+    B-mass (sum over the two ends of share e^{-l} = e^{-L}), A's tail below y_lo rounded up to l_{k0+1} carries
+    a_t e^{-l_{k0+1}} of B's tail there (<= B's, since the tail's losses lie below l_{k0+1}), and the rest of B's tails
+    is b_only, so sum w e^{-l} + b_only = 1 (1e-12: the quadrature's round-off). Kills _discretize mutmut_150 (A's lower
+    tail at l_{k0+2}), _152 (B's upper tail subtracted), _158, _161, _162, _163 (the tail's B-mass at another loss)."""
+    pair = sub._Pair(q, s, relation)
+    y_lo, y_hi = pair.truncation(1e-3)
+    k0, w, w_inf, b_only = sub._discretize(pair, h, y_lo, y_hi)
+    qb = 0.0 if relation == "add_remove" else q
+    a_hi = (1 - q) * stats.norm.sf(y_hi, 0.0, s) + q * stats.norm.sf(y_hi, 1.0, s)
+    assert np.all(w >= 0) and w_inf == pytest.approx(a_hi, rel=1e-13) and a_hi > 1e-6
+    assert float(w.sum()) + w_inf == pytest.approx(1.0, abs=1e-12)
+    b_lo = (1 - qb) * stats.norm.cdf(y_lo, 0.0, s) + qb * stats.norm.cdf(y_lo, -1.0, s)
+    assert b_lo > 1e-6                                   # B's lower tail weighs, beyond what A's rounding carries
+    loss = (k0 + np.arange(w.size)) * h
+    assert float(np.sum(w * np.exp(-loss))) + b_only == pytest.approx(1.0, abs=1e-12)

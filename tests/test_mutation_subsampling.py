@@ -1475,3 +1475,18 @@ def test_discretization_conserves_both_laws_with_heavy_tails(q, s, relation, h):
     assert b_lo > 1e-6                                   # B's lower tail weighs, beyond what A's rounding carries
     loss = (k0 + np.arange(w.size)) * h
     assert float(np.sum(w * np.exp(-loss))) + b_only == pytest.approx(1.0, abs=1e-12)
+
+
+def test_discretization_refuses_a_density_that_integrates_above_one():
+    """A pair whose A-density is scaled by 1 + 1e-6 (a bug of that size in the mixture's log-density) makes a
+    one-step law of mass 1 + 1e-6, a thousand times the quadrature's 1e-9 allowance: the grid must refuse it, as
+    the composition refuses a composed mass above 1. Kills _discretize mutmut_190 and _191 (a guard at 2 + 1e-9)."""
+    class Scaled(sub._Pair):
+        def log_a(self, y):
+            return super().log_a(y) + math.log1p(1e-6)
+
+    pair = Scaled(0.3, 0.7, "add_remove")
+    y_lo, y_hi = pair.truncation(1e-12)
+    with pytest.raises(AssertionError, match="one-step mass"):
+        sub._discretize(pair, 0.05, y_lo, y_hi)
+    sub._discretize(sub._Pair(0.3, 0.7, "add_remove"), 0.05, y_lo, y_hi)     # the true density passes

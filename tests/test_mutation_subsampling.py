@@ -1490,3 +1490,36 @@ def test_discretization_refuses_a_density_that_integrates_above_one():
     with pytest.raises(AssertionError, match="one-step mass"):
         sub._discretize(pair, 0.05, y_lo, y_hi)
     sub._discretize(sub._Pair(0.3, 0.7, "add_remove"), 0.05, y_lo, y_hi)     # the true density passes
+
+
+def test_discretization_renormalizes_an_excess_within_its_allowance():
+    """A density scaled by 1 + 1e-10, inside the 1e-9 the one-step guard allows for the quadrature's round-off, is
+    accepted and renormalized: the grid's A-mass sum w + w_inf is 1 to round-off (1e-14), not 1 + 1e-10, so that T
+    compositions cannot compound it (T = 1e6 would make 1 + 1e-4). Kills _discretize mutmut_195 (w multiplied by
+    the total instead of divided: 1 + 2e-10)."""
+    class Scaled(sub._Pair):
+        def log_a(self, y):
+            return super().log_a(y) + math.log1p(1e-10)
+
+    pair = Scaled(0.3, 0.7, "add_remove")
+    y_lo, y_hi = pair.truncation(1e-12)
+    k0, w, w_inf, b_only = sub._discretize(pair, 0.05, y_lo, y_hi)
+    assert float(w.sum()) + w_inf == pytest.approx(1.0, abs=1e-14)
+
+
+@pytest.mark.parametrize("q", [0.3, 0.02])
+def test_add_remove_inverse_is_minus_inf_at_and_below_the_loss_infimum(q):
+    """For add/remove the loss L(y) = log(1 - q + q e^{(2y - 1) / (2 s^2)}) falls to its infimum log(1 - q) as
+    y -> -inf and never reaches it: inverse() is documented -inf there and below (where the formula's logarithm is
+    nan), and y with L(y) = l just above it (loss() round trip, 1e-9). Replace-one's loss has no infimum: inverse
+    is finite everywhere. Kills _Pair.__init__ mutmut_10, _15, _16 (no infimum for add/remove: nan below it)
+    and _Pair.inverse mutmut_19 (the infimum's test dropped), _26 (+inf instead of -inf)."""
+    s = 0.7
+    pair = sub._Pair(q, s, "add_remove")
+    inf_loss = math.log1p(-q)
+    below = pair.inverse(np.array([inf_loss - 2.0, inf_loss - 1e-9, inf_loss]))
+    assert np.all(below == -np.inf)
+    for l in (inf_loss + 1e-3, inf_loss / 2, 0.4):
+        y = float(pair.inverse(np.array([l]))[0])
+        assert math.isfinite(y) and float(pair.loss(y)) == pytest.approx(l, rel=1e-9)
+    assert np.all(np.isfinite(sub._Pair(q, s, "replace_one").inverse(np.array([inf_loss - 2.0, -5.0]))))

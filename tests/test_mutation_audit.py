@@ -8,14 +8,17 @@ exact messages of bad input (the parameter, the rule and the value).
 
 import math
 import re
+import signal
 import threading
 
+import mpmath
 import numpy as np
 import pytest
 from scipy import stats
 
 from dpnotes import audit
 from test_audit import by_hand   # the bound written out from mpmath Clopper-Pearson bounds
+from test_audit import mp_one_run_complement, mp_one_run_epsilon   # the one-run bound at 50 digits
 
 
 def full(message):
@@ -829,3 +832,81 @@ def test_audit_test_runs_the_mechanism_in_this_process_unless_told(tmp_path):
     b = audit.audit_test(mech, 0, 3, ABOVE, n_samples=1000, rng=np.random.default_rng(0), n_jobs=2)
     assert (set(log.read_text().split()) != {str(os.getpid())}) == audit._FORK
     assert (a.false_positives, a.false_negatives) == (b.false_positives, b.false_negatives) == (300, 400)
+
+
+# ---------------------------------------------------------------- one_run_epsilon below _SMALL_CONFIDENCE (the full run
+# of 2026-11-28: _one_run_log_complement's cases one right guess and a p-value clipped at 1)
+
+class _Spins(Exception):
+    pass
+
+
+def _within_cpu_seconds(seconds, fn, *args, **kwargs):
+    """fn(*args, **kwargs), stopped with _Spins after `seconds` of this process's CPU time (ITIMER_PROF,
+    as tests/test_bad_input.py: a loop that never ends fails here instead of holding the run; the
+    conftest's mutant limit uses ITIMER_REAL, which this leaves alone)."""
+    def stop(signum, frame):
+        raise _Spins(f"{fn.__name__}{args} still running after {seconds} s of CPU")
+
+    old = signal.signal(signal.SIGPROF, stop)
+    signal.setitimer(signal.ITIMER_PROF, seconds)
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.signal(signal.SIGPROF, old)
+
+
+@pytest.mark.parametrize("m, r, v, confidence", [(50, 12, 1, 1e-6), (50, 12, 3, 1e-6), (700, 30, 4, 1e-40)])
+def test_one_run_epsilon_at_a_tiny_confidence_counts_the_all_wrong_outcome(m, r, v, confidence):
+    """Below _SMALL_CONFIDENCE the bound is where Pr[W < v] (delta = 0) falls to the confidence; Pr[W < v]
+    includes W = 0, the term (1 - q)^r, which with few right guesses (v = 1: it is all of Pr[W < 1]; v = 3
+    of 12: 2 % of it at the crossing) is not negligible. Reference: the crossing by bisection of the
+    50-digit complement (test_audit's mp_one_run_epsilon; tolerance rel 1e-9 as test_one_run_epsilon_at_a_tiny_confidence_is_the_crossing:
+    the root is found to about 1e-12, then stepped down), and at the returned epsilon the complement must
+    still be >= confidence (a sound bound; 1e-9 slack for the rounding of the double log-sum).
+    For v = 1 the crossing has a closed form too: (1/(1+e^eps))^r = confidence, eps = log(confidence^(-1/r) - 1).
+    Kills _one_run_log_complement mutmut_36 (log Pr[1 <= W < v] instead of log Pr[W < v]: IndexError at
+    v = 1, 5e-5 relative too low at v = 3)."""
+    e = audit.one_run_epsilon(m, r, v, confidence=confidence)
+    assert e == pytest.approx(mp_one_run_epsilon(m, r, v, 0.0, confidence), rel=1e-9, abs=0)
+    assert mp_one_run_complement(m, r, v, e, 0.0) >= confidence * (1 - 1e-9)
+    if v == 1:
+        with mpmath.workdps(50):
+            closed = float(mpmath.log(mpmath.mpf(confidence) ** (-mpmath.mpf(1) / r) - 1))
+        assert e == pytest.approx(closed, rel=1e-9, abs=0)
+
+
+@pytest.mark.parametrize("m, r, delta", [(4, 3, 0.125), (5, 4, 0.15), (10, 7, 0.05)])
+def test_one_run_epsilon_at_a_tiny_confidence_when_the_p_value_is_one(m, r, delta):
+    """One guess right (v = 1) with 2 m delta >= 1: the theorem's bound is Pr[W >= 1] + 2 m delta Pr[W = 0]
+    (the max over i has the single i = 1), which is >= Pr[W >= 1] + Pr[W = 0] = 1 at every epsilon, so no
+    epsilon is ever rejected and the bound is exactly 0 (the documented 'when even epsilon = 0 is not
+    rejected'), whatever the confidence. (4, 3, 0.125) and (10, 7, 0.05) give 2 m delta = 1 exactly (the
+    complement's t = 1 to the last bit), (5, 4, 0.15) gives 1.5. The 50-digit complement at 0 confirms
+    the p-value is 1 (complement <= 0). The call is given 3 s of CPU (it takes milliseconds): a mutant
+    that calls this p-value < 1 never finds the top of its bracket.
+    Kills _one_run_log_complement mutmut_57, 61, 62 (log1p(-t) at t >= 1: ValueError 'math domain error')
+    and 63 (+inf for the log of a zero complement: every epsilon looks rejected and the bracket doubles
+    hi to inf, where numpy's overflow RuntimeWarning is an error under the project's filterwarnings;
+    without that filter it loops forever and the CPU limit stops it)."""
+    assert mp_one_run_complement(m, r, 1, 0.0, delta) <= 0
+    for confidence in (1e-5, 1e-300):
+        assert _within_cpu_seconds(3.0, audit.one_run_epsilon, m, r, 1, delta=delta, confidence=confidence) == 0.0
+
+
+def test_one_run_epsilon_at_a_tiny_confidence_where_delta_clips_the_p_value():
+    """9 of 10 right among m = 1000 canaries at delta = 1e-3 (2 m delta = 2): for large epsilon the theorem's
+    p-value is clipped at 1 (the delta term 2 m delta Pr[W = 8] exceeds Pr[W < 9]), so the complement falls
+    to 0 at a finite epsilon and the bound at confidence 1e-6 is the finite crossing of the complement
+    with 1e-6. Reference: 50-digit bisection (rel 1e-9, as the other tiny-confidence tests); the returned
+    epsilon must be rejected by the theorem (complement >= confidence, 1e-9 slack), and epsilon 1 % higher
+    must not. The call is given 3 s of CPU (it takes milliseconds).
+    Kills _one_run_log_complement mutmut_63 (+inf for the log of a zero complement: the clipped epsilons
+    look rejected and the bracket doubles hi to inf, an overflow RuntimeWarning (an error under the
+    project's filterwarnings) or, without it, a loop the CPU limit stops) (57 and 62 too: ValueError)."""
+    m, r, v, delta, confidence = 1000, 10, 9, 1e-3, 1e-6
+    e = _within_cpu_seconds(3.0, audit.one_run_epsilon, m, r, v, delta=delta, confidence=confidence)
+    assert e == pytest.approx(mp_one_run_epsilon(m, r, v, delta, confidence), rel=1e-9, abs=0)
+    assert mp_one_run_complement(m, r, v, e, delta) >= confidence * (1 - 1e-9)
+    assert mp_one_run_complement(m, r, v, 1.01 * e, delta) < confidence

@@ -910,3 +910,86 @@ def test_one_run_epsilon_at_a_tiny_confidence_where_delta_clips_the_p_value():
     assert e == pytest.approx(mp_one_run_epsilon(m, r, v, delta, confidence), rel=1e-9, abs=0)
     assert mp_one_run_complement(m, r, v, e, delta) >= confidence * (1 - 1e-9)
     assert mp_one_run_complement(m, r, v, 1.01 * e, delta) < confidence
+
+
+# ---------------------------------------------------------------- the full run of 2026-11-28: _Column.codes (exact codes
+# below the range, for non-integers and an unseen nan) and _n_select's cap
+def test_fast_column_codes_keep_values_below_the_range_and_non_integers_apart_from_the_atoms():
+    """A fast column (consecutive integers lo..hi seen in fitting) codes a value v as
+    v - lo + 1 for the atoms, 0 for a value below lo or a non-integer (nan included) and
+    span + 1 above hi (the comment of ``_Column.codes``). Codes are exact: a value that is no
+    atom must never share an atom's code, else the cell score merges it with that atom and the
+    audit's cells are no longer the outputs' exact values. Fitted on the asymmetric range
+    -2..4 (lo != 0, 1); probed with int64 and float64 columns and through the discretizer's
+    keys (a batch partly out of range takes the row-by-row codes). Reference: the arithmetic
+    of the documented code, exact in integers (tolerance 0).
+    Kills _Column.codes mutmut_16, 25"""
+    rng = np.random.default_rng(3)
+    fit = rng.integers(-2, 5, size=500).astype(np.float64)
+    fit[:7] = np.arange(-2, 5)
+    col = audit._Column(fit, 8)
+    assert col.fast and col.atoms.tolist() == list(range(-2, 5))
+    below = np.array([-3, -7, -2**40], dtype=np.int64)
+    inside = np.arange(-2, 5, dtype=np.int64)
+    np.testing.assert_array_equal(col.codes(below), [0, 0, 0])
+    np.testing.assert_array_equal(col.codes(inside), np.arange(1, 8))
+    np.testing.assert_array_equal(col.codes(np.array([5, 9], dtype=np.int64)), [8, 8])
+    # non-integers between and around the atoms, and nan: code 0, never an atom's
+    frac = np.array([-2.5, -1.75, 0.5, 3.25, np.nan, -2.0 + 2**-40])
+    np.testing.assert_array_equal(col.codes(frac), np.zeros(frac.size))
+    assert not set(col.codes(np.concatenate([below.astype(float), frac]))) & set(col.codes(inside.astype(float)))
+    # through the keys: a batch with one out-of-range row is coded row by row
+    disc = audit._Discretizer(fit[:, None], 8)
+    rows = np.array([[-2.0], [-3.0], [-1.5], [4.0], [5.0]])
+    keys = disc.keys(rows)
+    assert len(set(keys[[0, 1, 3, 4]].tolist())) == 4        # -3 is not -2; 5 is not 4
+    assert len(set(keys[[0, 2]].tolist())) == 2              # -1.5 is not -2
+    np.testing.assert_array_equal(keys, [disc.keys(rows[i:i + 1])[0] for i in range(rows.shape[0])])
+
+
+def test_unseen_nan_falls_in_the_end_bin_and_never_shares_an_atom_or_symbol_code():
+    """``_Column.codes``: nan never seen in fitting falls in the end bin (code atoms + symbols +
+    edges, the bin of values above the last edge, as ``searchsorted`` puts nan last for more than
+    three edges). Built with an atom (7.0, seen 5 times among 100 distinct continuous values),
+    the symbols +inf and -inf seen, no nan, and n_bins = 2 (one edge, the comparison branch
+    for <= 3 edges): a = 1, s = 2, E = 1, so an unseen nan must get code 4, the code of a value
+    above the edge (1e300), and differ from the atom's code 0 and the symbols' 1 and 2. Also
+    with n_bins = 4 (three edges) and one symbol. Reference: the documented layout of the
+    codes, exact integers (tolerance 0).
+    Kills _Column.codes mutmut_49"""
+    rng = np.random.default_rng(11)
+    cont = rng.normal(3.0, 2.0, size=100)
+    fit = np.concatenate([cont, [7.0] * 5, [np.inf, -np.inf]])
+    col = audit._Column(fit, 2)
+    a, s, e = col.atoms.size, len(col.specials), col.edges.size
+    assert (a, s, e) == (1, 2, 1) and "nan" not in col.specials
+    codes = col.codes(np.array([np.nan, 7.0, np.inf, -np.inf, 1e300, -1e300]))
+    assert codes[0] == a + s + e == codes[4] == 4
+    np.testing.assert_array_equal(codes[1:4], [0, 1, 2])
+    assert codes[5] == a + s
+    # three edges, one symbol (+inf): end bin a + 1 + 3
+    fit3 = np.concatenate([cont, [7.0] * 5, [-1.5] * 4, [np.inf]])
+    col3 = audit._Column(fit3, 4)
+    a3, s3, e3 = col3.atoms.size, len(col3.specials), col3.edges.size
+    assert (a3, s3, e3) == (2, 1, 3)
+    c3 = col3.codes(np.array([np.nan, 1e300, -1.5, 7.0, np.inf]))
+    assert c3[0] == c3[1] == a3 + s3 + e3
+    assert c3[0] not in c3[2:].tolist()
+
+
+def test_n_select_caps_selection_at_two_million_runs_and_ten_million_numbers():
+    """``audit_pair``'s docstring: the default ``n_select`` is a tenth of the runs, at least
+    100 000, at most half, at most two million runs and at most ten million numbers (runs x d),
+    and at least 2. Expected values by that rule in integers: n = 4e7, d = 1 -> 2e6 (a tenth
+    would be 4e6); n = 1e6, d = 200 -> 1e7 // 200 = 50 000 (the floor of 100 000 would exceed
+    ten million numbers); n = 3e6, d = 37 -> 1e7 // 37 = 270 270; n = 10**6, d = 6e6 -> 2.
+    Exact (tolerance 0).
+    Kills _n_select mutmut_7"""
+    assert audit._n_select(40_000_000, 1) == 2_000_000
+    assert audit._n_select(1_000_000, 200) == 50_000
+    assert audit._n_select(3_000_000, 37) == 10_000_000 // 37
+    assert audit._n_select(1_000_000, 6_000_000) == 2
+    # where the cap does not bind: the tenth, the floor, the half
+    assert audit._n_select(5_000_000, 3) == 500_000
+    assert audit._n_select(400_000, 1) == 100_000
+    assert audit._n_select(50_000, 1) == 25_000

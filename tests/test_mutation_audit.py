@@ -453,6 +453,11 @@ MESSAGES = [
      "test must return one bool per output, shape (10,), got float64 of shape (10,)"),
     (lambda: audit.count_errors(_mech(lambda d, s: np.zeros(s)), 0, 1, abs, n_samples=10, rng=np.random.default_rng(0),
                                 n_jobs=0), "n_jobs must be an integer >= 1, got 0"),
+    # audit_pair refuses n_jobs < 1 by name (its own check first; count_errors', after the selection runs, says the same)
+    (lambda: audit.audit_pair(_mech(lambda d, s: np.zeros(s)), 0, 1, n_samples=1000, rng=np.random.default_rng(0),
+                              n_jobs=0), "n_jobs must be an integer >= 1, got 0"),
+    (lambda: audit.audit_pair(_mech(lambda d, s: np.zeros(s)), 0, 1, n_samples=1000, rng=np.random.default_rng(0),
+                              n_jobs=-2), "n_jobs must be an integer >= 1, got -2"),
     (lambda: audit.one_run_audit(lambda inc, rng: np.where(inc, np.nan, 0.0), 10, n_positive=1, n_negative=1,
                                  rng=np.random.default_rng(0)), "run must return scores that are not nan, got 3 nan"),
     (lambda: audit.one_run_audit(lambda inc, rng: np.zeros(3), 10, n_positive=1, n_negative=1, rng=np.random.default_rng(0)),
@@ -983,12 +988,13 @@ def test_n_select_caps_selection_at_two_million_runs_and_ten_million_numbers():
     and at least 2. Expected values by that rule in integers: n = 4e7, d = 1 -> 2e6 (a tenth
     would be 4e6); n = 1e6, d = 200 -> 1e7 // 200 = 50 000 (the floor of 100 000 would exceed
     ten million numbers); n = 3e6, d = 37 -> 1e7 // 37 = 270 270; n = 10**6, d = 6e6 -> 2.
-    Exact (tolerance 0).
-    Kills _n_select mutmut_7"""
+    Exact (tolerance 0); d = 11 divides 10 000 001, so a cap of ten million and one numbers gives 909 091.
+    Kills _n_select mutmut_7 (and _25, _27, _33: caps of 2 000 001 runs, 10 000 001 numbers, a floor of 3)"""
     assert audit._n_select(40_000_000, 1) == 2_000_000
     assert audit._n_select(1_000_000, 200) == 50_000
     assert audit._n_select(3_000_000, 37) == 10_000_000 // 37
     assert audit._n_select(1_000_000, 6_000_000) == 2
+    assert audit._n_select(40_000_000, 11) == 909_090          # 10 000 000 // 11; 10 000 001 = 11 x 909 091
     # where the cap does not bind: the tenth, the floor, the half
     assert audit._n_select(5_000_000, 3) == 500_000
     assert audit._n_select(400_000, 1) == 100_000

@@ -1402,6 +1402,19 @@ def test_composed_mass_a_little_above_one_is_refused():
 
 
 # (_Pair._mass, _panels' rule boundaries, _discounted_tail_sums' carry between blocks)
+def _laws(q, relation):
+    """The pair's two laws as (weight, mean) components of N(mean, s^2): A = (1-q) N(0) + q N(1) and
+    B = (1-qb) N(0) + qb N(-1), qb = 0 for add/remove and q for replace-one."""
+    qb = 0.0 if relation == "add_remove" else q
+    return {"a": ((1 - q, 0.0), (q, 1.0)), "b": ((1 - qb, 0.0), (qb, -1.0))}
+
+
+def _tail(parts, y, s, upper):
+    """A mixture's mass above (upper) or below y, from scipy's normal tails."""
+    f = stats.norm.sf if upper else stats.norm.cdf
+    return sum(wt * f(y, loc, s) for wt, loc in parts)
+
+
 @pytest.mark.parametrize("relation", ["add_remove", "replace_one"])
 def test_pair_tail_masses_are_the_mixtures_normal_tails(relation):
     """The tail masses the discretization rounds onto its end cells: A = (1-q) N(0, s^2) + q N(1, s^2) and
@@ -1411,14 +1424,10 @@ def test_pair_tail_masses_are_the_mixtures_normal_tails(relation):
     component at +1)."""
     q, s = 0.3, 0.7
     pair = sub._Pair(q, s, relation)
-    qb = 0.0 if relation == "add_remove" else q
     for y in (-2.3, -0.4, 0.45, 1.9):
-        laws = {"a": ((1 - q, 0.0), (q, 1.0)), "b": ((1 - qb, 0.0), (qb, -1.0))}
-        for which, parts in laws.items():
-            upper = sum(wt * stats.norm.sf(y, loc, s) for wt, loc in parts)
-            lower = sum(wt * stats.norm.cdf(y, loc, s) for wt, loc in parts)
-            assert float(pair._mass(y, True, which)) == pytest.approx(upper, rel=1e-13)
-            assert float(pair._mass(y, False, which)) == pytest.approx(lower, rel=1e-13)
+        for which, parts in _laws(q, relation).items():
+            assert float(pair._mass(y, True, which)) == pytest.approx(_tail(parts, y, s, True), rel=1e-13)
+            assert float(pair._mass(y, False, which)) == pytest.approx(_tail(parts, y, s, False), rel=1e-13)
 
 
 @pytest.mark.parametrize("a, nodes", [(0.003984126734166103, 4), (0.047722557505166116, 8)])
@@ -1467,25 +1476,32 @@ def test_discretization_conserves_both_laws_with_heavy_tails(q, s, relation, h):
     pair = sub._Pair(q, s, relation)
     y_lo, y_hi = pair.truncation(1e-3)
     k0, w, w_inf, b_only = sub._discretize(pair, h, y_lo, y_hi)
-    qb = 0.0 if relation == "add_remove" else q
-    a_hi = (1 - q) * stats.norm.sf(y_hi, 0.0, s) + q * stats.norm.sf(y_hi, 1.0, s)
+    laws = _laws(q, relation)
+    a_hi = _tail(laws["a"], y_hi, s, True)
     assert np.all(w >= 0) and w_inf == pytest.approx(a_hi, rel=1e-13) and a_hi > 1e-6
     assert float(w.sum()) + w_inf == pytest.approx(1.0, abs=1e-12)
-    b_lo = (1 - qb) * stats.norm.cdf(y_lo, 0.0, s) + qb * stats.norm.cdf(y_lo, -1.0, s)
+    b_lo = _tail(laws["b"], y_lo, s, False)
     assert b_lo > 1e-6                                   # B's lower tail weighs, beyond what A's rounding carries
     loss = (k0 + np.arange(w.size)) * h
     assert float(np.sum(w * np.exp(-loss))) + b_only == pytest.approx(1.0, abs=1e-12)
+
+
+class _ScaledPair(sub._Pair):
+    """A pair whose A-density is (1 + excess) times the true one: a one-step law of mass 1 + excess."""
+
+    def __init__(self, excess, *args):
+        super().__init__(*args)
+        self.excess = excess
+
+    def log_a(self, y):
+        return super().log_a(y) + math.log1p(self.excess)
 
 
 def test_discretization_refuses_a_density_that_integrates_above_one():
     """A pair whose A-density is scaled by 1 + 1e-6 (a bug of that size in the mixture's log-density) makes a
     one-step law of mass 1 + 1e-6, a thousand times the quadrature's 1e-9 allowance: the grid must refuse it, as
     the composition refuses a composed mass above 1. Kills _discretize mutmut_190 and _191 (a guard at 2 + 1e-9)."""
-    class Scaled(sub._Pair):
-        def log_a(self, y):
-            return super().log_a(y) + math.log1p(1e-6)
-
-    pair = Scaled(0.3, 0.7, "add_remove")
+    pair = _ScaledPair(1e-6, 0.3, 0.7, "add_remove")
     y_lo, y_hi = pair.truncation(1e-12)
     with pytest.raises(AssertionError, match="one-step mass"):
         sub._discretize(pair, 0.05, y_lo, y_hi)
@@ -1497,11 +1513,7 @@ def test_discretization_renormalizes_an_excess_within_its_allowance():
     accepted and renormalized: the grid's A-mass sum w + w_inf is 1 to round-off (1e-14), not 1 + 1e-10, so that T
     compositions cannot compound it (T = 1e6 would make 1 + 1e-4). Kills _discretize mutmut_195 (w multiplied by
     the total instead of divided: 1 + 2e-10)."""
-    class Scaled(sub._Pair):
-        def log_a(self, y):
-            return super().log_a(y) + math.log1p(1e-10)
-
-    pair = Scaled(0.3, 0.7, "add_remove")
+    pair = _ScaledPair(1e-10, 0.3, 0.7, "add_remove")
     y_lo, y_hi = pair.truncation(1e-12)
     k0, w, w_inf, b_only = sub._discretize(pair, 0.05, y_lo, y_hi)
     assert float(w.sum()) + w_inf == pytest.approx(1.0, abs=1e-14)

@@ -30,7 +30,6 @@ import math
 import pkgutil
 import random
 import re
-import signal
 import warnings
 from fractions import Fraction
 
@@ -38,6 +37,7 @@ import numpy as np
 import pytest
 
 import dpnotes
+from cpu_limit import CPUTimeExceeded, cpu_seconds
 
 RNG = "<numpy Generator>"          # replaced by numpy.random.default_rng(0) at each call
 PYRNG = "<random.Random>"          # replaced by random.Random(0) at each call
@@ -533,31 +533,18 @@ def _materialize(kwargs):
     return out
 
 
-class _Timeout(Exception):
-    pass
-
-
-def _alarm(signum, frame):
-    raise _Timeout()
-
-
 def call(fn, kwargs):
     """Run ``fn(**kwargs)`` (exhausting a generator) with warnings silenced and a limit of TIMEOUT
-    seconds of this process's CPU time (ITIMER_PROF), not of the clock: a call that spins is
-    stopped, while one that waits for a core on a loaded machine is not (a fresh clone's make
-    test stopped the accountant after 10 s of the clock while two other jobs held the cores)."""
-    old = signal.signal(signal.SIGPROF, _alarm)
-    signal.setitimer(signal.ITIMER_PROF, TIMEOUT)
+    seconds of this process's CPU time (tests/cpu_limit.py: a call that spins is stopped, one that
+    waits for a core on a loaded machine is not)."""
     try:
-        with warnings.catch_warnings(), np.errstate(all="ignore"):
+        with cpu_seconds(TIMEOUT, fn.__name__), warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")
             out = fn(**_materialize(kwargs))
             if inspect.isgenerator(out):
                 out = list(out)
             return out
     finally:
-        signal.setitimer(signal.ITIMER_PROF, 0)
-        signal.signal(signal.SIGPROF, old)
         if "plotting" in getattr(fn, "__module__", ""):
             import matplotlib.pyplot as plt
 
@@ -586,7 +573,7 @@ def outcome(name, param, label, value) -> str | None:
         if _NUMPY_REPR.search(str(exc)):
             return f"ValueError printing numpy's repr of a number: {exc}"
         return None
-    except _Timeout:
+    except CPUTimeExceeded:
         return f"no answer within {TIMEOUT} CPU s"
     except Exception as exc:  # noqa: BLE001 - any other exception is the finding
         return f"{type(exc).__name__}: {str(exc)[:120]}"
@@ -761,7 +748,7 @@ def extreme_outcome(name, param, value, options=None) -> str | None:
     except ValueError as exc:
         named = NAMED_AS.get((name, param), param)
         return None if _names(str(exc), named) else f"ValueError not naming {named}: {str(exc)[:150]}"
-    except _Timeout:
+    except CPUTimeExceeded:
         return f"no answer within {EXTREME_TIMEOUT} CPU s"
     except Exception as exc:  # noqa: BLE001 - the finding
         return f"{type(exc).__name__}: {str(exc)[:150]}"
@@ -878,7 +865,7 @@ def huge_outcome(name, param, value) -> str | None:
         if not _RANGE.search(str(exc)) and (name, param) not in HUGE_BY_DESIGN:
             return f"ValueError stating no range: {str(exc)[:150]}"
         return None
-    except _Timeout:
+    except CPUTimeExceeded:
         return f"no answer within {EXTREME_TIMEOUT} s"
     except Exception as exc:  # noqa: BLE001 - the finding (MemoryError, OverflowError, TypeError, ...)
         return f"{type(exc).__name__}: {str(exc)[:150]}"
@@ -925,7 +912,7 @@ def test_a_call_that_spins_is_stopped_and_one_that_waits_is_not():
     global TIMEOUT
     saved, TIMEOUT = TIMEOUT, 0.2
     try:
-        with pytest.raises(_Timeout):
+        with pytest.raises(CPUTimeExceeded):
             call(lambda: [0 for _ in iter(int, 1)], {})
         assert call(lambda: time.sleep(0.4) or "done", {}) == "done"
     finally:

@@ -8,7 +8,6 @@ exact messages of bad input (the parameter, the rule and the value).
 
 import math
 import re
-import signal
 import threading
 
 import mpmath
@@ -16,6 +15,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from cpu_limit import cpu_seconds
 from dpnotes import audit
 from test_audit import by_hand   # the bound written out from mpmath Clopper-Pearson bounds
 from test_audit import mp_one_run_complement, mp_one_run_epsilon   # the one-run bound at 50 digits
@@ -842,24 +842,11 @@ def test_audit_test_runs_the_mechanism_in_this_process_unless_told(tmp_path):
 # ---------------------------------------------------------------- one_run_epsilon below _SMALL_CONFIDENCE (the full run
 # of 2026-11-28: _one_run_log_complement's cases one right guess and a p-value clipped at 1)
 
-class _Spins(Exception):
-    pass
-
-
 def _within_cpu_seconds(seconds, fn, *args, **kwargs):
-    """fn(*args, **kwargs), stopped with _Spins after `seconds` of this process's CPU time (ITIMER_PROF,
-    as tests/test_bad_input.py: a loop that never ends fails here instead of holding the run; the
-    conftest's mutant limit uses ITIMER_REAL, which this leaves alone)."""
-    def stop(signum, frame):
-        raise _Spins(f"{fn.__name__}{args} still running after {seconds} s of CPU")
-
-    old = signal.signal(signal.SIGPROF, stop)
-    signal.setitimer(signal.ITIMER_PROF, seconds)
-    try:
+    """fn(*args, **kwargs) with a limit of `seconds` of CPU time (tests/cpu_limit.py): a loop that never
+    ends fails here instead of holding the run. Warnings keep their filters (the overflow stays an error)."""
+    with cpu_seconds(seconds, f"{fn.__name__}{args}"):
         return fn(*args, **kwargs)
-    finally:
-        signal.setitimer(signal.ITIMER_PROF, 0)
-        signal.signal(signal.SIGPROF, old)
 
 
 @pytest.mark.parametrize("m, r, v, confidence", [(50, 12, 1, 1e-6), (50, 12, 3, 1e-6), (700, 30, 4, 1e-40)])

@@ -839,6 +839,32 @@ def test_audit_test_runs_the_mechanism_in_this_process_unless_told(tmp_path):
     assert (a.false_positives, a.false_negatives) == (b.false_positives, b.false_negatives) == (300, 400)
 
 
+def test_audit_pair_counts_in_other_processes_when_told(tmp_path):
+    """audit_pair passes n_jobs to its counting (kills audit_pair mutmut_148, n_jobs dropped from the call
+    of count_errors: the counts do not depend on n_jobs, so only where the mechanism runs shows it). Each
+    call writes its process id to a file. With the default n_jobs=1 every run, the selection's and the
+    count's, is made in this process; with n_jobs=2 the counted runs are made in other processes (on
+    Linux: audit._FORK), and the result is the same as with n_jobs=1 (the counts' chunks have their own
+    generators). The probe's and the selection's runs stay in this process either way."""
+    import os
+
+    log = tmp_path / "pids"
+
+    def mech(data, size, rng):
+        with open(log, "a") as f:
+            f.write(f"{os.getpid()}\n")
+        return cycle(data, size, rng)
+
+    a = audit.audit_pair(mech, 0, 3, n_samples=1000, rng=np.random.default_rng(5))
+    assert set(log.read_text().split()) == {str(os.getpid())}
+    log.unlink()
+    b = audit.audit_pair(mech, 0, 3, n_samples=1000, rng=np.random.default_rng(5), n_jobs=2)
+    pids = log.read_text().split()
+    assert pids[:3] == [str(os.getpid())] * 3                  # the probe and the two selections, here
+    assert (set(pids) != {str(os.getpid())}) == audit._FORK
+    assert (a.false_positives, a.false_negatives, a.epsilon) == (b.false_positives, b.false_negatives, b.epsilon)
+
+
 # ---------------------------------------------------------------- one_run_epsilon below _SMALL_CONFIDENCE (the full run
 # of 2026-11-28: _one_run_log_complement's cases one right guess and a p-value clipped at 1)
 

@@ -1012,3 +1012,27 @@ def test_n_select_caps_selection_at_two_million_runs_and_ten_million_numbers():
     assert audit._n_select(5_000_000, 3) == 500_000
     assert audit._n_select(400_000, 1) == 100_000
     assert audit._n_select(50_000, 1) == 25_000
+
+
+# ---------------------------------------------------------------- the resumed run of 2026-11-28: the candidate thresholds
+def test_candidate_thresholds_keep_every_distinct_score_up_to_the_cap_and_the_extremes_above_it():
+    """``_candidate_thresholds`` tries every distinct pooled score when there are at most
+    ``max_candidates`` (3000) of them, and above that pooled order statistics dense in both tails,
+    the smallest and the largest score included (its docstring: rare, extreme outputs often carry the
+    largest ratios; the cut at the minimum, with its complement, isolates the lowest output alone).
+    Exactly 3000 distinct values (each twice, split unevenly between the inputs): all 3000 come back.
+    20 001 distinct continuous scores: the pooled minimum and maximum are among the candidates, and
+    there are at most 3000. Reference: the scores themselves (exact; tolerance 0).
+    Kills _candidate_thresholds mutmut_7 (``<`` at the cap: the 3000 values subsampled to 1571)
+    and mutmut_36 (the even grid starting at rank 1: the minimum is no candidate)."""
+    rng = np.random.default_rng(11)
+    values = rng.permutation(np.arange(3000) * 0.37 - 400.0)
+    pooled = np.repeat(values, 2)
+    sx, sxp = pooled[:3500], pooled[3500:]
+    np.testing.assert_array_equal(audit._candidate_thresholds(sx, sxp), np.sort(values))
+    sx, sxp = rng.normal(2.0, 3.0, 12_000), rng.laplace(-1.0, 0.5, 8_001)
+    ts = audit._candidate_thresholds(sx, sxp)
+    assert ts.size <= 3000
+    lo, hi = min(sx.min(), sxp.min()), max(sx.max(), sxp.max())
+    assert ts[0] == lo and ts[-1] == hi
+    assert np.all(np.diff(ts) > 0)

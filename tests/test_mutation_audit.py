@@ -1036,3 +1036,82 @@ def test_candidate_thresholds_keep_every_distinct_score_up_to_the_cap_and_the_ex
     lo, hi = min(sx.min(), sxp.min()), max(sx.max(), sxp.max())
     assert ts[0] == lo and ts[-1] == hi
     assert np.all(np.diff(ts) > 0)
+
+
+def _kinds(result):
+    """The kinds of score an audit tried: its candidates' names without their data-dependent counts."""
+    return {re.sub(r" \(\d+ patterns\)$", "", re.sub(r" of \d+ output cells", " of output cells", name))
+            for name in result.candidates}
+
+
+def _columns(kinds):
+    """A mechanism whose output has one column per letter: 'c' continuous (normal, mean the input),
+    'd' discrete (0, 1 or 2 plus the input)."""
+    def mechanism(data, size, rng):
+        return np.column_stack([rng.normal(data, 1.0, size) if k == "c" else rng.integers(0, 3, size) + data
+                                for k in kinds]).astype(float)
+    return mechanism
+
+
+CELLS, MEDIAN, LOGISTIC = "likelihood ratio of output cells", "number of columns above their median", "logistic-regression score"
+COLUMNS = "naive-Bayes likelihood ratio of the columns"
+SPLIT = "naive-Bayes likelihood ratio of discrete and continuous columns apart"
+DIFFS = "naive-Bayes likelihood ratio of adjacent differences"
+
+
+@pytest.mark.parametrize("kinds, expected", [
+    ("dc", {CELLS, MEDIAN, COLUMNS, SPLIT, LOGISTIC}),
+    ("cdc", {CELLS, MEDIAN, COLUMNS, SPLIT, LOGISTIC}),
+    ("ccc", {CELLS, MEDIAN, COLUMNS, DIFFS, LOGISTIC}),
+    ("ddd", {CELLS}),
+])
+def test_the_scores_tried_follow_the_kinds_of_columns(kinds, expected):
+    """Which scores ``_select_test`` tries for a vector output, by the rules its comments state: when
+    some column is continuous (binned cells), the number of columns above their median and naive-Bayes
+    scores of the columns; of discrete and continuous columns as independent parts when both kinds stand
+    side by side (one discrete column of two, one of three); of adjacent differences when every column is
+    continuous; a logistic regression for continuous parts; and for a few exact cells (every column
+    discrete, 27 patterns) the cells' likelihood ratio alone, which orders them as well as any score
+    could. Two columns (d = 2, the smallest vector) and three. Reference: those rules (exact set of names).
+    Kills _select_test mutmut_60 (d > 2: no median or naive-Bayes scores for two columns), _62 (the
+    branch also for exact cells), _87 (no split with one discrete column), _88 (a split with none), _95
+    and _96 (the split score's name)."""
+    res = audit.audit_pair(_columns(kinds), 0, 1, n_samples=4000, rng=np.random.default_rng(1))
+    assert _kinds(res) == expected
+
+
+def test_every_column_discrete_beyond_the_cells_reach_gets_no_split_score():
+    """Nine columns of 58 half-integers each (not consecutive integers, so no fast codes): the output
+    cells would need a radix of 60**9 >= 2**53 (58 atoms, a spare code and the end code per column), so
+    the cells' score is refused, while the naive-Bayes patterns (58 atoms and one code for the rest per
+    column: 59**9 < 2**53) are kept. Every column is discrete, so the scores tried are the median count,
+    the columns' naive-Bayes pattern and the logistic regression; a split into discrete and continuous
+    parts would be the same pattern again under another name (the split's empty group is dropped).
+    Reference: the rule of ``_select_test`` (split only when 0 < discrete columns < d); 59**9 and 60**9
+    in integers. Kills _select_test mutmut_89 (``<= d``: the joint pattern tried twice)."""
+    assert 59**9 < 2**53 <= 60**9
+
+    def mechanism(data, size, rng):
+        out = rng.integers(0, 58, (size, 9)) * 0.5
+        out[:, 0] = rng.integers(0, 58 - 29 * data, size) * 0.5       # x' = 1 halves the first column's range
+        return out
+
+    res = audit.audit_pair(mechanism, 0, 1, n_samples=4000, rng=np.random.default_rng(2))
+    assert _kinds(res) == {MEDIAN, COLUMNS, LOGISTIC}
+
+
+@pytest.mark.parametrize("n_samples, n_bins", [(1000, 4), (3000, 4), (40_000, 12)])
+def test_a_continuous_output_gets_root_half_over_eight_quantile_bins(n_samples, n_bins):
+    """One continuous output (Laplace, no value repeats): its cells are quantile bins, as many as
+    ``int(clip(sqrt(half) / 8, 4, 200))`` with half the selection runs per input fitting the score
+    (``_select_test``). By default n_select is half of n_samples here (below 200 000 runs), so half =
+    n_samples / 4: 250 -> sqrt 15.8 / 8 = 1.98 -> the floor of 4; 750 -> 3.42 -> 4; 10 000 -> 12.5 ->
+    12. Reference: that rule in integers (isqrt), the candidate's name stating its number of
+    cells. Kills _select_test mutmut_23 (no floor: 1 and 3 cells), _28 (sqrt(half) * 8) and _31 (a
+    floor of 5)."""
+    half = n_samples // 4
+    assert max(4, min(200, math.isqrt(half) // 8)) == n_bins      # floor(floor(sqrt(h)) / 8) = floor(sqrt(h) / 8)
+    res = audit.audit_pair(lambda d, size, rng: rng.laplace(d, 1.0, size), 0, 1, n_samples=n_samples,
+                           rng=np.random.default_rng(4))
+    assert res.n_select == n_samples // 2
+    assert f"likelihood ratio of {n_bins} output cells" in res.candidates

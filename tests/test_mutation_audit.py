@@ -1115,3 +1115,17 @@ def test_a_continuous_output_gets_root_half_over_eight_quantile_bins(n_samples, 
                            rng=np.random.default_rng(4))
     assert res.n_select == n_samples // 2
     assert f"likelihood ratio of {n_bins} output cells" in res.candidates
+
+
+@pytest.mark.parametrize("n, d, sizes", [
+    (250_001, 1, [100_000, 100_000, 50_001]),      # the cap of 100 000 runs
+    (300_000, 7, [71_428] * 4 + [14_288]),          # half a million numbers: 500 000 // 7 runs
+    (5_000, 600, [1000] * 5),                       # the floor of 1000 runs (600 000 numbers each)
+    (999, 1, [999]),
+])
+def test_count_errors_chunks_hold_half_a_million_numbers_within_1000_to_100_000_runs(n, d, sizes):
+    """``_chunks``: runs per chunk = min(100 000, max(1000, 500 000 // d)), the last chunk the rest.
+    Reference: that rule in integers (the sizes sum to n). Kills _chunks mutmut_11 (a floor of 1001:
+    at d = 600 chunks of 1001 runs)."""
+    assert sum(sizes) == n
+    assert audit._chunks(n, d) == sizes

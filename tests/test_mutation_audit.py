@@ -1129,3 +1129,23 @@ def test_count_errors_chunks_hold_half_a_million_numbers_within_1000_to_100_000_
     at d = 600 chunks of 1001 runs)."""
     assert sum(sizes) == n
     assert audit._chunks(n, d) == sizes
+
+
+@pytest.mark.parametrize("values, kinds", [(8, {"likelihood ratio of 64 output cells"}),
+                                           (9, {"likelihood ratio of 81 output cells", LOGISTIC})])
+def test_a_logistic_score_is_learned_beyond_64_exact_cells(values, kinds):
+    """Two discrete columns of 8 (or 9) values each, every pair seen in fitting: 64 exact cells are
+    few enough to be ordered by their own estimated ratios (``_FEW_CELLS`` = 64: no learned score),
+    81 are not (a logistic regression is tried too). The inputs differ in the first column's law
+    (uniform, or its top value twice as likely). Reference: the rule ``n_cells > _FEW_CELLS`` of
+    ``_select_test`` at its edge. Kills _select_test mutmut_114 (``>=``: a logistic score at 64 cells)."""
+    assert audit._FEW_CELLS == 64
+
+    def mechanism(data, size, rng):
+        p = np.full(values, 1.0)
+        p[-1] += data
+        first = rng.choice(values, size, p=p / p.sum())
+        return np.column_stack([first, rng.integers(0, values, size)]).astype(float)
+
+    res = audit.audit_pair(mechanism, 0, 1, n_samples=8000, rng=np.random.default_rng(6))
+    assert set(res.candidates) == kinds

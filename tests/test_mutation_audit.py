@@ -1149,3 +1149,36 @@ def test_a_logistic_score_is_learned_beyond_64_exact_cells(values, kinds):
 
     res = audit.audit_pair(mechanism, 0, 1, n_samples=8000, rng=np.random.default_rng(6))
     assert set(res.candidates) == kinds
+
+
+@pytest.mark.parametrize("n", [1000, 10**6])
+def test_expected_lower_bound_is_not_moved_by_a_law_summing_to_one_plus_rounding(n):
+    """p' = [1 + 5e-10, 0] sums to 1 within the accepted 1e-9: the partial sums of p' then pass 1, and
+    the expected miss count (1 - 1.0000000005) n is slightly negative; as a count it is 0, so the plan
+    is that of the exact law [1, 0] (the rare output 1, given by x only, read with no misses). Reference:
+    the exact law's bound (tolerance 1e-12 relative: the two computations are the same after the clip).
+    Kills _planned_bounds mutmut_15 (the miss count not clipped at 0: the bound 2.9e-4 higher at n = 1e6,
+    a count of -0.0005 read as fewer than none)."""
+    exact, mask = audit.expected_lower_bound([0.7, 0.3], [1.0, 0.0], n)
+    rounded, mask_r = audit.expected_lower_bound([0.7, 0.3], [1.0 + 5e-10, 0.0], n)
+    assert rounded == pytest.approx(exact, rel=1e-12, abs=0)
+    assert mask.tolist() == mask_r.tolist() == [True, False]
+
+
+@pytest.mark.parametrize("shift, below", [(1.0, False), (-1.0, True)])
+def test_the_chosen_test_describes_its_direction(shift, below):
+    """The chosen test's description names its score, its direction and its threshold:
+    '<name> > t' for S = {score > t}, '<name> <= t' for the complement (``ThresholdTest.below``).
+    A Laplace output audited against a shift up (S: large outputs) and a shift down (S: small
+    outputs, the complement of a threshold set of the output), without the floating-point bit scores
+    (with them, the low bits of the shifted doubles win here: epsilon 5.0, the attack of the floating-point
+    chapter). Reference: the test's own fields
+    (name among the candidates, below, threshold to 6 significant digits).
+    Kills _select_test mutmut_157 ('>' written for a complement) and _159 (its symbol garbled)."""
+    res = audit.audit_pair(lambda d, size, rng: rng.laplace(d, 1.0, size), 0.0, shift, n_samples=4000,
+                           rng=np.random.default_rng(8), float_bits=False)
+    assert res.test.below is below
+    name, symbol, t = res.test.description.rsplit(" ", 2)
+    assert name in res.candidates
+    assert symbol == ("<=" if below else ">")
+    assert t == f"{res.test.threshold:.6g}"

@@ -1182,3 +1182,49 @@ def test_the_chosen_test_describes_its_direction(shift, below):
     assert name in res.candidates
     assert symbol == ("<=" if below else ">")
     assert t == f"{res.test.threshold:.6g}"
+
+
+def _alternating(low, high, d):
+    """A mechanism of d integer columns drawn uniformly from the ranges low and high in turn
+    (x' = 1 makes the first column's top value twice as likely)."""
+    def mechanism(data, size, rng):
+        cols = []
+        for j in range(d):
+            lo, hi = (low, high)[j % 2]
+            p = np.ones(hi - lo + 1)
+            p[-1] += data if j == 0 else 0
+            cols.append(lo + rng.choice(hi - lo + 1, size, p=p / p.sum()))
+        return np.column_stack(cols).astype(float)
+    return mechanism
+
+
+@pytest.mark.parametrize("low, high, d", [((0, 1), (63, 64), 9), ((-1000, -998), (0, 2), 6)])
+def test_far_apart_small_ranges_keep_their_own_codes(low, high, d):
+    """Columns of consecutive small integers share one range of codes only when that range is
+    narrow (``hi - lo < 64``): columns of {0, 1} beside {63, 64} (a shared range of 65 values) and of
+    {-1000 .. -998} beside {0 .. 2} keep codes of their own (4 and 5 per column with the spare and
+    end codes), so nine or six columns make 4**9 and 5**6 cells, far below 2**53, and the cells' score
+    is tried. Shared ranges of 65 and 1003 codes per column would need 67**9 and 1005**6 >= 2**53 and
+    the cells would be refused. Reference: those radix products in integers.
+    Kills _Discretizer.__init__ mutmut_17 (hi + lo < 64), _18 (<= 64) and _19 (< 65)."""
+    assert 67**9 >= 2**53 and 1005**6 >= 2**53
+    res = audit.audit_pair(_alternating(low, high, d), 0, 1, n_samples=6000, rng=np.random.default_rng(9))
+    assert CELLS in _kinds(res)
+
+
+@pytest.mark.parametrize("values, kept", [(57, True), (58, False)])
+def test_the_cells_radix_is_checked_against_2_to_the_53(values, kept):
+    """Nine columns of ``values`` half-integers (no fast codes): each column's code takes values + 2
+    values (its atoms, a spare and the end code), so 57 values make 59**9 < 2**53 cells (the cells'
+    score is tried) and 58 make 60**9 >= 2**53 (refused; the naive-Bayes patterns are tried instead).
+    Reference: the radix products in integers. Kills _Discretizer.__init__ mutmut_25 (the radix
+    started at 2: the 57-value case refused)."""
+    assert 59**9 < 2**53 <= 60**9
+
+    def mechanism(data, size, rng):
+        out = rng.integers(0, values, (size, 9)) * 0.5
+        out[:, 0] = rng.integers(0, values - 29 * data, size) * 0.5
+        return out
+
+    res = audit.audit_pair(mechanism, 0, 1, n_samples=4000, rng=np.random.default_rng(2))
+    assert (CELLS in _kinds(res)) is kept

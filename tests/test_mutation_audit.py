@@ -1228,3 +1228,25 @@ def test_the_cells_radix_is_checked_against_2_to_the_53(values, kept):
 
     res = audit.audit_pair(mechanism, 0, 1, n_samples=4000, rng=np.random.default_rng(2))
     assert (CELLS in _kinds(res)) is kept
+
+
+# ---------------------------------------------------------------- _exact_parts: value = hi + res exactly
+def test_exact_parts_split_every_integer_exactly_and_only_beyond_2_53():
+    """``_exact_parts``: each value as ``hi + res`` exactly, ``hi`` the float64 nearest to it, ``res``
+    the rest (Knuth's TwoSum of the two 32-bit halves); ``res`` is None for a column with no integer
+    beyond 2**53 in magnitude (the docstring's examples: 2**53 + 1 as int64 gives (2**53, 1.0)).
+    Reference: Python's integers (exact) and float(v), which rounds to nearest, ties to even.
+    Kills _exact_parts mutmut_31 (the rest's sign flipped: 2**53 + 1 read as (2**53, -1), i.e. 2**53 - 1),
+    _10 and _15 (a column reaching exactly +-2**53 split anyway) and _11, _16 (every int64 column split)."""
+    i64 = np.iinfo(np.int64)
+    values = [2**53 + 1, -(2**53) - 3, 2**62 + 12345, 2**63 - 1, -(2**63), 2**53 + 2, -(2**60) - 1, 7, -1]
+    hi, res = audit._exact_parts(np.array(values, dtype=np.int64))
+    assert res is not None
+    for v, h, r in zip(values, hi, res):
+        assert h == float(v) and int(h) + int(r) == v, (v, h, r)
+    u = [2**64 - 1, 2**63 + 1, 2**53 + 1, 0]
+    hi, res = audit._exact_parts(np.array(u, dtype=np.uint64))
+    assert [int(h) + int(r) for h, r in zip(hi, res)] == u
+    for inside in ([2**53, -(2**53), 5], [i64.max >> 11, -(i64.max >> 11)], [3, -4, 0]):
+        hi, res = audit._exact_parts(np.array(inside, dtype=np.int64))
+        assert res is None and hi.tolist() == [float(v) for v in inside]

@@ -458,7 +458,8 @@ def count_errors(mechanism, x, x_prime, test, *, n_samples, rng, n_jobs=1) -> tu
 
     Returns ``(false_positives, false_negatives)``: runs on ``x`` that the test calls
     :math:`x'` (output in :math:`S`) and runs on ``x_prime`` that it calls :math:`x`.
-    The runs are made in chunks (at most half a million numbers or 100 000 runs), each with its own child
+    The runs are made in chunks (half a million numbers, but at most 100 000 and at least 1000 runs:
+    chunks of a vector output of more than 500 numbers hold 1000 runs), each with its own child
     generator of ``rng`` (:meth:`numpy.random.Generator.spawn`), so the counts do not
     depend on ``n_jobs``, the number of workers calling the mechanism at once (processes on
     Linux, threads elsewhere; see ``n_jobs``). The counts are
@@ -653,7 +654,8 @@ _FAST_MAX = 2.0**50
 def _exact_parts(col: np.ndarray):
     r"""Each value of a column as ``hi + res`` exactly: ``hi`` the float64 nearest to it (nan and
     +-inf kept), ``res`` the rest, a float64 that is 0 unless the value is an integer beyond
-    :math:`2^{53}` (int64, uint64). Returns ``(hi, res)``, ``res`` ``None`` when it is 0 everywhere.
+    :math:`2^{53}` (int64, uint64). Returns ``(hi, res)``, ``res`` ``None`` when no value of the
+    column is an integer beyond :math:`2^{53}` in magnitude (an array, possibly of zeros, otherwise).
 
     The pair is a function of the value alone, whatever the dtype (5 as int8 and 5.0 as float32
     give (5.0, 0.0); 2**53 + 1 as int64 gives (2**53, 1.0)), so keys built on it do not depend

@@ -1250,3 +1250,53 @@ def test_exact_parts_split_every_integer_exactly_and_only_beyond_2_53():
     for inside in ([2**53, -(2**53), 5], [i64.max >> 11, -(i64.max >> 11)], [3, -4, 0]):
         hi, res = audit._exact_parts(np.array(inside, dtype=np.int64))
         assert res is None and hi.tolist() == [float(v) for v in inside]
+
+
+# ---------------------------------------------------------------- _Column: atoms, symbols and bins by their rule
+def _column_of(counts, rng):
+    """A column in random order holding the half-integer value 0.5 i + 0.25 counts[i] times."""
+    values = np.arange(len(counts)) * 0.5 + 0.25
+    return rng.permutation(np.repeat(values, counts)), values
+
+
+def test_column_atoms_follow_their_rule():
+    """``_Column``: up to 64 distinct finite values are all atoms; beyond 64, the atoms are the values
+    seen at least max(3, n // 20 000) times, at most the 256 most frequent, ties kept in the order of
+    the values (a stable sort: the same atoms on every machine and numpy build). Reference: that rule,
+    applied by hand to counts chosen at its edges (exact).
+    Kills _Column.__init__ mutmut_37 (>= 64: 64 values subsampled), _38 (> 65), _41 (count > 3),
+    _46 (a floor of 4), _47 (n / 20 000: a count of 5 dropped at n = 110 000), _48 (n // 20 001: a
+    count of 4 kept at n = 100 000), _52 and _54 (an unstable sort: other values among ties) and
+    _55 (the least frequent kept)."""
+    rng = np.random.default_rng(12)
+    col, values = _column_of([1, 2] * 32, rng)                          # 64 distinct, seen once or twice
+    np.testing.assert_array_equal(audit._Column(col, 8).atoms, values)
+    col, values = _column_of([1, 3, 2] * 21 + [3, 3], rng)              # 65 distinct: the rule applies
+    counts = np.array([1, 3, 2] * 21 + [3, 3])
+    np.testing.assert_array_equal(audit._Column(col, 8).atoms, values[counts >= 3])
+    for n, counts in ((100_000, [4, 5] * 40), (110_000, [5, 6] * 40)):
+        col, values = _column_of(counts, rng)
+        filler = rng.normal(1e6, 1.0, n - col.size)                      # distinct values, seen once
+        c = audit._Column(np.concatenate([col, filler]), 8)
+        floor = max(3, n // 20_000)
+        assert floor == 5
+        np.testing.assert_array_equal(c.atoms, values[np.array(counts) >= floor])
+    counts = np.array([3] * 150 + [4] * 100 + [3] * 150 + [9] * 10)     # 410 repeating values
+    col, values = _column_of(counts, rng)
+    top = np.sort(np.argsort(-counts, kind="stable")[:256])            # 10 nines, 100 fours, 146 threes
+    assert (counts[top] == 3).sum() == 146 and top[145] == 145
+    np.testing.assert_array_equal(audit._Column(col, 8).atoms, values[top])
+
+
+def test_column_bins_are_quantiles_of_the_finite_rest():
+    """The continuous rest of a column (finite values that are no atom) is cut at its quantiles
+    (n_bins - 1 inner edges); nan and +-inf are symbols of their own, never part of the quantiles.
+    Reference: np.quantile of the finite normal values alone (exact: the same computation).
+    Kills _Column.__init__ mutmut_12 (nan | (pinf & ninf): the infinities among the 'finite' values,
+    moving every edge)."""
+    rng = np.random.default_rng(13)
+    normal = rng.normal(0.0, 1.0, 1000)
+    col = rng.permutation(np.concatenate([normal, [np.inf] * 2, [-np.inf] * 3, [np.nan] * 4]))
+    c = audit._Column(col, 8)
+    assert c.atoms.size == 0 and c.specials == ["nan", "+inf", "-inf"]
+    np.testing.assert_array_equal(c.edges, np.quantile(normal, np.linspace(0, 1, 9)[1:-1]))

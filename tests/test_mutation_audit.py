@@ -1300,3 +1300,21 @@ def test_column_bins_are_quantiles_of_the_finite_rest():
     c = audit._Column(col, 8)
     assert c.atoms.size == 0 and c.specials == ["nan", "+inf", "-inf"]
     np.testing.assert_array_equal(c.edges, np.quantile(normal, np.linspace(0, 1, 9)[1:-1]))
+
+
+def test_integers_that_round_to_an_atom_are_binned_with_the_rest():
+    """An int64 column: 2**60 seen 100 times (an atom) and 200 other integers 2**60 + floor(3k / 2),
+    k = 1 .. 200, seen once (more than 64 distinct values, so those are no atoms). The 85 below
+    2**60 + 128 (half the spacing of doubles there) round to the double 2**60 but are other numbers, so
+    they belong to the continuous rest, and the bins are the quantiles of the rest's nearest doubles,
+    those included. Reference: np.quantile of float(v) over every value but the atom (exact: the same
+    computation). Kills _Column.__init__ mutmut_79 (the rest ignored when matching atoms: the 85 taken
+    for the atom and left out of the quantiles)."""
+    rng = np.random.default_rng(14)
+    rest = 2**60 + np.arange(1, 201, dtype=np.int64) * 3 // 2
+    col = rng.permutation(np.concatenate([np.full(100, 2**60, dtype=np.int64), rest]))
+    c = audit._Column(col, 8)
+    np.testing.assert_array_equal(c.atoms, [2.0**60])
+    assert (rest.astype(np.float64) == 2.0**60).sum() == 85
+    expected = np.unique(np.quantile(rest.astype(np.float64), np.linspace(0, 1, 9)[1:-1]))
+    np.testing.assert_array_equal(c.edges, expected)

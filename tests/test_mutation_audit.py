@@ -1318,3 +1318,144 @@ def test_integers_that_round_to_an_atom_are_binned_with_the_rest():
     assert (rest.astype(np.float64) == 2.0**60).sum() == 85
     expected = np.unique(np.quantile(rest.astype(np.float64), np.linspace(0, 1, 9)[1:-1]))
     np.testing.assert_array_equal(c.edges, expected)
+
+
+# ---------------------------------------------------------------- _Discretizer: its fast paths give exactly the row-by-row keys
+# (the resumed run of 2026-11-28; helper D1)
+
+
+def _row_by_row_keys(disc, batch):
+    """The reference key of every row, as Python integers: each column's own code of the row
+    (``_Column.codes``, one value at a time) in mixed radix, the radices being the products of
+    the column sizes in exact integer arithmetic. This is the key the discretizer documents; its
+    fast paths must give exactly this."""
+    keys = []
+    for row in batch:
+        key, radix = 0, 1
+        for j, c in enumerate(disc.columns):
+            key += int(c.codes(row[None, j])[0]) * radix
+            radix *= c.size
+        keys.append(key)
+    return keys
+
+
+def _non_integer_columns(sizes, n):
+    """Columns of non-integer atoms (never a fast column): ``size - 2`` distinct values each."""
+    return [(np.arange(n) % (s - 2)) + 0.5 for s in sizes]
+
+
+def _assert_exact_and_row_alone(disc, batch, keys_ref):
+    """Keys of the batch equal the reference, and each row's key is the same alone, in the
+    batch, and beside a row that is not an integer (which sends a batch to the row-by-row codes)."""
+    got = disc.keys(batch)
+    assert [int(k) for k in got] == keys_ref
+    odd = batch[:1].copy()
+    odd[0, -1] += 0.5
+    for i in range(batch.shape[0]):
+        alone = disc.keys(batch[i:i + 1])[0]
+        beside = disc.keys(np.vstack([batch[i:i + 1], odd]))[0]
+        assert int(alone) == int(beside) == keys_ref[i]
+
+
+def test_discretizer_weighted_sum_is_taken_only_where_its_products_are_exact():
+    """Issue-22 class: the batch weighted sum must give the row-by-row key exactly. Here one
+    column of consecutive integers 31..92 (span 62, size 64) sits on top of eight non-integer
+    columns whose sizes multiply to the odd radix r = 65**7 * 25 = 1.2255e14; the product
+    v * r is odd and above 2**53 for odd v >= 75, so it is not a float64 (measured: off by 1).
+    The true partial sum reaches 92 r = 1.13e16 > 2**53 (the original's bound 122 r = 1.66 *
+    2**53 refuses the fast path); a bound that forgets the top value (max(|lo|, |lo - span - 1|)
+    = 32 instead of 92: reach 62 r < 2**53) or is loosened to 2**54 takes it and returns keys
+    1 off the reference. Reference: exact integer mixed radix of the row-by-row codes
+    (tolerance 0: keys are integers below 2**53). Kills _Discretizer.__init__ mutmut_74, 94"""
+    n = 63
+    cols = _non_integer_columns([65] * 7 + [25], n) + [31.0 + np.arange(n) % 62]
+    rows = np.column_stack(cols)
+    disc = audit._Discretizer(rows, 8)
+    assert disc.ok
+    r = math.prod(c.size for c in disc.columns[:-1])
+    assert r == 65**7 * 25 and r % 2 == 1 and 75 * r > 2**53
+    _assert_exact_and_row_alone(disc, rows, _row_by_row_keys(disc, rows))
+
+
+def test_discretizer_constant_of_the_weighted_sum_is_exact():
+    """The fast path adds the constant C = sum_j (1 - lo_j) r_j to the weighted sum; C must be
+    exact too. Columns: values {62, 63} (size 4, radix 1), 31 columns constant -1 and one
+    constant -2 (size 3 each; their offsets differ by 64 or more, so they keep their own ranges).
+    Then C = 16 * 3**31 - 65 = 9.88e15 > 2**53 is odd, not a float64. The rows' keys, by
+    hand: codes 1 or 2, then 1 in every other column: 6 * 3**31 - 1 and 6 * 3**31 (exact
+    integers, tolerance 0). The original's bound (reach 1.78 * 2**53) refuses the fast path; a
+    bound with |1 + lo| for |1 - lo| (reach 0.96 * 2**53) or loosened to 2**54 takes it and
+    returns keys off by 1. Kills _Discretizer.__init__ mutmut_77, 94"""
+    rows = np.column_stack([np.array([62.0, 63.0])] + [np.full(2, -1.0)] * 31 + [np.full(2, -2.0)])
+    disc = audit._Discretizer(rows, 8)
+    assert disc.ok
+    ref = [6 * 3**31 - 1, 6 * 3**31]
+    assert _row_by_row_keys(disc, rows) == ref
+    _assert_exact_and_row_alone(disc, rows, ref)
+
+
+def test_discretizer_key_of_a_value_above_the_fitted_range_is_the_same_in_any_batch():
+    """Two columns of integers 0..2 (size 5: codes 1..3, 0 below, 4 above the range; radix 1, 5).
+    The row (4, 0), above the range, has the key 4 + 1 * 5 = 9 (by hand), alone or beside any
+    row, and differs from the key 0 + 2 * 5 = 10 of (-1, 1). A range check loosened by two at
+    the top sends (4, 0) alone through the weighted sum: code 5, key 10, a collision with
+    (-1, 1) and a key that depends on the batch. Exact integers, tolerance 0.
+    Kills _Discretizer.keys mutmut_18"""
+    rng = np.random.default_rng(11)
+    rows = rng.integers(0, 3, (40, 2)).astype(float)
+    rows[:3] = [[0, 0], [1, 1], [2, 2]]
+    disc = audit._Discretizer(rows, 8)
+    batch = np.array([[4.0, 0.0], [-1.0, 1.0], [3.0, 0.0], [2.0, 2.0]])
+    ref = [4 + 1 * 5, 0 + 2 * 5, 4 + 1 * 5, 3 + 3 * 5]
+    assert _row_by_row_keys(disc, batch) == ref
+    _assert_exact_and_row_alone(disc, batch, ref)
+
+
+def test_discretizer_and_cell_score_of_an_empty_batch_are_empty():
+    """Keys are a row-by-row map, so a batch of no rows has no keys (an empty float array) and the
+    cell score of no rows is empty, whether the fitted columns take the weighted-sum path
+    (small integers) or not. A check of the batch's width instead of its length reduces an empty
+    array (ValueError). Kills _Discretizer.keys mutmut_11"""
+    rng = np.random.default_rng(12)
+    x = rng.integers(-1, 3, (60, 3)).astype(float)
+    disc = audit._Discretizer(x, 8)
+    assert disc.batch_sum
+    k = disc.keys(x[:0])
+    assert k.shape == (0,) and k.dtype == np.float64
+    score = audit._CellScore(x[:30], x[30:], 8)
+    assert score(x[:0]).shape == (0,)
+    wide = rng.normal(size=(60, 2))
+    assert audit._Discretizer(wide, 8).keys(wide[:0]).shape == (0,)
+
+
+def test_audit_pair_of_outputs_with_no_columns_bounds_epsilon_by_zero():
+    """A mechanism whose outputs are vectors of width 0 (shape (size, 0)) releases nothing: both
+    inputs give the same (empty) output, every test has p + q = 1, and the lower bound is 0
+    exactly. The discretizer of a width-0 output has no columns and one cell; it must not
+    look up the shared range of fast columns it does not have (IndexError).
+    Kills _Discretizer.__init__ mutmut_96"""
+    def mechanism(data, size, rng):
+        return np.zeros((size, 0))
+
+    result = audit.audit_pair(mechanism, 0, 1, n_samples=2000, rng=np.random.default_rng(13))
+    assert result.epsilon == 0.0
+    disc = audit._Discretizer(np.zeros((5, 0)), 8)
+    assert disc.ok and np.array_equal(disc.keys(np.zeros((3, 0))), np.zeros(3))
+
+
+@pytest.mark.parametrize("k, built", [(17, True), (18, False)])
+def test_cell_score_dense_table_stays_within_its_budget(k, built):
+    """The dense table of a cell score holds span**k rows of k numbers; it is built only when
+    span**k * k <= 4e6. Seventeen binary columns (a pattern of yes/no answers, as the sparse vector
+    technique releases) need 2**17 * 17 = 2.2e6: a table; eighteen need 2**18 * 18 = 4.7e6 > 4e6:
+    none (a table would cost 38 MB of rows here, and for 25 queries 2**25 * 25 * 8 B = 6.7 GB).
+    The scores are the same with or without it (the table holds the search's own scores). Reference:
+    the budget in integers. Kills _Discretizer.__init__ mutmut_108, 109 (budgets loosened to
+    span**k / k or span * k * k build the table for 18)."""
+    assert (2**k * k <= 4_000_000) is built
+    rng = np.random.default_rng(14)
+    x = rng.integers(0, 2, (400, k)).astype(float)
+    score = audit._CellScore(x[:200], x[200:], 8)
+    assert (score.disc.dense_radix is not None) is built
+    s = score(x)
+    assert s.shape == (400,) and np.all(np.isfinite(s))

@@ -1459,3 +1459,22 @@ def test_cell_score_dense_table_stays_within_its_budget(k, built):
     assert (score.disc.dense_radix is not None) is built
     s = score(x)
     assert s.shape == (400,) and np.all(np.isfinite(s))
+
+
+@pytest.mark.parametrize("n_rest", [4, 15, 16, 40])
+def test_a_small_continuous_rest_is_cut_at_its_median(n_rest):
+    """The continuous rest of a column is cut at its n_bins - 1 inner quantiles when it holds at least
+    2 n_bins values, else at its median alone (a few values cannot place finer edges). A column of 66
+    values seen 3 times each (atoms) and n_rest values seen once; n_bins = 8, so 15 values get one edge
+    and 16 get seven. Reference: np.median / np.quantile of the rest (exact: the same computation).
+    Kills _Column.__init__ mutmut_90 and _105 (quantiles for any rest) and _104 (> 2 n_bins: 16 values
+    cut at the median)."""
+    rng = np.random.default_rng(15)
+    atoms = np.arange(66) * 0.5 + 0.25
+    rest = 1000.0 + rng.normal(0.0, 1.0, n_rest)
+    col = rng.permutation(np.concatenate([np.repeat(atoms, 3), rest]))
+    c = audit._Column(col, 8)
+    np.testing.assert_array_equal(c.atoms, atoms)
+    qs = np.linspace(0, 1, 9)[1:-1] if n_rest >= 16 else [0.5]
+    np.testing.assert_array_equal(c.edges, np.unique(np.quantile(rest, qs)))
+    assert c.edges.size == (7 if n_rest >= 16 else 1)

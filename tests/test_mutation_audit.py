@@ -9,6 +9,7 @@ exact messages of bad input (the parameter, the rule and the value).
 import math
 import re
 import threading
+import warnings
 
 import mpmath
 import numpy as np
@@ -1478,3 +1479,50 @@ def test_a_small_continuous_rest_is_cut_at_its_median(n_rest):
     qs = np.linspace(0, 1, 9)[1:-1] if n_rest >= 16 else [0.5]
     np.testing.assert_array_equal(c.edges, np.unique(np.quantile(rest, qs)))
     assert c.edges.size == (7 if n_rest >= 16 else 1)
+
+
+def test_bins_of_values_near_the_largest_double_are_finite():
+    """Quantile edges interpolate between neighbouring values, and between -1.7e308 and +1.7e308 the
+    interpolation overflows (inf, or nan). The column then takes the lower order statistic at each
+    quantile instead: finite edges, computed without a floating-point warning (the project turns
+    RuntimeWarnings from dpnotes into errors; numpy's own are made errors here). A column of 66 atoms
+    (three times each) and a continuous rest of 21 values near -1.7e308 and 20 near +1.7e308: the
+    median is the 21st value, whose gap to the next is infinite in floating point (inf times a
+    fraction 0: nan, an invalid operation). Reference: np.quantile(rest, qs, method='lower') (exact:
+    the same order statistics), after checking that the linear quantiles fail here.
+    Kills _Column.__init__ mutmut_108 to _111 (the overflow or invalid warning no longer silenced: an
+    error) and _124 to _132 (the fallback dropped, broken or computed by another rule)."""
+    rng = np.random.default_rng(16)
+    atoms = np.arange(66) * 0.5 + 0.25
+    rest = np.concatenate([-1.7e308 * (1 - 1e-6 * np.arange(21)), 1.7e308 * (1 - 1e-6 * np.arange(20))])
+    qs = np.linspace(0, 1, 9)[1:-1]
+    with np.errstate(all="ignore"):
+        assert not np.all(np.isfinite(np.quantile(rest, qs)))
+    col = rng.permutation(np.concatenate([np.repeat(atoms, 3), rest]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        c = audit._Column(col, 8)
+    np.testing.assert_array_equal(c.atoms, atoms)
+    np.testing.assert_array_equal(c.edges, np.unique(np.quantile(rest, qs, method="lower")))
+    assert np.all(np.isfinite(c.edges))
+
+
+@pytest.mark.parametrize("values, fast", [
+    ([7.0], True),                                   # one value: consecutive integers 7 .. 7
+    (np.arange(-30.0, 34.0), True),                  # 64 consecutive integers
+    (np.arange(-30.0, 35.0), False),                 # 65: too many for fast codes
+    ([2.0**50 - 1, 2.0**50], True),                  # at the magnitude limit _FAST_MAX = 2**50
+    ([2.0**50, 2.0**50 + 1], False),                 # beyond it
+    ([-(2.0**50), 1 - 2.0**50], True),
+    ([0.0, 2.0], False),                             # not consecutive
+    ([0.5, 1.5], False),                             # not integers
+])
+def test_fast_codes_are_for_1_to_64_consecutive_integers_within_2_to_the_50(values, fast):
+    """A column takes the fast codes (value - lo + 1, exact arithmetic on the raw values) when its
+    values are 1 to 64 consecutive integers, with no symbol and no bin, none beyond _FAST_MAX = 2**50
+    in magnitude. Each value seen three times. Reference: that rule (``_Column.fast``), at each edge.
+    Kills _Column.__init__ mutmut_146 (a single value not fast), _148 (64 values not fast), _149 (65
+    fast) and _169 (a value of magnitude 2**50 not fast)."""
+    assert audit._FAST_MAX == 2.0**50
+    c = audit._Column(np.repeat(np.asarray(values, dtype=np.float64), 3), 8)
+    assert bool(c.fast) is fast

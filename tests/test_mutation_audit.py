@@ -472,6 +472,8 @@ MESSAGES = [
      "false_negatives must be a count or a non-empty 1-D array of counts, got shape (1, 1)"),
     (lambda: audit.tradeoff_epsilon_lower_bound(1, 10, 1, 10, delta=1.0), "delta must be in [0, 1), got 1.0"),
     (lambda: audit.tradeoff_epsilon_lower_bound(1, 10, 1, 10, delta=[0.1, -0.5]), "delta must be in [0, 1), got [0.1, -0.5]"),
+    # a test called on outputs of no accepted shape (no run count to state: the resumed run of 2026-11-28)
+    (lambda: ABOVE(np.zeros((2, 2, 2))), "mechanism must return an array of shape (size,) or (size, d), got shape (2, 2, 2)"),
 ]
 
 
@@ -1526,3 +1528,14 @@ def test_fast_codes_are_for_1_to_64_consecutive_integers_within_2_to_the_50(valu
     assert audit._FAST_MAX == 2.0**50
     c = audit._Column(np.repeat(np.asarray(values, dtype=np.float64), 3), 8)
     assert bool(c.fast) is fast
+
+
+@pytest.mark.parametrize("threshold", [3, np.int64(-2), np.float32(0.1), True and 2.5, np.float64(np.inf)])
+def test_threshold_test_stores_its_threshold_as_a_python_float(threshold):
+    """``ThresholdTest`` validates its threshold (a real number or +-inf) and keeps it as a Python float,
+    the same value: an int, a numpy integer or a float32 come back as float(threshold), so the test's
+    comparisons and its printed form do not depend on the type it was given. Reference: float() (exact).
+    Kills ThresholdTest.__post_init__ mutmut_10 and _11 (the checked value stored under another name:
+    the threshold kept as given)."""
+    t = audit.ThresholdTest(lambda y: y[:, 0], threshold, "a test")
+    assert type(t.threshold) is float and t.threshold == float(threshold)

@@ -1539,3 +1539,16 @@ def test_threshold_test_stores_its_threshold_as_a_python_float(threshold):
     the threshold kept as given)."""
     t = audit.ThresholdTest(lambda y: y[:, 0], threshold, "a test")
     assert type(t.threshold) is float and t.threshold == float(threshold)
+
+
+def test_clopper_pearson_upper_of_scalars_is_a_python_float():
+    """``clopper_pearson_upper`` returns a float for scalar k and n and an array when either is one
+    (its Returns section). Reference: the closed form at k = 0, 1 - alpha**(1/n), and at k = n, 1
+    (rel 1e-12: beta's isf at the root of a monotone function). Kills clopper_pearson_upper mutmut_77
+    (a 0-d array returned for scalars)."""
+    b = audit.clopper_pearson_upper(0, 40, 0.05)
+    assert type(b) is float and b == pytest.approx(1 - 0.05 ** (1 / 40), rel=1e-12)
+    assert audit.clopper_pearson_upper(np.int64(9), 9.0, 0.2) == 1.0
+    assert type(audit.clopper_pearson_upper(np.int64(9), 9.0, 0.2)) is float
+    arr = audit.clopper_pearson_upper([0, 40], 40, 0.05)
+    assert isinstance(arr, np.ndarray) and arr.shape == (2,) and arr[1] == 1.0

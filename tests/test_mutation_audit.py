@@ -1074,7 +1074,7 @@ def test_the_scores_tried_follow_the_kinds_of_columns(kinds, expected):
     scores of the columns; of discrete and continuous columns as independent parts when both kinds stand
     side by side (one discrete column of two, one of three); of adjacent differences when every column is
     continuous; a logistic regression for continuous parts; and for a few exact cells (every column
-    discrete, 27 patterns) the cells' likelihood ratio alone, which orders them as well as any score
+    discrete: 46 of the 64 possible cells seen) the cells' likelihood ratio alone, which orders them as well as any score
     could. Two columns (d = 2, the smallest vector) and three. Reference: those rules (exact set of names).
     Kills _select_test mutmut_60 (d > 2: no median or naive-Bayes scores for two columns), _62 (the
     branch also for exact cells), _87 (no split with one discrete column), _88 (a split with none), _95
@@ -1530,7 +1530,7 @@ def test_fast_codes_are_for_1_to_64_consecutive_integers_within_2_to_the_50(valu
     assert bool(c.fast) is fast
 
 
-@pytest.mark.parametrize("threshold", [3, np.int64(-2), np.float32(0.1), True and 2.5, np.float64(np.inf)])
+@pytest.mark.parametrize("threshold", [3, np.int64(-2), np.float32(0.1), 2.5, np.float64(np.inf)])
 def test_threshold_test_stores_its_threshold_as_a_python_float(threshold):
     """``ThresholdTest`` validates its threshold (a real number or +-inf) and keeps it as a Python float,
     the same value: an int, a numpy integer or a float32 come back as float(threshold), so the test's

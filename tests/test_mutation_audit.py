@@ -20,6 +20,7 @@ from cpu_limit import cpu_seconds
 from dpnotes import audit
 from test_audit import by_hand   # the bound written out from mpmath Clopper-Pearson bounds
 from test_audit import mp_one_run_complement, mp_one_run_epsilon   # the one-run bound at 50 digits
+from test_audit_rows import _assert_row_by_row   # a row's verdict is its own, in any batch
 
 
 def full(message):
@@ -1083,26 +1084,6 @@ def test_the_scores_tried_follow_the_kinds_of_columns(kinds, expected):
     assert _kinds(res) == expected
 
 
-def test_every_column_discrete_beyond_the_cells_reach_gets_no_split_score():
-    """Nine columns of 58 half-integers each (not consecutive integers, so no fast codes): the output
-    cells would need a radix of 60**9 >= 2**53 (58 atoms, a spare code and the end code per column), so
-    the cells' score is refused, while the naive-Bayes patterns (58 atoms and one code for the rest per
-    column: 59**9 < 2**53) are kept. Every column is discrete, so the scores tried are the median count,
-    the columns' naive-Bayes pattern and the logistic regression; a split into discrete and continuous
-    parts would be the same pattern again under another name (the split's empty group is dropped).
-    Reference: the rule of ``_select_test`` (split only when 0 < discrete columns < d); 59**9 and 60**9
-    in integers. Kills _select_test mutmut_89 (``<= d``: the joint pattern tried twice)."""
-    assert 59**9 < 2**53 <= 60**9
-
-    def mechanism(data, size, rng):
-        out = rng.integers(0, 58, (size, 9)) * 0.5
-        out[:, 0] = rng.integers(0, 58 - 29 * data, size) * 0.5       # x' = 1 halves the first column's range
-        return out
-
-    res = audit.audit_pair(mechanism, 0, 1, n_samples=4000, rng=np.random.default_rng(2))
-    assert _kinds(res) == {MEDIAN, COLUMNS, LOGISTIC}
-
-
 @pytest.mark.parametrize("n_samples, n_bins", [(1000, 4), (3000, 4), (40_000, 12)])
 def test_a_continuous_output_gets_root_half_over_eight_quantile_bins(n_samples, n_bins):
     """One continuous output (Laplace, no value repeats): its cells are quantile bins, as many as
@@ -1215,22 +1196,34 @@ def test_far_apart_small_ranges_keep_their_own_codes(low, high, d):
     assert CELLS in _kinds(res)
 
 
-@pytest.mark.parametrize("values, kept", [(57, True), (58, False)])
-def test_the_cells_radix_is_checked_against_2_to_the_53(values, kept):
-    """Nine columns of ``values`` half-integers (no fast codes): each column's code takes values + 2
-    values (its atoms, a spare and the end code), so 57 values make 59**9 < 2**53 cells (the cells'
-    score is tried) and 58 make 60**9 >= 2**53 (refused; the naive-Bayes patterns are tried instead).
-    Reference: the radix products in integers. Kills _Discretizer.__init__ mutmut_25 (the radix
-    started at 2: the 57-value case refused)."""
-    assert 59**9 < 2**53 <= 60**9
-
+def _half_integers(values):
+    """Nine columns of ``values`` half-integers 0, 0.5, ... each (not consecutive integers, so no fast
+    codes); x' = 1 halves the first column's range."""
     def mechanism(data, size, rng):
         out = rng.integers(0, values, (size, 9)) * 0.5
         out[:, 0] = rng.integers(0, values - 29 * data, size) * 0.5
         return out
+    return mechanism
 
-    res = audit.audit_pair(mechanism, 0, 1, n_samples=4000, rng=np.random.default_rng(2))
-    assert (CELLS in _kinds(res)) is kept
+
+@pytest.mark.parametrize("values, kept", [(57, True), (58, False)])
+def test_the_cells_radix_is_checked_against_2_to_the_53(values, kept):
+    """Nine columns of ``values`` half-integers: each column's cell code takes values + 2 values (its
+    atoms, a spare and the end code), so 57 values make 59**9 < 2**53 cells (the cells' score is tried)
+    and 58 make 60**9 >= 2**53 (refused). The naive-Bayes patterns need one code fewer per column
+    (58 atoms and one for the rest: 59**9 < 2**53) and are kept. Every column is discrete, so with 58
+    values the scores tried are exactly the median count, the columns' naive-Bayes pattern and the
+    logistic regression: a split into discrete and continuous parts would be the same pattern again
+    under another name (the split's empty group is dropped). Reference: the radix products in integers
+    and the rule of ``_select_test`` (split only when 0 < discrete columns < d).
+    Kills _Discretizer.__init__ mutmut_25 (the radix started at 2: the 57-value case refused) and
+    _select_test mutmut_89 (``<= d``: the joint pattern tried twice)."""
+    assert 59**9 < 2**53 <= 60**9
+    res = audit.audit_pair(_half_integers(values), 0, 1, n_samples=4000, rng=np.random.default_rng(2))
+    if kept:
+        assert CELLS in _kinds(res)
+    else:
+        assert _kinds(res) == {MEDIAN, COLUMNS, LOGISTIC}
 
 
 # ---------------------------------------------------------------- _exact_parts: value = hi + res exactly
@@ -1256,6 +1249,9 @@ def test_exact_parts_split_every_integer_exactly_and_only_beyond_2_53():
 
 
 # ---------------------------------------------------------------- _Column: atoms, symbols and bins by their rule
+INNER_8 = np.linspace(0, 1, 9)[1:-1]       # the 7 inner quantile levels of 8 bins (n_bins = 8)
+
+
 def _column_of(counts, rng):
     """A column in random order holding the half-integer value 0.5 i + 0.25 counts[i] times."""
     values = np.arange(len(counts)) * 0.5 + 0.25
@@ -1302,7 +1298,7 @@ def test_column_bins_are_quantiles_of_the_finite_rest():
     col = rng.permutation(np.concatenate([normal, [np.inf] * 2, [-np.inf] * 3, [np.nan] * 4]))
     c = audit._Column(col, 8)
     assert c.atoms.size == 0 and c.specials == ["nan", "+inf", "-inf"]
-    np.testing.assert_array_equal(c.edges, np.quantile(normal, np.linspace(0, 1, 9)[1:-1]))
+    np.testing.assert_array_equal(c.edges, np.quantile(normal, INNER_8))
 
 
 def test_integers_that_round_to_an_atom_are_binned_with_the_rest():
@@ -1319,7 +1315,7 @@ def test_integers_that_round_to_an_atom_are_binned_with_the_rest():
     c = audit._Column(col, 8)
     np.testing.assert_array_equal(c.atoms, [2.0**60])
     assert (rest.astype(np.float64) == 2.0**60).sum() == 85
-    expected = np.unique(np.quantile(rest.astype(np.float64), np.linspace(0, 1, 9)[1:-1]))
+    expected = np.unique(np.quantile(rest.astype(np.float64), INNER_8))
     np.testing.assert_array_equal(c.edges, expected)
 
 
@@ -1348,16 +1344,15 @@ def _non_integer_columns(sizes, n):
 
 
 def _assert_exact_and_row_alone(disc, batch, keys_ref):
-    """Keys of the batch equal the reference, and each row's key is the same alone, in the
-    batch, and beside a row that is not an integer (which sends a batch to the row-by-row codes)."""
-    got = disc.keys(batch)
-    assert [int(k) for k in got] == keys_ref
+    """Keys of the batch equal the reference; test_audit_rows' check that each row's key is its own
+    (alone, permuted, chunked, in another memory layout); and each row's key is the same beside a row
+    that is not an integer (which sends a batch to the row-by-row codes)."""
+    assert [int(k) for k in disc.keys(batch)] == keys_ref
+    _assert_row_by_row("keys", disc.keys, batch, np.random.default_rng(0))
     odd = batch[:1].copy()
     odd[0, -1] += 0.5
     for i in range(batch.shape[0]):
-        alone = disc.keys(batch[i:i + 1])[0]
-        beside = disc.keys(np.vstack([batch[i:i + 1], odd]))[0]
-        assert int(alone) == int(beside) == keys_ref[i]
+        assert int(disc.keys(np.vstack([batch[i:i + 1], odd]))[0]) == keys_ref[i]
 
 
 def test_discretizer_weighted_sum_is_taken_only_where_its_products_are_exact():
@@ -1478,7 +1473,7 @@ def test_a_small_continuous_rest_is_cut_at_its_median(n_rest):
     col = rng.permutation(np.concatenate([np.repeat(atoms, 3), rest]))
     c = audit._Column(col, 8)
     np.testing.assert_array_equal(c.atoms, atoms)
-    qs = np.linspace(0, 1, 9)[1:-1] if n_rest >= 16 else [0.5]
+    qs = INNER_8 if n_rest >= 16 else [0.5]
     np.testing.assert_array_equal(c.edges, np.unique(np.quantile(rest, qs)))
     assert c.edges.size == (7 if n_rest >= 16 else 1)
 
@@ -1497,7 +1492,7 @@ def test_bins_of_values_near_the_largest_double_are_finite():
     rng = np.random.default_rng(16)
     atoms = np.arange(66) * 0.5 + 0.25
     rest = np.concatenate([-1.7e308 * (1 - 1e-6 * np.arange(21)), 1.7e308 * (1 - 1e-6 * np.arange(20))])
-    qs = np.linspace(0, 1, 9)[1:-1]
+    qs = INNER_8
     with np.errstate(all="ignore"):
         assert not np.all(np.isfinite(np.quantile(rest, qs)))
     col = rng.permutation(np.concatenate([np.repeat(atoms, 3), rest]))
